@@ -1,0 +1,156 @@
+/**
+ * What a resource is to the API server: data (group/version/kind, names, scope) plus a
+ * strategy (defaults, prepareForCreate/Update, validate, table printing, field
+ * selectors). The generic REST store in `src/apiserver/registry` serves every resource
+ * from one of these; adding a resource = adding a folder under `src/api/` that exports a
+ * `ResourceDefinition` and listing it in `src/api/all.ts`.
+ *
+ * Order on create (upstream rest.BeforeCreate): defaults → prepareForCreate → validate →
+ * (ObjectMeta validation, done by the store) → canonicalize. On update: defaults →
+ * prepareForUpdate → validateUpdate → canonicalize.
+ *
+ * @see https://github.com/kubernetes/apiserver/blob/master/pkg/registry/rest/create.go
+ * @see https://github.com/kubernetes/apiserver/blob/master/pkg/registry/generic/registry/store.go
+ */
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { FieldError } from '../apimachinery/field-errors.js';
+
+/** Any Kubernetes object as JSON. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [k: string]: unknown;
+}
+
+/** The object with metadata guaranteed (what the store hands to strategies). */
+export type Obj<T extends KObject = KObject> = T & { metadata: ObjectMeta };
+
+/** Request-scoped information a strategy may use. */
+export interface StrategyContext {
+  /** the authenticated user */
+  user: UserInfo;
+  /** namespace from the URL ('' for cluster-scoped) */
+  namespace: string;
+  /** wall clock (injectable for tests) */
+  now(): Date;
+  /** read access to other resources (e.g. a Service looking at its Endpoints) */
+  lookup?: ObjectLookup;
+}
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Read-only access to stored objects for strategies and admission. */
+export interface ObjectLookup {
+  get(resource: GroupVersionResource, namespace: string, name: string): Promise<KObject | undefined>;
+  list(resource: GroupVersionResource, namespace: string): Promise<KObject[]>;
+}
+
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/** meta.k8s.io/v1 TableColumnDefinition */
+export interface TableColumnDefinition {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format: string;
+  description: string;
+  priority: number;
+}
+
+/** Server-side printing (upstream pkg/printers/internalversion). `cells` align with `columns`. */
+export interface TablePrinter<T extends KObject = KObject> {
+  columns: TableColumnDefinition[];
+  /** One row's cells for one object. `now` for ages. May return several rows for one object (rare). */
+  cells(obj: Obj<T>, now: Date): unknown[];
+}
+
+/** Options of a DELETE the strategy sees. */
+export interface DeleteOptionsLike {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: string[];
+}
+
+/** Status subresource strategy: the same store, a strategy that keeps the old spec. */
+export interface StatusStrategy<T extends KObject = KObject> {
+  /** copy what status updates must not change (spec, most metadata) from `old` into `obj` */
+  prepareForUpdate(obj: Obj<T>, old: Obj<T>, ctx: StrategyContext): void;
+  validateUpdate?(obj: Obj<T>, old: Obj<T>, ctx: StrategyContext): FieldError[];
+}
+
+/** Extra work around storage writes (e.g. ClusterIP allocation). Errors thrown are StatusErrors. */
+export interface StoreHooks<T extends KObject = KObject> {
+  beforeCreate?(obj: Obj<T>, ctx: StrategyContext): Promise<void>;
+  afterCreate?(obj: Obj<T>, ctx: StrategyContext): Promise<void>;
+  beforeUpdate?(obj: Obj<T>, old: Obj<T>, ctx: StrategyContext): Promise<void>;
+  afterDelete?(obj: Obj<T>, ctx: StrategyContext): Promise<void>;
+}
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export interface ResourceDefinition<T extends KObject = KObject> {
+  group: string; // '' for core
+  version: string;
+  kind: string;
+  listKind: string;
+  /** plural, lowercase: "pods" */
+  resource: string;
+  /** singular, lowercase: "pod" */
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** default: all eight verbs */
+  verbs?: Verb[];
+
+  /** Upstream SetDefaults_* for the object (mutates). Runs on create and update, and on decode of stored data. */
+  defaults?(obj: Obj<T>): void;
+  /** Clear status, set generation etc. (mutates). */
+  prepareForCreate?(obj: Obj<T>, ctx: StrategyContext): void;
+  prepareForUpdate?(obj: Obj<T>, old: Obj<T>, ctx: StrategyContext): void;
+  /** Validation; never mutates. ObjectMeta (name, labels, annotations) is validated by the store. */
+  validate?(obj: Obj<T>, ctx: StrategyContext): FieldError[];
+  validateUpdate?(obj: Obj<T>, old: Obj<T>, ctx: StrategyContext): FieldError[];
+  /** Warnings returned to the client as `Warning: 299 - "…"` headers. */
+  warningsOnCreate?(obj: Obj<T>, ctx: StrategyContext): string[];
+  warningsOnUpdate?(obj: Obj<T>, old: Obj<T>, ctx: StrategyContext): string[];
+  /** Normalise after validation (e.g. quantities to canonical form). */
+  canonicalize?(obj: Obj<T>): void;
+  /** Name validation; default DNS-1123 subdomain. Returns messages like upstream's IsDNS1123Subdomain. */
+  validateName?(name: string, prefix: boolean): string[];
+
+  /** Updates may create the object (PUT to a missing name). */
+  allowCreateOnUpdate?: boolean;
+  /** Updates without resourceVersion are allowed (last write wins). */
+  allowUnconditionalUpdate?: boolean;
+
+  /**
+   * Graceful deletion: return the grace period in seconds to set deletionTimestamp /
+   * deletionGracePeriodSeconds, or undefined to delete immediately. Pods use this.
+   */
+  checkGracefulDelete?(obj: Obj<T>, opts: DeleteOptionsLike): number | undefined;
+
+  /** Field selector attributes beyond metadata.name and metadata.namespace (e.g. spec.nodeName). */
+  fieldSelectorAttrs?(obj: Obj<T>): Record<string, string>;
+
+  /** Server-side printer columns. Default: Name, Created At. */
+  table?: TablePrinter<T>;
+
+  /** The status subresource, if the resource has one. */
+  status?: StatusStrategy<T>;
+
+  hooks?: StoreHooks<T>;
+
+  /** Name of the kubernetes-types module path for the OpenAPI schema, e.g. 'core/v1#Pod'. */
+  schemaRef?: string;
+}

@@ -1,0 +1,280 @@
+/**
+ * metav1.Status errors: one `StatusError` class carrying a Status object, and
+ * factories that build the same code/reason/message upstream's
+ * k8s.io/apimachinery/pkg/api/errors builds.
+ *
+ * @see https://github.com/kubernetes/apimachinery/blob/master/pkg/api/errors/errors.go
+ * @see https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/status/
+ */
+import { type FieldError, fieldErrorBody, aggregateFieldErrors } from './field-errors.js';
+
+/** metav1.StatusReason values used by the API server. */
+export type StatusReason =
+  | ''
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Invalid'
+  | 'ServerTimeout'
+  | 'Timeout'
+  | 'TooManyRequests'
+  | 'BadRequest'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'RequestEntityTooLarge'
+  | 'UnsupportedMediaType'
+  | 'InternalError'
+  | 'Expired'
+  | 'ServiceUnavailable';
+
+/** metav1.StatusCause */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** metav1.StatusDetails */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** metav1.Status as it goes on the wire (kind "Status", apiVersion "v1"). */
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: { resourceVersion?: string; continue?: string };
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: StatusReason;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** A group + resource (e.g. `{group:'apps', resource:'deployments'}`), printed as upstream's GroupResource.String(). */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+/** A group + kind (e.g. `{group:'', kind:'Pod'}`), printed as upstream's GroupKind.String(). */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/** "pods" or "deployments.apps" */
+export function groupResourceString(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+/** "Pod" or "Deployment.apps" */
+export function groupKindString(gk: GroupKind): string {
+  return gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
+}
+
+/**
+ * The one error type that crosses component boundaries. `status` is the exact
+ * metav1.Status the API server writes to the client.
+ */
+export class StatusError extends Error {
+  readonly status: Status;
+  constructor(status: Status) {
+    super(status.message ?? status.reason ?? 'unknown error');
+    this.name = 'StatusError';
+    this.status = status;
+  }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): StatusReason {
+    return this.status.reason ?? '';
+  }
+}
+
+/** Builds a failure Status. */
+export function failureStatus(code: number, reason: StatusReason, message: string, details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) s.details = details;
+  return s;
+}
+
+/** A Success Status (used e.g. by DELETE of collections and exec). */
+export function successStatus(details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 } as Status;
+  if (details) s.details = details;
+  return s;
+}
+
+/** Is `e` a StatusError with the given reason? */
+export function isReason(e: unknown, reason: StatusReason): boolean {
+  return e instanceof StatusError && e.reason === reason;
+}
+export const isNotFound = (e: unknown): boolean => isReason(e, 'NotFound');
+export const isAlreadyExists = (e: unknown): boolean => isReason(e, 'AlreadyExists');
+export const isConflict = (e: unknown): boolean => isReason(e, 'Conflict');
+export const isInvalid = (e: unknown): boolean => isReason(e, 'Invalid');
+export const isGone = (e: unknown): boolean => isReason(e, 'Gone') || isReason(e, 'Expired');
+export const isForbidden = (e: unknown): boolean => isReason(e, 'Forbidden');
+
+/** 404 `pods "x" not found` */
+export function newNotFound(gr: GroupResource, name: string): StatusError {
+  return new StatusError(
+    failureStatus(404, 'NotFound', `${groupResourceString(gr)} "${name}" not found`, {
+      name,
+      ...(gr.group ? { group: gr.group } : {}),
+      kind: gr.resource,
+    }),
+  );
+}
+
+/** 409 `pods "x" already exists` */
+export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
+  return new StatusError(
+    failureStatus(409, 'AlreadyExists', `${groupResourceString(gr)} "${name}" already exists`, {
+      name,
+      ...(gr.group ? { group: gr.group } : {}),
+      kind: gr.resource,
+    }),
+  );
+}
+
+/** The message upstream's storage layer gives for a failed resourceVersion precondition. */
+export const OptimisticLockErrorMsg = 'the object has been modified; please apply your changes to the latest version and try again';
+
+/** 409 `Operation cannot be fulfilled on pods "x": <reason>` */
+export function newConflict(gr: GroupResource, name: string, reason: string = OptimisticLockErrorMsg): StatusError {
+  return new StatusError(
+    failureStatus(409, 'Conflict', `Operation cannot be fulfilled on ${groupResourceString(gr)} "${name}": ${reason}`, {
+      name,
+      ...(gr.group ? { group: gr.group } : {}),
+      kind: gr.resource,
+    }),
+  );
+}
+
+/**
+ * 422 `Pod "x" is invalid: [spec.containers[0].image: Required value, …]` with one
+ * cause per field error (type FieldValueRequired…, message = the error body, field path).
+ */
+export function newInvalid(gk: GroupKind, name: string, errs: FieldError[]): StatusError {
+  const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+  const agg = aggregateFieldErrors(errs);
+  const message = agg
+    ? `${groupKindString(gk)} "${name}" is invalid: ${agg}`
+    : `${groupKindString(gk)} "${name}" is invalid`;
+  return new StatusError(
+    failureStatus(422, 'Invalid', message, {
+      name,
+      ...(gk.group ? { group: gk.group } : {}),
+      kind: gk.kind,
+      causes,
+    }),
+  );
+}
+
+/** 400 with the message as given. */
+export function newBadRequest(message: string): StatusError {
+  return new StatusError(failureStatus(400, 'BadRequest', message));
+}
+
+/** 403 `pods "x" is forbidden: <reason>` (name and resource optional as upstream). */
+export function newForbidden(gr: GroupResource | undefined, name: string, reason: string): StatusError {
+  let message: string;
+  if (!gr || (!gr.group && !gr.resource)) message = `forbidden: ${reason}`;
+  else if (!name) message = `${groupResourceString(gr)} is forbidden: ${reason}`;
+  else message = `${groupResourceString(gr)} "${name}" is forbidden: ${reason}`;
+  return new StatusError(
+    failureStatus(403, 'Forbidden', message, {
+      ...(name ? { name } : {}),
+      ...(gr?.group ? { group: gr.group } : {}),
+      ...(gr?.resource ? { kind: gr.resource } : {}),
+    }),
+  );
+}
+
+/** 401 Unauthorized */
+export function newUnauthorized(message = 'Unauthorized'): StatusError {
+  return new StatusError(failureStatus(401, 'Unauthorized', message));
+}
+
+/** 405 for a verb the resource does not support. */
+export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
+  return new StatusError(
+    failureStatus(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${groupResourceString(gr)}"`, {
+      ...(gr.group ? { group: gr.group } : {}),
+      kind: gr.resource,
+    }),
+  );
+}
+
+/** 405 `the server does not allow this method on the requested resource` */
+export function newMethodNotAllowed(): StatusError {
+  return new StatusError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
+}
+
+/** 410 Expired: e.g. `too old resource version: 5 (20)` for watches or lists from a compacted revision. */
+export function newResourceExpired(message: string): StatusError {
+  return new StatusError(failureStatus(410, 'Expired', message));
+}
+
+/** 410 Gone (used by upstream for lists whose continue token is too old). */
+export function newGone(message: string): StatusError {
+  return new StatusError(failureStatus(410, 'Gone', message));
+}
+
+/** 406 Not Acceptable. */
+export function newNotAcceptable(message: string): StatusError {
+  return new StatusError(failureStatus(406, 'NotAcceptable', message));
+}
+
+/** 415 Unsupported Media Type. */
+export function newUnsupportedMediaType(contentType: string, accepted: string[]): StatusError {
+  return new StatusError(
+    failureStatus(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    ),
+  );
+}
+
+/** 413 Request Entity Too Large. */
+export function newRequestEntityTooLarge(message: string): StatusError {
+  return new StatusError(failureStatus(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`));
+}
+
+/** 500 `Internal error occurred: <message>` */
+export function newInternalError(err: unknown): StatusError {
+  const msg = err instanceof Error ? err.message : String(err);
+  return new StatusError(failureStatus(500, 'InternalError', `Internal error occurred: ${msg}`, { causes: [{ message: msg }] }));
+}
+
+/** 504 Timeout. */
+export function newTimeout(message: string, retryAfterSeconds = 0): StatusError {
+  return new StatusError(failureStatus(504, 'Timeout', message, { retryAfterSeconds }));
+}
+
+/** 503 Service Unavailable. */
+export function newServiceUnavailable(message: string): StatusError {
+  return new StatusError(failureStatus(503, 'ServiceUnavailable', message));
+}
+
+/** 429 Too Many Requests. */
+export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError(failureStatus(429, 'TooManyRequests', message, { retryAfterSeconds }));
+}
+
+/** Converts anything thrown into a StatusError (unknown errors become 500 InternalError). */
+export function toStatusError(e: unknown): StatusError {
+  if (e instanceof StatusError) return e;
+  return newInternalError(e);
+}

@@ -1,0 +1,157 @@
+/**
+ * Field errors as upstream's k8s.io/apimachinery/pkg/util/validation/field:
+ * a type (FieldValueRequired, …), a path (`spec.containers[0].image`), the bad
+ * value and a detail; printed exactly as upstream prints them.
+ *
+ * @see https://github.com/kubernetes/apimachinery/blob/master/pkg/util/validation/field/errors.go
+ */
+
+/** field.ErrorType values (these strings are the StatusCause.reason on the wire). */
+export type FieldErrorType =
+  | 'FieldValueNotFound'
+  | 'FieldValueRequired'
+  | 'FieldValueDuplicate'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'InternalError'
+  | 'FieldValueTypeInvalid';
+
+const typeText: Record<FieldErrorType, string> = {
+  FieldValueNotFound: 'Not found',
+  FieldValueRequired: 'Required value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  InternalError: 'Internal error',
+  FieldValueTypeInvalid: 'Invalid value',
+};
+
+/** Marker for "do not print the value" (upstream's omitValue). */
+export const omitValue = Symbol('omitValue');
+
+/** One validation error on one field. */
+export interface FieldError {
+  type: FieldErrorType;
+  /** dotted path with indices, e.g. `spec.containers[0].image` */
+  field: string;
+  badValue?: unknown;
+  detail?: string;
+}
+
+/** Go's %q for a string: double-quoted with Go escapes. */
+export function goQuote(s: string): string {
+  return JSON.stringify(s).replace(/\\u00([0-9a-f]{2})/g, '\\x$1');
+}
+
+function formatValue(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) {
+    // Go prints []string{"a", "b"} for %#v; upstream validation mostly passes strings,
+    // so print slices the Go way for the common case.
+    if (v.every((x) => typeof x === 'string')) return `[]string{${v.map((x) => goQuote(x as string)).join(', ')}}`;
+    return JSON.stringify(v);
+  }
+  return JSON.stringify(v);
+}
+
+/** The body of an error without its field path, e.g. `Required value` or `Invalid value: "x": must be …`. */
+export function fieldErrorBody(e: FieldError): string {
+  let s: string;
+  const t = typeText[e.type];
+  if (
+    e.type === 'FieldValueRequired' ||
+    e.type === 'FieldValueForbidden' ||
+    e.type === 'FieldValueTooLong' ||
+    e.type === 'InternalError' ||
+    e.badValue === omitValue
+  ) {
+    s = t;
+  } else {
+    s = `${t}: ${formatValue(e.badValue)}`;
+  }
+  if (e.detail) s += `: ${e.detail}`;
+  return s;
+}
+
+/** `field: body` as upstream's Error.Error(). */
+export function fieldErrorString(e: FieldError): string {
+  return e.field ? `${e.field}: ${fieldErrorBody(e)}` : fieldErrorBody(e);
+}
+
+/** Aggregate like utilerrors.NewAggregate(...).Error(): one message bare, several in [a, b] de-duplicated. */
+export function aggregateFieldErrors(errs: FieldError[]): string {
+  if (errs.length === 0) return '';
+  const msgs: string[] = [];
+  const seen = new Set<string>();
+  for (const e of errs) {
+    const m = fieldErrorString(e);
+    if (!seen.has(m)) {
+      seen.add(m);
+      msgs.push(m);
+    }
+  }
+  if (msgs.length === 1) return msgs[0]!;
+  return `[${msgs.join(', ')}]`;
+}
+
+/** A field path builder: `new Path('spec').child('containers').index(0).child('image').toString()`. */
+export class Path {
+  private constructor(private readonly s: string) {}
+  static root(name: string): Path {
+    return new Path(name);
+  }
+  child(name: string, ...more: string[]): Path {
+    let s = this.s ? `${this.s}.${name}` : name;
+    for (const m of more) s += `.${m}`;
+    return new Path(s);
+  }
+  index(i: number): Path {
+    return new Path(`${this.s}[${i}]`);
+  }
+  key(k: string): Path {
+    return new Path(`${this.s}[${k}]`);
+  }
+  toString(): string {
+    return this.s;
+  }
+}
+
+type P = Path | string;
+const ps = (p: P): string => (typeof p === 'string' ? p : p.toString());
+
+export const required = (p: P, detail = ''): FieldError => ({ type: 'FieldValueRequired', field: ps(p), badValue: '', detail });
+export const invalid = (p: P, value: unknown, detail = ''): FieldError => ({ type: 'FieldValueInvalid', field: ps(p), badValue: value, detail });
+export const duplicate = (p: P, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field: ps(p), badValue: value });
+export const forbidden = (p: P, detail: string): FieldError => ({ type: 'FieldValueForbidden', field: ps(p), badValue: '', detail });
+export const notFound = (p: P, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field: ps(p), badValue: value });
+export const tooLong = (p: P, _value: unknown, maxLength: number): FieldError => ({
+  type: 'FieldValueTooLong',
+  field: ps(p),
+  badValue: '',
+  detail: `may not be more than ${maxLength} bytes`,
+});
+export const tooMany = (p: P, actual: number, max: number): FieldError => ({
+  type: 'FieldValueTooMany',
+  field: ps(p),
+  badValue: actual,
+  detail: `must have at most ${max} items`,
+});
+/** `Unsupported value: "x": supported values: "a", "b"` */
+export function notSupported(p: P, value: unknown, valid: string[]): FieldError {
+  const detail = valid.length ? `supported values: ${valid.map((v) => goQuote(v)).join(', ')}` : '';
+  return { type: 'FieldValueNotSupported', field: ps(p), badValue: value, detail };
+}
+export const internalError = (p: P, err: unknown): FieldError => ({
+  type: 'InternalError',
+  field: ps(p),
+  badValue: '',
+  detail: err instanceof Error ? err.message : String(err),
+});
