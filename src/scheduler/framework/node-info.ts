@@ -1,0 +1,154 @@
+/**
+ * NodeInfo: a node together with what the scheduler knows is placed on it — pods
+ * (bound and assumed), requested and non-zero-requested resources, host ports in use,
+ * image states — plus a generation that grows on every change, used to refresh
+ * snapshots incrementally. The node's allocatable is parsed once per node object.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/types.go
+ */
+import type { Node } from 'kubernetes-types/core/v1.js';
+import { Resource, resourceFromList } from './resource.js';
+import type { HostPort, PodInfo } from './types.js';
+
+let generationCounter = 0;
+
+/** A new, cluster-unique, increasing generation number. */
+export function nextGeneration(): number {
+  return ++generationCounter;
+}
+
+/**
+ * Host ports in use on a node: ip → set of `protocol/port`. `0.0.0.0` conflicts with
+ * every ip.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/types.go (HostPortInfo)
+ */
+export class HostPortInfo {
+  private readonly byIP = new Map<string, Map<string, number>>();
+
+  get size(): number {
+    return this.byIP.size;
+  }
+
+  add(p: HostPort): void {
+    let m = this.byIP.get(p.ip);
+    if (!m) this.byIP.set(p.ip, (m = new Map()));
+    const k = `${p.protocol}/${p.port}`;
+    m.set(k, (m.get(k) ?? 0) + 1);
+  }
+
+  remove(p: HostPort): void {
+    const m = this.byIP.get(p.ip);
+    if (!m) return;
+    const k = `${p.protocol}/${p.port}`;
+    const n = (m.get(k) ?? 0) - 1;
+    if (n > 0) m.set(k, n);
+    else m.delete(k);
+    if (m.size === 0) this.byIP.delete(p.ip);
+  }
+
+  /** Whether `p` conflicts with a port in use. */
+  checkConflict(p: HostPort): boolean {
+    if (this.byIP.size === 0) return false;
+    const k = `${p.protocol}/${p.port}`;
+    if (p.ip === '0.0.0.0') {
+      for (const m of this.byIP.values()) if (m.has(k)) return true;
+      return false;
+    }
+    return !!(this.byIP.get(p.ip)?.has(k) || this.byIP.get('0.0.0.0')?.has(k));
+  }
+
+  clone(): HostPortInfo {
+    const c = new HostPortInfo();
+    for (const [ip, m] of this.byIP) c.byIP.set(ip, new Map(m));
+    return c;
+  }
+}
+
+/** Size and spread of an image across nodes (for ImageLocality). */
+export interface ImageStateSummary {
+  /** bytes */
+  size: number;
+  /** how many nodes have the image */
+  numNodes: number;
+}
+
+export class NodeInfo {
+  /** The node object; null while only pods are known (node not yet seen). */
+  node: Node | null = null;
+  /** node name (kept when node is null) */
+  name = '';
+  pods: PodInfo[] = [];
+  /** sum of the pods' effective requests */
+  requested = new Resource();
+  /** requested, with the 100m/200Mi defaults for containers without requests */
+  nonZeroRequested = new Resource();
+  /** parsed status.allocatable; allowedPodNumber from `pods` */
+  allocatable = new Resource();
+  usedPorts = new HostPortInfo();
+  /** image name → summary, filled by the snapshot */
+  imageStates = new Map<string, ImageStateSummary>();
+  generation = nextGeneration();
+
+  constructor(node?: Node) {
+    if (node) this.setNode(node);
+  }
+
+  /** Sets the node object; re-parses allocatable. */
+  setNode(node: Node): void {
+    this.node = node;
+    this.name = node.metadata?.name ?? '';
+    this.allocatable = resourceFromList(node.status?.allocatable as Record<string, string> | undefined);
+    this.generation = nextGeneration();
+  }
+
+  /** Forgets the node object (pods may still be accounted). */
+  removeNode(): void {
+    this.node = null;
+    this.generation = nextGeneration();
+  }
+
+  addPodInfo(pi: PodInfo): void {
+    this.pods.push(pi);
+    this.update(pi, 1);
+  }
+
+  /** Removes the pod with this key; returns false if it is not on the node. */
+  removePod(key: string): boolean {
+    const i = this.pods.findIndex((p) => p.key === key);
+    if (i < 0) return false;
+    const pi = this.pods[i]!;
+    // order does not matter: swap-remove
+    this.pods[i] = this.pods[this.pods.length - 1]!;
+    this.pods.pop();
+    this.update(pi, -1);
+    return true;
+  }
+
+  private update(pi: PodInfo, sign: 1 | -1): void {
+    if (sign > 0) this.requested.add(pi.requests);
+    else this.requested.sub(pi.requests);
+    this.nonZeroRequested.milliCPU += sign * pi.nonZeroCPU;
+    this.nonZeroRequested.memory += sign * pi.nonZeroMemory;
+    for (const p of pi.hostPorts) {
+      if (sign > 0) this.usedPorts.add(p);
+      else this.usedPorts.remove(p);
+    }
+    this.generation = nextGeneration();
+  }
+
+  /** A copy whose lists and vectors can change without touching this one. PodInfos are shared (immutable). */
+  clone(): NodeInfo {
+    const c = new NodeInfo();
+    c.node = this.node;
+    c.name = this.name;
+    c.pods = this.pods.slice();
+    c.requested = this.requested.clone();
+    c.nonZeroRequested = this.nonZeroRequested.clone();
+    c.allocatable = this.allocatable;
+    c.usedPorts = this.usedPorts.clone();
+    c.imageStates = this.imageStates;
+    c.generation = this.generation;
+    return c;
+  }
+}
