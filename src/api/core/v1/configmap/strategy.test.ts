@@ -53,8 +53,7 @@ test('immutable ConfigMaps', () => {
 
 test('table: NAME DATA AGE counts data and binaryData', () => {
   assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'Data', 'Age']);
-  const o = cm({ data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } });
-  o.metadata.creationTimestamp = '2024-01-01T00:00:00Z';
+  const o = cm({ metadata: { name: 'c', creationTimestamp: '2024-01-01T00:00:00Z' }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } });
   assert.deepEqual(def.table!.cells(o, new Date('2024-01-03T00:00:00Z')), ['c', 3, '2d']);
   assert.deepEqual(def.shortNames, ['cm']);
 });

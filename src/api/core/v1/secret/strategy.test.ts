@@ -91,8 +91,7 @@ test('go JSON errors', () => {
 });
 
 test('field selector type, table row', () => {
-  const s = sec({ type: 'kubernetes.io/tls', data: { 'tls.crt': '', 'tls.key': '' } });
-  s.metadata.creationTimestamp = '2024-01-01T00:00:00Z';
+  const s = sec({ metadata: { name: 's', creationTimestamp: '2024-01-01T00:00:00Z' }, type: 'kubernetes.io/tls', data: { 'tls.crt': '', 'tls.key': '' } });
   assert.deepEqual(def.fieldSelectorAttrs!(s), { type: 'kubernetes.io/tls' });
   assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'Type', 'Data', 'Age']);
   assert.deepEqual(def.table!.cells(s, new Date('2024-01-01T00:00:42Z')), ['s', 'kubernetes.io/tls', 2, '42s']);
