@@ -23,12 +23,16 @@ if ! file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' && ldd "$BUSYB
   echo "build.sh: $BUSYBOX is not static (install busybox-static)" >&2; exit 1
 fi
 
+mkdir -p "$OUT"
+# one build at a time per OUT (test files run in parallel)
+exec 9>"$OUT/.lock"
+flock 9
+
 stamp=$( { cat "$HERE/build.sh" "$HERE/pause.c"; sha256sum "$BUSYBOX"; umoci --version; } | sha256sum | cut -c1-32)
 if [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$stamp" ]; then
   exit 0
 fi
 
-mkdir -p "$OUT"
 WORK=$(mktemp -d "$OUT/.work.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 PATHENV="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -1,0 +1,146 @@
+/**
+ * A private containerd for tests, set up by src/cri/containerd (the same code the
+ * agent uses) under a temp dir, with its own bridge, pod subnet and cgroup parent so
+ * parallel test files do not collide. `stop()` removes every sandbox and container
+ * through CRI, stops containerd by PID, kills its leftover shims by PID, and deletes
+ * the bridge, cgroups, CNI cache entries, mounts and files it made.
+ *
+ * When containerd is not installed, `startTestContainerd` throws: tests fail, saying so.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findExecutable, startManagedContainerd, type ManagedContainerd } from '../../src/cri/containerd/supervisor.js';
+import { RemoteRuntime } from '../../src/cri/remote/remote.js';
+import { pidsByCmdline } from './proc.js';
+import { makeTempDir, unmountUnder } from './tmp.js';
+
+export interface TestContainerdOptions {
+  /** registry `host:port` to use as mirror for docker.io and registry.k8s.io */
+  mirror?: string;
+  /** pause image (sandbox_image); default registry.k8s.io/pause:3.10 */
+  pauseImage?: string;
+  /** OCI layout to import as the pause image (offline); else it is pulled (e.g. via `mirror`) */
+  pauseImageLayout?: string;
+}
+
+export interface TestContainerd {
+  endpoint: string;
+  dataDir: string;
+  podCIDR: string;
+  bridgeName: string;
+  networkName: string;
+  /** cgroup parent (cgroupfs path) under which tests put their pods */
+  cgroupParent: string;
+  containerd: ManagedContainerd;
+  stop(): Promise<void>;
+}
+
+/** An unused 10.250.N.0/24 (no route on this host points into it). */
+function pickPodCIDR(): string {
+  const routes = spawnSync('ip', ['-4', 'route', 'show'], { encoding: 'utf8' }).stdout ?? '';
+  for (let i = 0; i < 64; i++) {
+    const n = randomBytes(1)[0]!;
+    const cidr = `10.250.${n}.0/24`;
+    if (!routes.includes(`10.250.${n}.`)) return cidr;
+  }
+  throw new Error('no free 10.250.N.0/24 subnet for the test pod network');
+}
+
+function removeCgroupTree(rel: string): void {
+  const root = '/sys/fs/cgroup';
+  const dirs = existsSync(join(root, 'cgroup.controllers')) ? [root] : readdirSync(root).map((c) => join(root, c));
+  const rmTree = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) rmTree(join(d, e.name));
+    try {
+      rmdirSync(d);
+    } catch {
+      // still has processes: left for the kernel to report
+    }
+  };
+  for (const d of dirs) rmTree(join(d, rel.replace(/^\//, '')));
+}
+
+/**
+ * Starts a private containerd (root only).
+ * @throws Error when containerd is not installed or does not come up.
+ */
+export async function startTestContainerd(o: TestContainerdOptions = {}): Promise<TestContainerd> {
+  if (!findExecutable('containerd')) throw new Error('containerd is not installed: run scripts/install-deps.sh (real-container tests cannot run without it)');
+  const suffix = randomBytes(3).toString('hex');
+  const dir = makeTempDir('k8ts-ctrd-');
+  const podCIDR = pickPodCIDR();
+  const bridgeName = `k8t-${suffix}`;
+  const networkName = `k8ts-test-${suffix}`;
+  const cgroupParent = `/k8ts-test-${suffix}`;
+  let registriesFile: string | undefined;
+  if (o.mirror) {
+    registriesFile = join(dir.path, 'registries.yaml');
+    writeFileSync(
+      registriesFile,
+      `mirrors:\n  docker.io:\n    endpoint: ["http://${o.mirror}"]\n  registry.k8s.io:\n    endpoint: ["http://${o.mirror}"]\n`,
+    );
+  }
+  let containerd: ManagedContainerd;
+  try {
+    containerd = await startManagedContainerd({
+      dataDir: dir.path,
+      podCIDR,
+      pauseImage: o.pauseImage ?? 'registry.k8s.io/pause:3.10',
+      pauseImageLayout: o.pauseImageLayout,
+      registriesFile,
+      bridgeName,
+      networkName,
+    });
+  } catch (err) {
+    cleanupHost();
+    dir.remove();
+    throw err;
+  }
+
+  function cleanupHost() {
+    const socket = join(dir.path, 'containerd', 'containerd.sock');
+    for (const pid of pidsByCmdline('containerd-shim', socket)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    unmountUnder(dir.path);
+    spawnSync('ip', ['link', 'del', bridgeName], { stdio: 'ignore' });
+    removeCgroupTree(cgroupParent);
+    const results = '/var/lib/cni/results';
+    if (existsSync(results)) for (const f of readdirSync(results)) if (f.startsWith(`${networkName}-`)) rmSync(join(results, f), { force: true });
+  }
+
+  return {
+    endpoint: containerd.endpoint,
+    dataDir: dir.path,
+    podCIDR,
+    bridgeName,
+    networkName,
+    cgroupParent,
+    containerd,
+    async stop() {
+      try {
+        const rt = await RemoteRuntime.connect(containerd.endpoint, { waitMs: 2000, requestTimeoutMs: 30_000 });
+        try {
+          for (const s of await rt.listPodSandbox()) {
+            await rt.stopPodSandbox(s.id).catch(() => {});
+            await rt.removePodSandbox(s.id).catch(() => {});
+          }
+        } finally {
+          await rt.close();
+        }
+      } catch {
+        // containerd already gone: the host cleanup below still runs
+      }
+      await containerd.stop();
+      cleanupHost();
+      dir.remove();
+    },
+  };
+}
