@@ -15,16 +15,22 @@
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { FieldError } from '../apimachinery/field-errors.js';
 
+/** kubernetes-types marks server-set fields readonly; the server sets them. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** ObjectMeta as the server handles it (system fields writable). */
+export type MutableObjectMeta = Mutable<ObjectMeta>;
+
 /** Any Kubernetes object as JSON. */
 export interface KObject {
   apiVersion?: string;
   kind?: string;
-  metadata?: ObjectMeta;
+  metadata?: MutableObjectMeta;
   [k: string]: unknown;
 }
 
 /** The object with metadata guaranteed (what the store hands to strategies). */
-export type Obj<T extends KObject = KObject> = T & { metadata: ObjectMeta };
+export type Obj<T extends KObject = KObject> = T & { metadata: MutableObjectMeta };
 
 /** Request-scoped information a strategy may use. */
 export interface StrategyContext {
@@ -96,6 +102,8 @@ export interface StoreHooks<T extends KObject = KObject> {
   afterDelete?(obj: Obj<T>, ctx: StrategyContext): Promise<void>;
 }
 
+export type DeleteStep<T extends KObject = KObject> = { kind: 'update'; obj: Obj<T> } | { kind: 'keep' } | { kind: 'delete' };
+
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export interface ResourceDefinition<T extends KObject = KObject> {
@@ -148,6 +156,22 @@ export interface ResourceDefinition<T extends KObject = KObject> {
 
   /** The status subresource, if the resource has one. */
   status?: StatusStrategy<T>;
+
+  /**
+   * Other subresources served by the same store with their own update strategy
+   * (e.g. namespaces/finalize). Keys are subresource names.
+   */
+  subresourceStrategies?: Record<string, StatusStrategy<T>>;
+
+  /**
+   * Custom DELETE (namespaces): called after preconditions with the current object.
+   * 'update' persists `obj` and keeps the object, 'keep' answers with it unchanged,
+   * 'delete' continues with the generic graceful/finalizer logic.
+   */
+  deleteStep?(obj: Obj<T>, opts: DeleteOptionsLike, now: Date): DeleteStep<T>;
+
+  /** After an update is validated: should it remove the object instead (namespaces once finalized)? */
+  shouldDeleteDuringUpdate?(obj: Obj<T>, old: Obj<T>): boolean;
 
   hooks?: StoreHooks<T>;
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Bundles src/cli/main.ts into dist/k8ts.mjs with esbuild (dependencies stay external),
+// so `k8ts` starts without compiling TypeScript at run time.
+// Usage: node scripts/build.mjs [--if-stale]
+import { build } from 'esbuild';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const out = join(root, 'dist', 'k8ts.mjs');
+
+function newest(dir) {
+  let t = 0;
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    const s = statSync(p);
+    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
+  }
+  return t;
+}
+
+if (process.argv.includes('--if-stale') && existsSync(out)) {
+  const srcT = Math.max(newest(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs);
+  if (statSync(out).mtimeMs >= srcT) process.exit(0);
+}
+
+await build({
+  entryPoints: [join(root, 'src/cli/main.ts')],
+  outfile: out,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  loader: { '.json': 'json' },
+  logLevel: 'warning',
+  banner: { js: "import { createRequire as __k8tsCreateRequire } from 'node:module'; const require = __k8tsCreateRequire(import.meta.url);" },
+});

@@ -1,0 +1,322 @@
+/**
+ * The API server's request pipeline, independent of the transport: authentication
+ * (done by the transport or the token authenticators) → non-resource endpoints
+ * (/version, health, discovery, OpenAPI) or resource requests → authorization →
+ * REST handlers on the generic store (admission and validation run inside the store).
+ *
+ * @see https://kubernetes.io/docs/concepts/security/controlling-access/
+ */
+import type { GroupVersionResource, KObject, ObjectLookup, ResourceDefinition, UserInfo } from '../api/resource.js';
+import { newForbidden, newUnauthorized, type StatusError } from '../apimachinery/errors.js';
+import type { Storage } from '../storage/interface.js';
+import { AdmissionChain, type AdmissionPlugin } from './admission/types.js';
+import { Discovery, wantsAggregated, AGGREGATED_V2, AGGREGATED_V2BETA1 } from './discovery.js';
+import { handleResource, notFoundPath, type ResourceContext } from './endpoints/resource.js';
+import { parseRequestInfo, type RequestInfo } from './http/request-info.js';
+import { writeError, writeJSON, writeRawJSON } from './http/respond.js';
+import type { ApiRequest, ResponseWriter } from './http/types.js';
+import { handleOpenAPI } from './openapi/index.js';
+import { Store } from './registry/store.js';
+import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
+import { isNotFound } from '../apimachinery/errors.js';
+
+/** Authorization decision input (upstream authorizer.Attributes). */
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  path: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+export interface Authorizer {
+  /** allowed, or a reason for the Forbidden message */
+  authorize(a: AuthorizationAttributes): Promise<{ allowed: boolean; reason?: string }>;
+}
+
+/** Authenticates a request from its headers (bearer tokens); undefined = not this authenticator. */
+export interface RequestAuthenticator {
+  authenticate(req: ApiRequest): Promise<UserInfo | undefined>;
+}
+
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+export interface APIServerOptions {
+  storage: Storage;
+  definitions: ResourceDefinition[];
+  subresources?: SubresourceHandler[];
+  admission?: AdmissionPlugin[];
+  authenticators?: RequestAuthenticator[];
+  authorizer?: Authorizer;
+  /** "host:port" advertised in legacy /api discovery */
+  serverAddress: string;
+  /** extra readiness checks (name → ok?) */
+  readyChecks?: Record<string, () => boolean>;
+  now?: () => Date;
+}
+
+/** Paths anonymous users may read (upstream system:public-info-viewer). */
+const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
+
+export const VERSION: VersionInfo = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0+k8ts',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-30T00:00:00Z',
+  goVersion: `node${process.versions.node}`,
+  compiler: 'tsc',
+  platform: `linux/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+};
+
+export class APIServer implements StoreLookup {
+  readonly stores = new Map<string, Store>(); // "group/resource"
+  private readonly byGVR = new Map<string, Store>(); // "group/version/resource"
+  readonly discovery: Discovery;
+  readonly storage: Storage;
+  private readonly subresources = new Map<string, SubresourceHandler>();
+  private readonly authenticators: RequestAuthenticator[];
+  private readonly authorizer?: Authorizer;
+  private readonly now: () => Date;
+  private ready = false;
+  readonly lookup: ObjectLookup;
+  readonly definitions: ResourceDefinition[];
+
+  constructor(private readonly opts: APIServerOptions) {
+    this.storage = opts.storage;
+    this.now = opts.now ?? (() => new Date());
+    this.authenticators = opts.authenticators ?? [];
+    this.authorizer = opts.authorizer;
+    this.definitions = opts.definitions;
+    this.lookup = {
+      get: async (r: GroupVersionResource, ns: string, name: string): Promise<KObject | undefined> => {
+        const s = this.store(r.group, r.resource);
+        if (!s) return undefined;
+        try {
+          return (await s.get(ns, name)).obj;
+        } catch (e) {
+          if (isNotFound(e)) return undefined;
+          throw e;
+        }
+      },
+      list: async (r: GroupVersionResource, ns: string): Promise<KObject[]> => {
+        const s = this.store(r.group, r.resource);
+        if (!s) return [];
+        return (await s.list(ns, {})).items.map((o) => o.obj);
+      },
+    };
+    const chain = new AdmissionChain(opts.admission ?? [], this.lookup);
+    for (const def of opts.definitions) {
+      const keyPrefix = sharedPrefix(def);
+      const st = new Store(def, { storage: opts.storage, admission: chain, lookup: this.lookup, keyPrefix });
+      const gr = `${def.group}/${def.resource}`;
+      if (!this.stores.has(gr)) this.stores.set(gr, st);
+      this.byGVR.set(`${def.group}/${def.version}/${def.resource}`, st);
+    }
+    for (const s of opts.subresources ?? []) this.subresources.set(`${s.group}/${s.version}/${s.resource}/${s.subresource}`, s);
+    this.discovery = new Discovery(opts.definitions, opts.subresources ?? []);
+  }
+
+  store(group: string, resource: string): Store | undefined {
+    return this.stores.get(`${group}/${resource}`);
+  }
+
+  /** Starts every resource's watch cache; the server is ready afterwards. */
+  async start(): Promise<void> {
+    await Promise.all([...this.byGVR.values()].map((s) => s.start()));
+    this.ready = true;
+  }
+
+  stop(): void {
+    for (const s of this.byGVR.values()) s.stop();
+  }
+
+  get isReady(): boolean {
+    return this.ready && Object.values(this.opts.readyChecks ?? {}).every((f) => f());
+  }
+
+  /** Handles one request. Never throws: errors become metav1.Status responses. */
+  async handle(req: ApiRequest, res: ResponseWriter): Promise<void> {
+    try {
+      await this.dispatch(req, res);
+    } catch (e) {
+      if (!res.closed) {
+        try {
+          writeError(res, e);
+        } catch {
+          res.end();
+        }
+      }
+    }
+  }
+
+  private async dispatch(req: ApiRequest, res: ResponseWriter): Promise<void> {
+    const q = req.url.indexOf('?');
+    const path = q < 0 ? req.url : req.url.slice(0, q);
+    const query = new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1));
+
+    if (!req.user) {
+      for (const a of this.authenticators) {
+        const u = await a.authenticate(req);
+        if (u) {
+          req.user = u;
+          break;
+        }
+      }
+    }
+    if (!req.user) {
+      if (!(req.method === 'GET' && PUBLIC_PATHS.has(healthRoot(path)))) throw newUnauthorized();
+      req.user = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+    }
+
+    const info = parseRequestInfo(req.method, path, query);
+    if (this.authorizer && req.user.username !== 'system:anonymous') {
+      const d = await this.authorizer.authorize({ user: req.user, ...info, path });
+      if (!d.allowed) throw forbiddenFor(req.user, info, d.reason);
+    }
+
+    if (!info.isResourceRequest) return this.nonResource(req, res, path, query);
+
+    const gvKey = `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
+    const store = this.byGVR.get(gvKey);
+    if (!store) throw notFoundPath();
+    const c: ResourceContext = { store, storage: this.storage, info, query, req, res, now: this.now() };
+    if (info.subresource && info.subresource !== 'status' && !store.def.subresourceStrategies?.[info.subresource]) {
+      const h = this.subresources.get(`${gvKey}/${info.subresource}`);
+      if (!h) throw notFoundPath();
+      return h.handle(c, this);
+    }
+    return handleResource(c);
+  }
+
+  private nonResource(req: ApiRequest, res: ResponseWriter, path: string, query: URLSearchParams): void {
+    const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const m = req.method;
+    if (m !== 'GET' && m !== 'HEAD') {
+      if (p === '/api' || p.startsWith('/apis') || p.startsWith('/api/')) throw notFoundPath();
+      throw notFoundPath();
+    }
+    switch (p) {
+      case '/version':
+        return writeJSON(res, 200, VERSION);
+      case '/healthz':
+      case '/livez':
+      case '/readyz':
+        return this.health(res, p, query);
+      case '/api': {
+        const agg = wantsAggregated(req.headers['accept']);
+        if (agg) return this.writeAggregated(res, 'api', agg);
+        return writeJSON(res, 200, this.discovery.apiVersions(this.opts.serverAddress));
+      }
+      case '/apis': {
+        const agg = wantsAggregated(req.headers['accept']);
+        if (agg) return this.writeAggregated(res, 'apis', agg);
+        return writeJSON(res, 200, this.discovery.apiGroupList());
+      }
+      case '/api/v1':
+        return writeJSON(res, 200, this.discovery.resourceList('', 'v1'));
+    }
+    if (p.startsWith('/healthz/') || p.startsWith('/livez/') || p.startsWith('/readyz/')) return this.health(res, p, query);
+    if (p === '/openapi/v3' || p.startsWith('/openapi/v3/') || p.startsWith('/openapi/v2')) {
+      const r = handleOpenAPI(p, query, this.definitions);
+      res.writeHead(r.status, r.headers);
+      res.end(r.body);
+      return;
+    }
+    const parts = p.split('/').filter(Boolean);
+    if (parts[0] === 'apis' && parts.length === 2 && this.discovery.hasGroup(parts[1]!)) {
+      return writeJSON(res, 200, this.discovery.apiGroupDoc(parts[1]!));
+    }
+    if (parts[0] === 'apis' && parts.length === 3 && this.discovery.hasGroupVersion(parts[1]!, parts[2]!)) {
+      return writeJSON(res, 200, this.discovery.resourceList(parts[1]!, parts[2]!));
+    }
+    throw notFoundPath();
+  }
+
+  private writeAggregated(res: ResponseWriter, prefix: 'api' | 'apis', v: 'v2' | 'v2beta1'): void {
+    if (res.closed) return;
+    res.writeHead(200, {
+      'Content-Type': v === 'v2' ? AGGREGATED_V2 : AGGREGATED_V2BETA1,
+      'Cache-Control': 'no-cache, private',
+      Vary: 'Accept',
+    });
+    res.end(this.discovery.aggregated(prefix, v));
+  }
+
+  private health(res: ResponseWriter, p: string, query: URLSearchParams): void {
+    const root = healthRoot(p);
+    const checks: [string, boolean][] = [
+      ['ping', true],
+      ['log', true],
+      ['etcd', true],
+    ];
+    if (root === '/readyz') {
+      checks.push(['informer-sync', this.ready]);
+      for (const [n, f] of Object.entries(this.opts.readyChecks ?? {})) checks.push([n, f()]);
+    }
+    checks.push(['poststarthook/start-apiserver-admission-initializer', this.ready]);
+    const sub = p.slice(root.length + 1);
+    if (sub) {
+      const c = checks.find(([n]) => n === sub);
+      if (!c) throw notFoundPath();
+      res.writeHead(c[1] ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(c[1] ? 'ok' : `[-]${sub} failed: reason withheld\n`);
+      return;
+    }
+    const ok = checks.every(([, v]) => v);
+    const verbose = query.has('verbose');
+    const name = root.slice(1);
+    let body: string;
+    if (verbose || !ok) {
+      body = checks.map(([n, v]) => (v ? `[+]${n} ok` : `[-]${n} failed: reason withheld`)).join('\n') + '\n';
+      body += ok ? `${name} check passed\n` : `${name} check failed\n`;
+    } else body = 'ok';
+    res.writeHead(ok ? 200 : 500, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+    res.end(body);
+  }
+}
+
+function healthRoot(p: string): string {
+  for (const r of ['/healthz', '/livez', '/readyz']) if (p === r || p.startsWith(`${r}/`)) return r;
+  return p;
+}
+
+
+/** 403 with upstream's message: `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`. */
+export function forbiddenFor(user: UserInfo, info: RequestInfo, reason?: string): StatusError {
+  if (!info.isResourceRequest) {
+    const msg = `User "${user.username}" cannot ${info.verb} path "${info.path}"`;
+    return newForbidden(undefined, '', reason ? `${msg}: ${reason}` : msg);
+  }
+  const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  let msg = `User "${user.username}" cannot ${info.verb} resource "${res}" in API group "${info.apiGroup}"`;
+  msg += info.namespace ? ` in the namespace "${info.namespace}"` : ' at the cluster scope';
+  if (reason) msg += `: ${reason}`;
+  return newForbidden({ group: info.apiGroup, resource: info.resource }, info.name, msg);
+}
+
+/**
+ * Storage key prefixes that differ from `/registry/<group/>resource/`. (Upstream keeps
+ * events.k8s.io Events with core Events; here they are stored apart until the store
+ * converts between the two shapes.)
+ */
+function sharedPrefix(def: ResourceDefinition): string | undefined {
+  if (def.group === '' && def.resource === 'events') return '/registry/events/';
+  return undefined;
+}

@@ -1,0 +1,248 @@
+/**
+ * API discovery: aggregated discovery v2 (`apidiscovery.k8s.io/v2`
+ * APIGroupDiscoveryList at /api and /apis, selected by the Accept header) and the
+ * legacy documents (APIVersions, APIGroupList, APIGroup, APIResourceList).
+ *
+ * @see https://kubernetes.io/docs/concepts/overview/kubernetes-api/#aggregated-discovery
+ * @see https://github.com/kubernetes/enhancements/tree/master/keps/sig-api-machinery/3352-aggregated-discovery
+ */
+import { createHash } from 'node:crypto';
+import type { ResourceDefinition, Verb } from '../api/resource.js';
+import { parseMediaTypes } from './http/negotiate.js';
+
+/** A subresource beyond `status` served by a custom handler (binding, log, exec, scale…). */
+export interface SubresourceInfo {
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  responseKind: { group: string; version: string; kind: string };
+  verbs: string[];
+}
+
+const ALL_VERBS: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+export const AGGREGATED_V2BETA1 = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
+
+/** Which discovery format the client asked for. */
+export function wantsAggregated(accept: string | undefined): 'v2' | 'v2beta1' | undefined {
+  for (const mt of parseMediaTypes(accept)) {
+    if (mt.type !== 'application/json') continue;
+    if (mt.params['g'] === 'apidiscovery.k8s.io' && mt.params['as'] === 'APIGroupDiscoveryList') {
+      if (mt.params['v'] === 'v2') return 'v2';
+      if (mt.params['v'] === 'v2beta1') return 'v2beta1';
+    }
+    if (!mt.params['as']) return undefined;
+  }
+  return undefined;
+}
+
+function verbsOf(def: ResourceDefinition): string[] {
+  return [...(def.verbs ?? ALL_VERBS)].sort();
+}
+
+function gvString(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/** Upstream storageVersionHash: base64 of the first 8 bytes of sha256("<group>/<version>/<kind>"). */
+function storageVersionHash(def: ResourceDefinition): string {
+  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+/** Groups and versions in upstream's discovery order (core first, then by priority). */
+const groupOrder = [
+  '',
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+];
+
+export class Discovery {
+  private readonly byGroup = new Map<string, Map<string, ResourceDefinition[]>>();
+  private readonly subs: SubresourceInfo[];
+  private cache = new Map<string, string>();
+
+  constructor(defs: ResourceDefinition[], subresources: SubresourceInfo[]) {
+    this.subs = subresources;
+    for (const d of defs) {
+      let versions = this.byGroup.get(d.group);
+      if (!versions) this.byGroup.set(d.group, (versions = new Map()));
+      let list = versions.get(d.version);
+      if (!list) versions.set(d.version, (list = []));
+      list.push(d);
+    }
+  }
+
+  groups(): string[] {
+    const gs = [...this.byGroup.keys()];
+    return gs.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  }
+
+  hasGroupVersion(group: string, version: string): boolean {
+    return !!this.byGroup.get(group)?.get(version);
+  }
+
+  hasGroup(group: string): boolean {
+    return this.byGroup.has(group);
+  }
+
+  private versions(group: string): string[] {
+    return [...(this.byGroup.get(group)?.keys() ?? [])];
+  }
+
+  private subresourcesOf(def: ResourceDefinition): SubresourceInfo[] {
+    const out: SubresourceInfo[] = [];
+    if (def.status) {
+      out.push({
+        group: def.group,
+        version: def.version,
+        resource: def.resource,
+        subresource: 'status',
+        responseKind: { group: def.group, version: def.version, kind: def.kind },
+        verbs: ['get', 'patch', 'update'],
+      });
+    }
+    for (const sub of Object.keys(def.subresourceStrategies ?? {})) {
+      out.push({
+        group: def.group,
+        version: def.version,
+        resource: def.resource,
+        subresource: sub,
+        responseKind: { group: def.group, version: def.version, kind: def.kind },
+        verbs: ['update'],
+      });
+    }
+    for (const s of this.subs) if (s.group === def.group && s.version === def.version && s.resource === def.resource) out.push(s);
+    return out.sort((a, b) => a.subresource.localeCompare(b.subresource));
+  }
+
+  private aggregatedGroup(group: string): unknown {
+    return {
+      metadata: { name: group, creationTimestamp: null },
+      versions: this.versions(group).map((v) => ({
+        version: v,
+        resources: (this.byGroup.get(group)!.get(v) ?? [])
+          .slice()
+          .sort((a, b) => a.resource.localeCompare(b.resource))
+          .map((d) => {
+            const r: Record<string, unknown> = {
+              resource: d.resource,
+              responseKind: { group: d.group, version: d.version, kind: d.kind },
+              scope: d.namespaced ? 'Namespaced' : 'Cluster',
+              singularResource: d.singular,
+              verbs: verbsOf(d),
+            };
+            if (d.shortNames?.length) r.shortNames = d.shortNames;
+            if (d.categories?.length) r.categories = d.categories;
+            const subs = this.subresourcesOf(d);
+            if (subs.length)
+              r.subresources = subs.map((s) => ({ subresource: s.subresource, responseKind: s.responseKind, verbs: s.verbs }));
+            return r;
+          }),
+        freshness: 'Current',
+      })),
+    };
+  }
+
+  /** /api (core) or /apis (everything else) as APIGroupDiscoveryList JSON. */
+  aggregated(prefix: 'api' | 'apis', version: 'v2' | 'v2beta1'): string {
+    const key = `agg:${prefix}:${version}`;
+    let s = this.cache.get(key);
+    if (!s) {
+      const groups = prefix === 'api' ? [''] : this.groups().filter((g) => g !== '');
+      s = JSON.stringify({
+        kind: 'APIGroupDiscoveryList',
+        apiVersion: `apidiscovery.k8s.io/${version}`,
+        metadata: {},
+        items: groups.map((g) => this.aggregatedGroup(g)),
+      });
+      this.cache.set(key, s);
+    }
+    return s;
+  }
+
+  /** Legacy /api */
+  apiVersions(serverAddress: string): unknown {
+    return {
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+    };
+  }
+
+  private apiGroup(group: string): Record<string, unknown> {
+    const versions = this.versions(group).map((v) => ({ groupVersion: gvString(group, v), version: v }));
+    return { name: group, versions, preferredVersion: versions[0] };
+  }
+
+  /** Legacy /apis */
+  apiGroupList(): unknown {
+    return {
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: this.groups()
+        .filter((g) => g !== '')
+        .map((g) => this.apiGroup(g)),
+    };
+  }
+
+  /** Legacy /apis/<group> */
+  apiGroupDoc(group: string): unknown {
+    return { kind: 'APIGroup', apiVersion: 'v1', ...this.apiGroup(group) };
+  }
+
+  /** /api/v1 or /apis/<group>/<version> */
+  resourceList(group: string, version: string): unknown {
+    const defs = (this.byGroup.get(group)?.get(version) ?? []).slice().sort((a, b) => a.resource.localeCompare(b.resource));
+    const resources: unknown[] = [];
+    for (const d of defs) {
+      const r: Record<string, unknown> = {
+        name: d.resource,
+        singularName: d.singular,
+        namespaced: d.namespaced,
+        kind: d.kind,
+        verbs: verbsOf(d),
+      };
+      if (d.shortNames?.length) r.shortNames = d.shortNames;
+      if (d.categories?.length) r.categories = d.categories;
+      r.storageVersionHash = storageVersionHash(d);
+      resources.push(r);
+      for (const s of this.subresourcesOf(d)) {
+        const sr: Record<string, unknown> = {
+          name: `${d.resource}/${s.subresource}`,
+          singularName: '',
+          namespaced: d.namespaced,
+          kind: s.responseKind.kind,
+          verbs: s.verbs,
+        };
+        if (s.responseKind.group !== d.group) sr.group = s.responseKind.group;
+        if (s.responseKind.version !== d.version) sr.version = s.responseKind.version;
+        resources.push(sr);
+      }
+    }
+    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gvString(group, version), resources };
+  }
+}
+
+function rank(g: string): number {
+  const i = groupOrder.indexOf(g);
+  return i < 0 ? groupOrder.length : i;
+}

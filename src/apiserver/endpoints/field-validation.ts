@@ -1,0 +1,31 @@
+/**
+ * Server-side field validation (`fieldValidation=Strict|Warn|Ignore`, default Warn):
+ * unknown fields in a request object are an error (Strict: 400 `strict decoding error:
+ * unknown field "spec.bogusField"`), a warning (Warn: `unknown field "spec.bogusField"`)
+ * or ignored. Fields are checked against the OpenAPI schema of the kind.
+ *
+ * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
+ */
+import type { KObject, ResourceDefinition } from '../../api/resource.js';
+import { newBadRequest } from '../../apimachinery/errors.js';
+import { unknownFields } from '../openapi/unknown-fields.js';
+
+/**
+ * @param directive the `fieldValidation` query value (null = Warn)
+ * @param warnings collects Warn-mode messages
+ * @throws StatusError 400 in Strict mode when unknown fields exist, or for an invalid directive
+ */
+export function checkFieldValidation(def: ResourceDefinition, obj: KObject, directive: string | null, warnings: string[]): void {
+  const mode = directive ?? 'Warn';
+  if (mode !== 'Strict' && mode !== 'Warn' && mode !== 'Ignore') {
+    throw newBadRequest(`invalid fieldValidation directive: ${mode}`);
+  }
+  if (mode === 'Ignore') return;
+  const unknown = unknownFields(def, obj);
+  if (unknown.length === 0) return;
+  if (mode === 'Strict') {
+    const msgs = unknown.map((f) => `unknown field "${f}"`);
+    throw newBadRequest(`strict decoding error: ${msgs.join(', ')}`);
+  }
+  for (const f of unknown) warnings.push(`unknown field "${f}"`);
+}

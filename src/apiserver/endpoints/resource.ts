@@ -1,0 +1,329 @@
+/**
+ * REST verbs on a resource served by the generic store: get, list, watch, create,
+ * update, patch, delete, deletecollection, plus the status subresource. One handler
+ * for every resource (upstream apiserver/pkg/endpoints/handlers).
+ *
+ * @see https://github.com/kubernetes/apiserver/tree/master/pkg/endpoints/handlers
+ */
+import type { KObject, Obj } from '../../api/resource.js';
+import { failureStatus, newBadRequest, newMethodNotSupported, StatusError, successStatus } from '../../apimachinery/errors.js';
+import type { Storage } from '../../storage/interface.js';
+import { decodeObjectBody, parseJSONBody } from '../http/body.js';
+import { bodyFormat, negotiateOutput, type Negotiated } from '../http/negotiate.js';
+import type { RequestInfo } from '../http/request-info.js';
+import { writeJSON, writeRawJSON } from '../http/respond.js';
+import type { ApiRequest, ResponseWriter } from '../http/types.js';
+import type { CachedObject } from '../registry/cached-object.js';
+import type { Store, WriteContext, DeleteParams } from '../registry/store.js';
+import { applyPatch } from './patch.js';
+import { parseIncludeObject, toTable } from './table.js';
+import { serveWatch } from './watch.js';
+import { checkFieldValidation } from './field-validation.js';
+
+/** What a resource handler needs besides the request. */
+export interface ResourceContext {
+  store: Store;
+  storage: Storage;
+  info: RequestInfo;
+  query: URLSearchParams;
+  req: ApiRequest;
+  res: ResponseWriter;
+  now: Date;
+}
+
+function apiVersionOf(store: Store): string {
+  return store.def.group ? `${store.def.group}/${store.def.version}` : store.def.version;
+}
+
+function writeContext(c: ResourceContext): WriteContext {
+  const dry = c.query.getAll('dryRun');
+  if (dry.some((d) => d !== 'All')) throw newBadRequest(`Invalid dryRun parameter: ${dry.join(',')}`); // upstream: only "All"
+  return {
+    user: c.req.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] },
+    dryRun: dry.includes('All'),
+    warnings: [],
+    now: c.now,
+    fieldManager: c.query.get('fieldManager') ?? undefined,
+  };
+}
+
+function sendObject(c: ResourceContext, status: number, o: CachedObject | Obj, neg: Negotiated, warnings?: string[]): void {
+  const isCached = 'rv' in o && 'key' in o;
+  if (neg.transform === 'Table') {
+    const t = toTable(c.store.def, [o], { includeObject: parseIncludeObject(c.query.get('includeObject')), now: c.now });
+    writeJSON(c.res, status, t, { format: neg.format, warnings });
+    return;
+  }
+  const obj = isCached ? (o as CachedObject).obj : (o as Obj);
+  if (neg.transform === 'PartialObjectMetadata') {
+    writeJSON(c.res, status, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }, { format: neg.format, warnings });
+    return;
+  }
+  const json = isCached ? (o as CachedObject).json : JSON.stringify(obj);
+  writeRawJSON(c.res, status, json, { format: neg.format, warnings });
+}
+
+/** Entry point for resource requests. */
+export async function handleResource(c: ResourceContext): Promise<void> {
+  const { store, info } = c;
+  const def = store.def;
+  const ns = def.namespaced ? info.namespace : '';
+  const sub = info.subresource;
+  if (sub && !(sub === 'status' ? def.status : def.subresourceStrategies?.[sub])) throw notFoundPath();
+  const verbs = def.verbs;
+  if (verbs && info.verb !== '' && !verbs.includes(info.verb as never)) throw newMethodNotSupported(store.groupResource, info.verb);
+  if (def.namespaced && !ns && !['list', 'watch', 'deletecollection'].includes(info.verb)) {
+    // creating or addressing a namespaced object needs a namespace in the path
+    if (info.verb === 'create') throw newBadRequest('the server could not find the requested resource');
+  }
+  switch (info.verb) {
+    case 'get':
+      return doGet(c, ns);
+    case 'list':
+      return doList(c, ns);
+    case 'watch':
+      return doWatch(c, ns);
+    case 'create':
+      if (sub) throw newMethodNotSupported(store.groupResource, 'create');
+      return doCreate(c, ns);
+    case 'update':
+      return doUpdate(c, ns, sub);
+    case 'patch':
+      return doPatch(c, ns, sub);
+    case 'delete':
+      if (sub) throw newMethodNotSupported(store.groupResource, 'delete');
+      return doDelete(c, ns);
+    case 'deletecollection':
+      return doDeleteCollection(c, ns);
+    default:
+      throw newMethodNotSupported(store.groupResource, c.req.method);
+  }
+}
+
+async function doGet(c: ResourceContext, ns: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], true);
+  const o = await c.store.get(ns, c.info.name);
+  sendObject(c, 200, o, neg);
+}
+
+function intParam(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw newBadRequest(`invalid value for ${name}: ${v}`);
+  return n;
+}
+
+async function doList(c: ResourceContext, ns: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], true);
+  const q = c.query;
+  const r = await c.store.list(ns, {
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+    limit: intParam(q, 'limit'),
+    continue: q.get('continue') ?? undefined,
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
+  });
+  const rv = String(r.resourceVersion);
+  if (neg.transform === 'Table') {
+    const t = toTable(c.store.def, r.items, {
+      includeObject: parseIncludeObject(q.get('includeObject')),
+      now: c.now,
+      resourceVersion: rv,
+      continue: r.continue,
+      remainingItemCount: r.remainingItemCount,
+    });
+    writeJSON(c.res, 200, t, { format: neg.format });
+    return;
+  }
+  const meta: Record<string, unknown> = { resourceVersion: rv };
+  if (r.continue) meta.continue = r.continue;
+  if (r.remainingItemCount !== undefined) meta.remainingItemCount = r.remainingItemCount;
+  if (neg.transform === 'PartialObjectMetadataList' || neg.transform === 'PartialObjectMetadata') {
+    const items = r.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.obj.metadata }));
+    writeJSON(c.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items }, { format: neg.format });
+    return;
+  }
+  // Build the list text from each object's cached JSON: no re-serialisation.
+  const head = `{"kind":${JSON.stringify(c.store.def.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(c.store))},"metadata":${JSON.stringify(meta)},"items":[`;
+  const parts: string[] = new Array(r.items.length);
+  for (let i = 0; i < r.items.length; i++) parts[i] = r.items[i]!.json;
+  writeRawJSON(c.res, 200, `${head}${parts.join(',')}]}`, { format: neg.format });
+}
+
+async function doWatch(c: ResourceContext, ns: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], true);
+  const q = c.query;
+  await serveWatch(
+    c.store,
+    c.storage,
+    ns,
+    {
+      resourceVersion: q.get('resourceVersion') ?? undefined,
+      labelSelector: q.get('labelSelector') ?? undefined,
+      fieldSelector: q.get('fieldSelector') ?? undefined,
+      allowWatchBookmarks: q.get('allowWatchBookmarks') === 'true',
+      timeoutSeconds: intParam(q, 'timeoutSeconds'),
+      sendInitialEvents: q.get('sendInitialEvents') === 'true',
+      includeObject: parseIncludeObject(q.get('includeObject')),
+    },
+    neg,
+    c.res,
+  );
+}
+
+/** Checks apiVersion/kind of a decoded body against the endpoint and fills them when absent. */
+function checkKind(c: ResourceContext, obj: KObject): void {
+  const want = apiVersionOf(c.store);
+  const def = c.store.def;
+  if (!obj.kind) {
+    throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 1024)}'`);
+  }
+  if (!obj.apiVersion) {
+    throw newBadRequest(`Object 'apiVersion' is missing in '${JSON.stringify(obj).slice(0, 1024)}'`);
+  }
+  if (obj.apiVersion !== want) {
+    throw newBadRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
+  }
+  if (obj.kind !== def.kind) {
+    throw newBadRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${obj.kind} in version "${want}" cannot be handled as a ${def.kind}`);
+  }
+}
+
+function checkNamespace(c: ResourceContext, obj: KObject, ns: string): void {
+  if (!c.store.def.namespaced) return;
+  const meta = (obj.metadata ??= {});
+  if (meta.namespace && meta.namespace !== ns) {
+    throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  meta.namespace = ns;
+}
+
+async function doCreate(c: ResourceContext, ns: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], false);
+  const wc = writeContext(c);
+  const obj = decodeObjectBody(c.req.headers['content-type'], c.req.body);
+  checkKind(c, obj);
+  checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
+  checkNamespace(c, obj, ns);
+  const o = obj as Obj;
+  o.metadata ??= {};
+  c.store.def.defaults?.(o);
+  const created = await c.store.create(ns, o, wc);
+  sendObject(c, 201, created, neg, wc.warnings);
+}
+
+async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], false);
+  const wc = writeContext(c);
+  const obj = decodeObjectBody(c.req.headers['content-type'], c.req.body);
+  checkKind(c, obj);
+  checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
+  checkNamespace(c, obj, ns);
+  const o = obj as Obj;
+  o.metadata ??= {};
+  if (o.metadata.name !== undefined && o.metadata.name !== c.info.name) {
+    throw newBadRequest(`the name of the object (${o.metadata.name}) does not match the name on the URL (${c.info.name})`);
+  }
+  if (!sub) c.store.def.defaults?.(o);
+  const r = await c.store.update(ns, c.info.name, () => o, wc, sub);
+  sendObject(c, r.created ? 201 : 200, r.obj, neg, wc.warnings);
+}
+
+async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], false);
+  const wc = writeContext(c);
+  const fmt = bodyFormat(c.req.headers['content-type']);
+  const body = c.req.body ?? Buffer.alloc(0);
+  const def = c.store.def;
+  const fieldValidation = c.query.get('fieldValidation');
+  const r = await c.store.update(
+    ns,
+    c.info.name,
+    (current) => {
+      const patched = applyPatch(def, fmt, c.req.headers['content-type'], body, current, c.info.name, c.query) as Obj;
+      if (!patched.metadata) patched.metadata = {};
+      checkFieldValidation(def, patched, fieldValidation, wc.warnings);
+      // the resourceVersion the patch did not set is not a precondition: re-apply on conflicts
+      if (current && patched.metadata.resourceVersion === current.metadata.resourceVersion) delete patched.metadata.resourceVersion;
+      if (!sub) def.defaults?.(patched);
+      return patched;
+    },
+    wc,
+    sub,
+    { unconditional: true, createIfMissing: fmt === 'apply-patch' },
+  );
+  sendObject(c, r.created ? 201 : 200, r.obj, neg, wc.warnings);
+}
+
+/** DeleteOptions from the body (JSON) and the query string. */
+function deleteParams(c: ResourceContext): DeleteParams {
+  const p: DeleteParams = {};
+  const body = c.req.body;
+  if (body && body.length > 0) {
+    const o = parseJSONBody(body.toString('utf8')) as Record<string, unknown>;
+    if (o && typeof o === 'object') {
+      if (typeof o.gracePeriodSeconds === 'number') p.gracePeriodSeconds = o.gracePeriodSeconds;
+      if (o.propagationPolicy) p.propagationPolicy = o.propagationPolicy as DeleteParams['propagationPolicy'];
+      if (o.preconditions && typeof o.preconditions === 'object') p.preconditions = o.preconditions as DeleteParams['preconditions'];
+      if (o.orphanDependents === true) p.propagationPolicy = 'Orphan';
+      if (Array.isArray(o.dryRun) && o.dryRun.includes('All')) c.query.set('dryRun', 'All');
+    }
+  }
+  const g = intParam(c.query, 'gracePeriodSeconds');
+  if (g !== undefined) p.gracePeriodSeconds = g;
+  const pp = c.query.get('propagationPolicy');
+  if (pp) {
+    if (pp !== 'Orphan' && pp !== 'Background' && pp !== 'Foreground') {
+      throw newBadRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan", "nil"`);
+    }
+    p.propagationPolicy = pp;
+  }
+  if (p.gracePeriodSeconds !== undefined && p.gracePeriodSeconds < 0) p.gracePeriodSeconds = 1;
+  return p;
+}
+
+async function doDelete(c: ResourceContext, ns: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], false);
+  const p = deleteParams(c);
+  const wc = writeContext(c);
+  const r = await c.store.delete(ns, c.info.name, p, wc);
+  if (!r.deleted || c.store.def.resource === 'pods') {
+    // the object: 202 while grace or finalizers hold it, 200 with its last state when gone (pods)
+    sendObject(c, r.deleted ? 200 : 202, r.obj, neg, wc.warnings);
+    return;
+  }
+  const st = successStatus({ name: r.obj.metadata.name, group: c.store.def.group || undefined, kind: c.store.def.resource, uid: r.obj.metadata.uid });
+  if (!c.store.def.group) delete st.details!.group;
+  writeJSON(c.res, 200, st, { warnings: wc.warnings });
+}
+
+async function doDeleteCollection(c: ResourceContext, ns: string): Promise<void> {
+  const neg = negotiateOutput(c.req.headers['accept'], false);
+  const p = deleteParams(c);
+  const wc = writeContext(c);
+  const q = c.query;
+  const l = await c.store.list(ns, { labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+  const out: unknown[] = [];
+  for (const o of l.items) {
+    try {
+      const r = await c.store.delete(o.namespace, o.name, p, wc);
+      out.push(r.obj);
+    } catch (e) {
+      if ((e as { code?: number }).code === 404) continue;
+      throw e;
+    }
+  }
+  writeJSON(
+    c.res,
+    200,
+    { kind: c.store.def.listKind, apiVersion: apiVersionOf(c.store), metadata: { resourceVersion: String(c.store.cache.resourceVersion) }, items: out },
+    { format: neg.format, warnings: wc.warnings },
+  );
+}
+
+/** 404 for paths that name no resource or subresource. */
+export function notFoundPath(): StatusError {
+  return new StatusError(failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}));
+}

@@ -1,0 +1,53 @@
+/**
+ * Writing responses: JSON objects, pre-serialised JSON, and metav1.Status errors
+ * (the one error format every client understands).
+ */
+import { StatusError, toStatusError } from '../../apimachinery/errors.js';
+import type { ResponseWriter } from './types.js';
+import { stringify as toYAML } from 'yaml';
+
+export interface ResponseOptions {
+  format?: 'json' | 'yaml';
+  warnings?: string[];
+  headers?: Record<string, string>;
+}
+
+function warningHeaders(warnings: string[] | undefined): Record<string, string | string[]> {
+  if (!warnings || warnings.length === 0) return {};
+  const seen = [...new Set(warnings)];
+  return { Warning: seen.map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+/** Writes a JSON (or YAML) body given as an already-serialised JSON string. */
+export function writeRawJSON(res: ResponseWriter, status: number, json: string, opts: ResponseOptions = {}): void {
+  if (res.closed) return;
+  let body = json;
+  let ct = 'application/json';
+  if (opts.format === 'yaml') {
+    body = toYAML(JSON.parse(json));
+    ct = 'application/yaml';
+  }
+  res.writeHead(status, {
+    'Content-Type': ct,
+    'Cache-Control': 'no-cache, private',
+    ...warningHeaders(opts.warnings),
+    ...(opts.headers ?? {}),
+  });
+  res.end(body);
+}
+
+export function writeJSON(res: ResponseWriter, status: number, obj: unknown, opts: ResponseOptions = {}): void {
+  writeRawJSON(res, status, JSON.stringify(obj), opts);
+}
+
+/** Writes any error as a metav1.Status with its code. */
+export function writeError(res: ResponseWriter, err: unknown, warnings?: string[]): void {
+  const se: StatusError = toStatusError(err);
+  if (se.code >= 500 && !(err instanceof StatusError)) {
+    // unexpected: keep a trace on the server side
+    console.error('internal error:', err);
+  }
+  const headers: Record<string, string> = {};
+  if (se.status.details?.retryAfterSeconds) headers['Retry-After'] = String(se.status.details.retryAfterSeconds);
+  writeJSON(res, se.code, se.status, { warnings, headers });
+}

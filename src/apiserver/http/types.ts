@@ -1,0 +1,29 @@
+/**
+ * Transport-neutral request and response used by every API server handler, so the
+ * same code serves HTTPS connections (src/apiserver/server.ts) and the in-process
+ * loopback transport the all-in-one server gives its components.
+ */
+import type { UserInfo } from '../../api/resource.js';
+
+export interface ApiRequest {
+  method: string;
+  /** path and query, e.g. `/api/v1/namespaces/default/pods?limit=500` */
+  url: string;
+  /** lower-cased header names */
+  headers: Record<string, string | undefined>;
+  /** the full request body (bodies are read before dispatch, up to the size limit) */
+  body?: Buffer;
+  /** set by authentication */
+  user?: UserInfo;
+  /** remote address for audit/logging */
+  remoteAddress?: string;
+}
+
+export interface ResponseWriter {
+  writeHead(status: number, headers: Record<string, string | string[]>): void;
+  write(chunk: string | Buffer): void;
+  end(chunk?: string | Buffer): void;
+  /** called once when the client goes away or the response ends */
+  onClose(cb: () => void): void;
+  readonly closed: boolean;
+}

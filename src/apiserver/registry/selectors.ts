@@ -1,0 +1,74 @@
+/**
+ * Label and field selector filtering for list and watch (upstream SelectionPredicate):
+ * labels from metadata.labels, fields from metadata.name, metadata.namespace and the
+ * resource's own field attributes (ResourceDefinition.fieldSelectorAttrs).
+ *
+ * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/selection_predicate.go
+ */
+import type { Obj, ResourceDefinition } from '../../api/resource.js';
+import { newBadRequest } from '../../apimachinery/errors.js';
+import { parseLabelSelector } from '../../apimachinery/labels.js';
+import { parseFieldSelector } from '../../apimachinery/fields.js';
+import type { CachedObject } from './cached-object.js';
+
+export interface ObjectFilter {
+  /** true when nothing is filtered */
+  readonly empty: boolean;
+  /** exact value required for spec.nodeName (lets watches use the node index) */
+  readonly nodeName?: string;
+  matches(o: CachedObject | Obj): boolean;
+}
+
+const matchAll: ObjectFilter = { empty: true, matches: () => true };
+
+/** Field attributes of an object: metadata.name, metadata.namespace plus the resource's own. */
+export function fieldAttrs(def: ResourceDefinition, obj: Obj): Record<string, string> {
+  const base: Record<string, string> = {
+    'metadata.name': obj.metadata.name ?? '',
+    'metadata.namespace': def.namespaced ? (obj.metadata.namespace ?? '') : '',
+  };
+  return def.fieldSelectorAttrs ? Object.assign(base, def.fieldSelectorAttrs(obj)) : base;
+}
+
+const allowedCache = new WeakMap<ResourceDefinition, Set<string>>();
+function allowedFields(def: ResourceDefinition): Set<string> {
+  let s = allowedCache.get(def);
+  if (!s) {
+    let extra: string[] = [];
+    try {
+      extra = Object.keys(def.fieldSelectorAttrs?.({ metadata: {} } as Obj) ?? {});
+    } catch {
+      extra = [];
+    }
+    s = new Set(['metadata.name', 'metadata.namespace', ...extra]);
+    allowedCache.set(def, s);
+  }
+  return s;
+}
+
+/**
+ * Compiles selectors into a filter.
+ * @throws StatusError 400 BadRequest for unparsable selectors or unsupported field labels
+ */
+export function buildFilter(def: ResourceDefinition, labelSelector?: string, fieldSelector?: string): ObjectFilter {
+  const ls = labelSelector?.trim() ? parseLabelSelector(labelSelector) : undefined;
+  const fs = fieldSelector?.trim() ? parseFieldSelector(fieldSelector) : undefined;
+  if (!ls && !fs) return matchAll;
+  if (fs) {
+    const allowed = allowedFields(def);
+    for (const r of fs.requirements) {
+      if (!allowed.has(r.field)) throw newBadRequest(`field label not supported: ${r.field}`);
+    }
+  }
+  const nodeName = fs?.requirements.find((r) => r.field === 'spec.nodeName' && r.operator !== '!=')?.value;
+  return {
+    empty: false,
+    nodeName,
+    matches(o: CachedObject | Obj): boolean {
+      const obj = 'obj' in o ? (o as CachedObject).obj : (o as Obj);
+      if (ls && !ls.matches(obj.metadata.labels ?? {})) return false;
+      if (fs && !fs.matches(fieldAttrs(def, obj))) return false;
+      return true;
+    },
+  };
+}

@@ -1,0 +1,588 @@
+/**
+ * The generic REST store (upstream genericregistry.Store): one instance per resource,
+ * configured by a ResourceDefinition (data + strategy). Reads are served from the
+ * resource's watch cache; writes go to storage with compare-and-swap on the key's
+ * modRevision, as upstream's GuaranteedUpdate.
+ *
+ * Errors: every method rejects with StatusError (NotFound, AlreadyExists, Conflict,
+ * Invalid, BadRequest, Expired…).
+ *
+ * @see https://github.com/kubernetes/apiserver/blob/master/pkg/registry/generic/registry/store.go
+ */
+import type { Obj, ResourceDefinition, StrategyContext, UserInfo, ObjectLookup } from '../../api/resource.js';
+import {
+  StatusError,
+  newAlreadyExists,
+  newBadRequest,
+  newConflict,
+  newInvalid,
+  newNotFound,
+  newResourceExpired,
+  newGone,
+} from '../../apimachinery/errors.js';
+import { Path, type FieldError } from '../../apimachinery/field-errors.js';
+import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation.js';
+import {
+  CompactedError,
+  FutureRevisionError,
+  KeyExistsError,
+  KeyNotFoundError,
+  RevisionMismatchError,
+  type Storage,
+} from '../../storage/interface.js';
+import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
+import { CachedObject, decodeStored, encodeForStorage } from './cached-object.js';
+import { type ObjectFilter, buildFilter } from './selectors.js';
+import { WatchCache } from './watch-cache.js';
+import { newUID, generateNameSuffix, rfc3339 } from './meta.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+
+/** Per-request data for writes. */
+export interface WriteContext {
+  user: UserInfo;
+  dryRun: boolean;
+  /** client-visible warnings collected along the way */
+  warnings: string[];
+  now: Date;
+  fieldManager?: string;
+}
+
+export interface ListParams {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  items: CachedObject[];
+  resourceVersion: number;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface DeleteParams {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** Result of a delete: the object when it still exists (graceful / finalizers) or its last state. */
+export interface DeleteResult {
+  obj: Obj;
+  /** true when removed from storage now */
+  deleted: boolean;
+}
+
+/** Transforms the current object into the desired one (for updates and patches). Throwing aborts. */
+export type UpdateFunc = (current: Obj | undefined) => Promise<Obj> | Obj;
+
+export interface StoreOptions {
+  storage: Storage;
+  admission?: AdmissionChain;
+  lookup?: ObjectLookup;
+  /** key prefix override (default `/registry/<resource>`) */
+  keyPrefix?: string;
+}
+
+const MAX_CAS_RETRIES = 16;
+
+export class Store {
+  readonly def: ResourceDefinition;
+  readonly prefix: string;
+  readonly cache: WatchCache;
+  private readonly storage: Storage;
+  private readonly admission?: AdmissionChain;
+  private readonly lookup?: ObjectLookup;
+  readonly groupResource: { group: string; resource: string };
+  readonly groupKind: { group: string; kind: string };
+
+  constructor(def: ResourceDefinition, opts: StoreOptions) {
+    this.def = def;
+    this.storage = opts.storage;
+    this.admission = opts.admission;
+    this.lookup = opts.lookup;
+    this.prefix = opts.keyPrefix ?? `/registry/${def.group ? `${def.group}/` : ''}${def.resource}/`;
+    this.groupResource = { group: def.group, resource: def.resource };
+    this.groupKind = { group: def.group, kind: def.kind };
+    const attrs = def.fieldSelectorAttrs;
+    const indexFunc = def.resource === 'pods' && attrs ? (o: CachedObject) => attrs(o.obj)['spec.nodeName'] ?? '' : undefined;
+    this.cache = new WatchCache(opts.storage, this.prefix, indexFunc);
+  }
+
+  /** `/registry/pods/<ns>/<name>` or `/registry/nodes/<name>` */
+  key(ns: string, name: string): string {
+    return this.def.namespaced ? `${this.prefix}${ns}/${name}` : `${this.prefix}${name}`;
+  }
+
+  /** Prefix for listing a namespace (or everything when ns is ''). */
+  listPrefix(ns: string): string {
+    return this.def.namespaced && ns ? `${this.prefix}${ns}/` : this.prefix;
+  }
+
+  start(): Promise<void> {
+    return this.cache.start();
+  }
+
+  stop(): void {
+    this.cache.stop();
+  }
+
+  private ctxFor(user: UserInfo, ns: string, now: Date): StrategyContext {
+    return { user, namespace: ns, now: () => now, lookup: this.lookup };
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /** Reads one object (consistent with every acknowledged write). */
+  async get(ns: string, name: string): Promise<CachedObject> {
+    await this.cache.sync();
+    const o = this.cache.get(this.key(ns, name));
+    if (!o) throw newNotFound(this.groupResource, name);
+    return o;
+  }
+
+  /** Reads without waiting for freshness; undefined when absent (internal use). */
+  peek(ns: string, name: string): CachedObject | undefined {
+    return this.cache.get(this.key(ns, name));
+  }
+
+  /** Builds the filter for label/field selectors; throws BadRequest on bad selectors. */
+  filter(labelSelector?: string, fieldSelector?: string): ObjectFilter {
+    return buildFilter(this.def, labelSelector, fieldSelector);
+  }
+
+  /**
+   * Lists objects. Without limit: from the watch cache (consistent). With limit/continue:
+   * pages read from storage at one revision, so every page is from the same snapshot.
+   */
+  async list(ns: string, p: ListParams): Promise<ListResult> {
+    const filter = this.filter(p.labelSelector, p.fieldSelector);
+    const limit = p.limit && p.limit > 0 ? p.limit : 0;
+    const rvParam = p.resourceVersion;
+    if (!limit && !p.continue) {
+      if (rvParam && rvParam !== '0') this.parseRV(rvParam);
+      if (rvParam === '0') await this.cache.start();
+      else await this.cache.sync();
+      const all = this.cache.list(this.listPrefix(ns));
+      const items = filter.empty ? all : all.filter((o) => filter.matches(o));
+      return { items, resourceVersion: this.cache.resourceVersion };
+    }
+    // paginated: from storage at one revision
+    let revision = 0;
+    let startAfter: string | undefined;
+    const prefix = this.listPrefix(ns);
+    if (p.continue) {
+      const tok = decodeContinue(p.continue, prefix);
+      revision = tok.rv;
+      startAfter = tok.startAfter;
+    } else if (rvParam && rvParam !== '0' && p.resourceVersionMatch === 'Exact') {
+      revision = this.parseRV(rvParam);
+    }
+    const items: CachedObject[] = [];
+    let more = false;
+    let remaining = 0;
+    let lastKey = startAfter;
+    try {
+      for (;;) {
+        const want = limit ? limit - items.length : 0;
+        const res = await this.storage.list(prefix, { revision: revision || undefined, limit: want ? Math.max(want, 64) : 0, startAfter: lastKey });
+        revision = res.revision;
+        let i = 0;
+        for (; i < res.kvs.length; i++) {
+          const kv = res.kvs[i]!;
+          lastKey = kv.key;
+          const o = decodeStored(kv.key, kv.value, kv.modRevision);
+          if (filter.empty || filter.matches(o)) {
+            items.push(o);
+            if (limit && items.length >= limit) {
+              i++;
+              break;
+            }
+          }
+        }
+        const leftInPage = res.kvs.length - i;
+        if (limit && items.length >= limit) {
+          more = leftInPage > 0 || res.more;
+          remaining = leftInPage + (res.more ? res.remaining : 0);
+          break;
+        }
+        if (!res.more) break;
+      }
+    } catch (e) {
+      if (e instanceof CompactedError) {
+        if (p.continue)
+          throw newGone(
+            'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          );
+        throw newResourceExpired(`too old resource version: ${revision} (${e.compacted})`);
+      }
+      if (e instanceof FutureRevisionError) throw newTimeoutTooLarge(e.requested);
+      throw e;
+    }
+    const res: ListResult = { items, resourceVersion: revision };
+    if (more && lastKey) {
+      res.continue = encodeContinue(revision, lastKey, prefix);
+      if (filter.empty) res.remainingItemCount = remaining;
+    }
+    return res;
+  }
+
+  private parseRV(rv: string): number {
+    const n = Number(rv);
+    if (!Number.isInteger(n) || n < 0) throw newBadRequest(`invalid resource version: ${rv}`); // reason text as upstream's versioner
+    return n;
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  /**
+   * Creates an object (upstream Store.Create with rest.BeforeCreate). `obj` was decoded
+   * from the request and defaulted; it is mutated and returned as stored.
+   */
+  async create(ns: string, obj: Obj, wc: WriteContext): Promise<CachedObject> {
+    const def = this.def;
+    const meta = obj.metadata;
+    const sctx = this.ctxFor(wc.user, ns, wc.now);
+    if (def.namespaced) meta.namespace = ns;
+    else delete meta.namespace;
+    if (meta.resourceVersion) throw newBadRequest('resourceVersion should not be set on objects to be created');
+
+    await this.runAdmission('CREATE', obj, undefined, ns, wc, 'admit');
+
+    // rest.BeforeCreate
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    def.prepareForCreate?.(obj, sctx);
+    meta.uid = newUID();
+    meta.creationTimestamp = rfc3339(wc.now);
+    if (meta.generateName && !meta.name) meta.name = meta.generateName + generateNameSuffix();
+    const errs: FieldError[] = [...(def.validate?.(obj, sctx) ?? [])];
+    errs.push(...validateObjectMeta(meta, def.namespaced, (n: string, prefix: boolean) => this.validateName(n, prefix), Path.root('metadata')));
+    if (errs.length) throw newInvalid(this.groupKind, meta.name ?? '', errs);
+    if (def.warningsOnCreate) wc.warnings.push(...def.warningsOnCreate(obj, sctx));
+    def.canonicalize?.(obj);
+
+    await this.runAdmission('CREATE', obj, undefined, ns, wc, 'validate');
+    if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
+    await def.hooks?.beforeCreate?.(obj, sctx);
+    const key = this.key(ns, meta.name!);
+    try {
+      const kv = await this.storage.create(key, encodeForStorage(obj));
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      const stored = new CachedObject(key, obj, kv.modRevision);
+      await def.hooks?.afterCreate?.(obj, sctx);
+      return stored;
+    } catch (e) {
+      if (e instanceof KeyExistsError) throw newAlreadyExists(this.groupResource, meta.name!);
+      throw e;
+    }
+  }
+
+  private validateName(name: string, prefix: boolean): string[] {
+    if (this.def.validateName) return this.def.validateName(name, prefix);
+    return defaultNameValidation(name, prefix);
+  }
+
+  /**
+   * Updates an object through `tryUpdate` with compare-and-swap retries (upstream
+   * GuaranteedUpdate). `subresource` 'status' applies the status strategy. When the
+   * object is absent and the definition allows create-on-update, `tryUpdate(undefined)`
+   * produces the object to create.
+   *
+   * A resourceVersion in the object `tryUpdate` returns is a precondition (409 Conflict
+   * when stale); without one the write retries on conflicts (patches, status updates).
+   * @param opts.unconditional allow objects without resourceVersion even when the
+   * definition requires one for updates (patches: the patch is re-applied on conflict)
+   * @param opts.createIfMissing create when absent (server-side apply)
+   * @returns the stored object and whether it was created
+   */
+  async update(
+    ns: string,
+    name: string,
+    tryUpdate: UpdateFunc,
+    wc: WriteContext,
+    subresource = '',
+    opts: { unconditional?: boolean; createIfMissing?: boolean } = {},
+  ): Promise<{ obj: CachedObject; created: boolean }> {
+    const def = this.def;
+    const key = this.key(ns, name);
+    const sctx = this.ctxFor(wc.user, ns, wc.now);
+    await this.cache.sync();
+    let current = this.cache.get(key);
+    for (let attempt = 0; ; attempt++) {
+      if (!current) {
+        if ((!def.allowCreateOnUpdate && !opts.createIfMissing) || subresource) throw newNotFound(this.groupResource, name);
+        const obj = await tryUpdate(undefined);
+        if (obj.metadata.resourceVersion) {
+          // the object was deleted meanwhile: upstream reports a conflict-like NotFound
+          throw newNotFound(this.groupResource, name);
+        }
+        obj.metadata.name = name;
+        return { obj: await this.create(ns, obj, wc), created: true };
+      }
+      const old = current.obj;
+      const obj = await tryUpdate(current.clone());
+      const meta = obj.metadata;
+      if (meta.name !== undefined && meta.name !== name) {
+        throw newBadRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      }
+      meta.name = name;
+      if (def.namespaced) meta.namespace = ns;
+      const rv = meta.resourceVersion;
+      if (rv === undefined || rv === '') {
+        if (!def.allowUnconditionalUpdate && !subresource && !opts.unconditional) {
+          throw newInvalid(this.groupKind, name, [
+            { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', badValue: 0, detail: 'must be specified for an update' },
+          ]);
+        }
+      } else if (rv !== String(current.rv)) {
+        throw newConflict(this.groupResource, name);
+      }
+      // system fields the client cannot change
+      meta.uid = old.metadata.uid;
+      meta.creationTimestamp = old.metadata.creationTimestamp;
+      if (old.metadata.deletionTimestamp) meta.deletionTimestamp = old.metadata.deletionTimestamp;
+      else delete meta.deletionTimestamp;
+      if (old.metadata.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
+      else delete meta.deletionGracePeriodSeconds;
+      if (meta.generateName === undefined && old.metadata.generateName) meta.generateName = old.metadata.generateName;
+
+      await this.runAdmission('UPDATE', obj, old, ns, wc, 'admit', subresource);
+      const errs: FieldError[] = [];
+      const subStrategy = subresource === 'status' ? def.status : subresource ? def.subresourceStrategies?.[subresource] : undefined;
+      if (subStrategy) {
+        subStrategy.prepareForUpdate(obj, old, sctx);
+        errs.push(...(subStrategy.validateUpdate?.(obj, old, sctx) ?? []));
+      } else {
+        def.defaults?.(obj);
+        def.prepareForUpdate?.(obj, old, sctx);
+        errs.push(...(def.validateUpdate?.(obj, old, sctx) ?? []));
+        if (def.warningsOnUpdate) wc.warnings.push(...def.warningsOnUpdate(obj, old, sctx));
+      }
+      errs.push(...validateObjectMetaUpdate(meta, old.metadata, Path.root('metadata')));
+      if (errs.length) throw newInvalid(this.groupKind, name, errs);
+      def.canonicalize?.(obj);
+      await this.runAdmission('UPDATE', obj, old, ns, wc, 'validate', subresource);
+
+      meta.resourceVersion = String(current.rv);
+      const value = encodeForStorage(obj);
+      // no-op updates are not written (upstream compares the encoded bytes)
+      if (value === encodeForStorage(old)) return { obj: current, created: false };
+      if (wc.dryRun) return { obj: new CachedObject(key, obj, current.rv), created: false };
+      await def.hooks?.beforeUpdate?.(obj, old, sctx);
+      // finalizers emptied on an object being deleted with zero grace: remove it now
+      const finalize =
+        (!!meta.deletionTimestamp && !meta.finalizers?.length && (meta.deletionGracePeriodSeconds ?? 0) === 0 && !def.shouldDeleteDuringUpdate) ||
+        !!def.shouldDeleteDuringUpdate?.(obj, old);
+      try {
+        if (finalize) {
+          const kv = await this.storage.delete(key, current.rv);
+          obj.metadata.resourceVersion = String(kv.modRevision);
+          await def.hooks?.afterDelete?.(obj, sctx);
+          return { obj: new CachedObject(key, obj, kv.modRevision), created: false };
+        }
+        const kv = await this.storage.update(key, value, current.rv);
+        obj.metadata.resourceVersion = String(kv.modRevision);
+        return { obj: new CachedObject(key, obj, kv.modRevision), created: false };
+      } catch (e) {
+        if (e instanceof RevisionMismatchError) {
+          if (rv) throw newConflict(this.groupResource, name);
+          if (attempt >= MAX_CAS_RETRIES) throw newConflict(this.groupResource, name);
+          current = decodeStored(key, e.current.value, e.current.modRevision);
+          continue;
+        }
+        if (e instanceof KeyNotFoundError) {
+          current = undefined;
+          if (rv) throw newNotFound(this.groupResource, name);
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Raw compare-and-swap update that bypasses strategy and admission (for subresources
+   * like pods/binding that upstream writes straight to storage). `fn` gets a mutable copy.
+   * @throws StatusError NotFound, or whatever `fn` throws
+   */
+  async guaranteedUpdate(ns: string, name: string, fn: (obj: Obj) => Obj, dryRun = false): Promise<CachedObject> {
+    const key = this.key(ns, name);
+    await this.cache.sync();
+    let current = this.cache.get(key);
+    for (let attempt = 0; ; attempt++) {
+      if (!current) throw newNotFound(this.groupResource, name);
+      const obj = fn(current.clone());
+      if (dryRun) return new CachedObject(key, obj, current.rv);
+      try {
+        const kv = await this.storage.update(key, encodeForStorage(obj), current.rv);
+        obj.metadata.resourceVersion = String(kv.modRevision);
+        return new CachedObject(key, obj, kv.modRevision);
+      } catch (e) {
+        if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
+          current = decodeStored(key, e.current.value, e.current.modRevision);
+          continue;
+        }
+        if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Deletes an object (upstream Store.Delete): preconditions, graceful deletion
+   * (deletionTimestamp + deletionGracePeriodSeconds) where the strategy asks for it,
+   * finalizers keep the object until they are removed.
+   */
+  async delete(ns: string, name: string, p: DeleteParams, wc: WriteContext): Promise<DeleteResult> {
+    const def = this.def;
+    const key = this.key(ns, name);
+    const sctx = this.ctxFor(wc.user, ns, wc.now);
+    await this.cache.sync();
+    let current = this.cache.get(key);
+    for (let attempt = 0; ; attempt++) {
+      if (!current) throw newNotFound(this.groupResource, name);
+      const old = current.obj;
+      const pre = p.preconditions;
+      if (pre?.uid && pre.uid !== old.metadata.uid) {
+        throw newConflict(
+          this.groupResource,
+          name,
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
+        );
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== String(current.rv)) {
+        throw newConflict(
+          this.groupResource,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.rv}`,
+        );
+      }
+      await this.runAdmission('DELETE', undefined, old, ns, wc, 'admit');
+      await this.runAdmission('DELETE', undefined, old, ns, wc, 'validate');
+
+      if (def.deleteStep) {
+        const step = def.deleteStep(old, p, wc.now);
+        if (step.kind === 'keep') return { obj: old, deleted: false };
+        if (step.kind === 'update') {
+          const obj = step.obj;
+          if (wc.dryRun) return { obj, deleted: false };
+          try {
+            const kv = await this.storage.update(key, encodeForStorage(obj), current.rv);
+            obj.metadata.resourceVersion = String(kv.modRevision);
+            return { obj, deleted: false };
+          } catch (e) {
+            if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
+              current = decodeStored(key, e.current.value, e.current.modRevision);
+              continue;
+            }
+            if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);
+            throw e;
+          }
+        }
+      }
+      let grace: number | undefined = def.checkGracefulDelete?.(old, p);
+      if (grace !== undefined && grace <= 0) grace = undefined;
+      const hasFinalizers = (old.metadata.finalizers?.length ?? 0) > 0;
+      const already = old.metadata.deletionTimestamp;
+      if (grace !== undefined || hasFinalizers) {
+        // graceful path: set (or shorten) deletionTimestamp and keep the object
+        const obj = current.clone();
+        const m = obj.metadata;
+        const g = grace ?? 0;
+        if (already) {
+          const curGrace = m.deletionGracePeriodSeconds ?? 0;
+          if (grace !== undefined && g < curGrace) {
+            m.deletionGracePeriodSeconds = g;
+            m.deletionTimestamp = rfc3339(new Date(wc.now.getTime() + g * 1000));
+          } else if (grace === undefined && !hasFinalizers) {
+            // immediate deletion of an object already terminating
+          } else {
+            return { obj: old, deleted: false };
+          }
+        } else {
+          m.deletionTimestamp = rfc3339(new Date(wc.now.getTime() + g * 1000));
+          m.deletionGracePeriodSeconds = g;
+        }
+        if (grace !== undefined || hasFinalizers) {
+          if (wc.dryRun) return { obj, deleted: false };
+          try {
+            const kv = await this.storage.update(key, encodeForStorage(obj), current.rv);
+            obj.metadata.resourceVersion = String(kv.modRevision);
+            return { obj, deleted: false };
+          } catch (e) {
+            if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
+              current = decodeStored(key, e.current.value, e.current.modRevision);
+              continue;
+            }
+            if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);
+            throw e;
+          }
+        }
+      }
+      if (wc.dryRun) return { obj: old, deleted: true };
+      try {
+        const kv = await this.storage.delete(key, current.rv);
+        const obj = current.clone();
+        obj.metadata.resourceVersion = String(kv.modRevision);
+        await def.hooks?.afterDelete?.(obj, sctx);
+        return { obj, deleted: true };
+      } catch (e) {
+        if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
+          current = decodeStored(key, e.current.value, e.current.modRevision);
+          continue;
+        }
+        if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);
+        throw e;
+      }
+    }
+  }
+
+  private async runAdmission(
+    op: Operation,
+    obj: Obj | undefined,
+    old: Obj | undefined,
+    ns: string,
+    wc: WriteContext,
+    phase: 'admit' | 'validate',
+    subresource = '',
+  ): Promise<void> {
+    if (!this.admission) return;
+    const a: AdmissionAttributes = {
+      operation: op,
+      resource: { group: this.def.group, version: this.def.version, resource: this.def.resource },
+      kind: { group: this.def.group, version: this.def.version, kind: this.def.kind },
+      subresource,
+      namespace: this.def.namespaced ? ns : '',
+      name: obj?.metadata.name ?? old?.metadata.name ?? '',
+      object: obj,
+      oldObject: old,
+      user: wc.user,
+      dryRun: wc.dryRun,
+      warnings: wc.warnings,
+    };
+    if (phase === 'admit') await this.admission.admit(a);
+    else await this.admission.validate(a);
+  }
+}
+
+function newTimeoutTooLarge(rv: number): StatusError {
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `Too large resource version: ${rv}, current: 0`,
+    reason: 'Timeout',
+    details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    code: 504,
+  });
+}
+
+/** DNS-1123 subdomain name check used when a definition has no validateName. */
+function defaultNameValidation(name: string, prefix: boolean): string[] {
+  return nameIsDNSSubdomain(name, prefix);
+}

@@ -1,0 +1,248 @@
+/**
+ * Watch cache for one resource (upstream's Cacher): keeps every live object decoded in
+ * memory, fed by one storage watch, and fans events out to API watchers. Lists without
+ * pagination and GETs are served from it once it has caught up with the storage
+ * revision (consistent reads, as upstream's ConsistentListFromCache).
+ *
+ * A ring buffer of recent events serves watches from a recent resourceVersion; older
+ * ones fall back to a storage watch (which replays history) or fail with 410 Expired.
+ *
+ * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/cacher/cacher.go
+ */
+import type { Storage, Watcher, WatchEvent as StorageEvent } from '../../storage/interface.js';
+import { CachedObject, decodeStored } from './cached-object.js';
+
+export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface CacheEvent {
+  type: CacheEventType;
+  /** for DELETED: the last state, with resourceVersion = the deletion revision */
+  object: CachedObject;
+  prev?: CachedObject;
+  rv: number;
+}
+
+/** Receives events in revision order; `bookmark(rv)` when idle progress is known. */
+export interface CacheListener {
+  /** Fast pre-filter by exact field value (e.g. spec.nodeName), or undefined. */
+  readonly indexValue?: string;
+  onEvent(ev: CacheEvent): void;
+}
+
+/** Returns a value for the listener index (e.g. spec.nodeName) of an object. */
+export type IndexFunc = (o: CachedObject) => string | undefined;
+
+export class WatchCache {
+  private readonly items = new Map<string, CachedObject>();
+  private sortedKeys: string[] | undefined;
+  private readonly buffer: CacheEvent[] = [];
+  private bufferStart = 0; // index of the oldest event in `buffer` (ring)
+  private readonly capacity: number;
+  private rv = 0;
+  /** resourceVersion of the oldest event the buffer can replay from (exclusive lower bound) */
+  private oldestRV = 0;
+  private readonly listeners = new Set<CacheListener>();
+  private readonly indexed = new Map<string, Set<CacheListener>>();
+  private waiters: { rv: number; resolve: () => void }[] = [];
+  private watcher?: Watcher;
+  private readyPromise?: Promise<void>;
+  private failed?: Error;
+
+  constructor(
+    private readonly storage: Storage,
+    readonly prefix: string,
+    private readonly indexFunc?: IndexFunc,
+    capacity = 8192,
+  ) {
+    this.capacity = capacity;
+  }
+
+  /** Loads all objects and starts following storage. Idempotent. */
+  start(): Promise<void> {
+    if (!this.readyPromise) this.readyPromise = this.load();
+    return this.readyPromise;
+  }
+
+  private async load(): Promise<void> {
+    let startAfter: string | undefined;
+    let revision = 0;
+    for (;;) {
+      const res = await this.storage.list(this.prefix, { limit: 5000, startAfter, revision: revision || undefined });
+      revision = res.revision;
+      for (const kv of res.kvs) this.items.set(kv.key, decodeStored(kv.key, kv.value, kv.modRevision));
+      if (!res.more || res.kvs.length === 0) break;
+      startAfter = res.kvs[res.kvs.length - 1]!.key;
+    }
+    this.rv = revision;
+    this.oldestRV = revision;
+    this.sortedKeys = undefined;
+    this.watcher = await this.storage.watch(this.prefix, revision, {
+      onEvents: (evs) => this.apply(evs),
+      onError: (err) => {
+        this.failed = err;
+      },
+    });
+  }
+
+  stop(): void {
+    this.watcher?.stop();
+    this.watcher = undefined;
+  }
+
+  /** The revision the cache reflects. */
+  get resourceVersion(): number {
+    return this.rv;
+  }
+
+  /** Oldest resourceVersion a watch may start after and be served from the buffer. */
+  get oldestResourceVersion(): number {
+    return this.oldestRV;
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** Waits until the cache has applied every write up to `rv`. */
+  waitFor(rv: number): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.rv >= rv) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ rv, resolve }));
+  }
+
+  /** Waits until the cache is as fresh as storage (a consistent read). */
+  async sync(): Promise<void> {
+    await this.start();
+    const cur = await this.storage.currentRevision();
+    await this.waitFor(cur);
+  }
+
+  get(key: string): CachedObject | undefined {
+    return this.items.get(key);
+  }
+
+  /** All objects whose key starts with `prefix`, in key order. */
+  list(prefix: string): CachedObject[] {
+    if (!this.sortedKeys) this.sortedKeys = [...this.items.keys()].sort();
+    const keys = this.sortedKeys;
+    // binary search for the first key >= prefix
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (keys[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: CachedObject[] = [];
+    for (let i = lo; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (!k.startsWith(prefix)) break;
+      out.push(this.items.get(k)!);
+    }
+    return out;
+  }
+
+  /**
+   * Events with rv > `afterRV` still in the buffer, or undefined when `afterRV` is older
+   * than the buffer's window.
+   */
+  eventsSince(afterRV: number): CacheEvent[] | undefined {
+    if (afterRV < this.oldestRV) return undefined;
+    const out: CacheEvent[] = [];
+    const n = this.buffer.length;
+    for (let i = 0; i < n; i++) {
+      const ev = this.buffer[(this.bufferStart + i) % n]!;
+      if (ev.rv > afterRV) out.push(ev);
+    }
+    return out;
+  }
+
+  addListener(l: CacheListener): void {
+    if (l.indexValue !== undefined && this.indexFunc) {
+      let set = this.indexed.get(l.indexValue);
+      if (!set) this.indexed.set(l.indexValue, (set = new Set()));
+      set.add(l);
+    } else this.listeners.add(l);
+  }
+
+  removeListener(l: CacheListener): void {
+    if (l.indexValue !== undefined && this.indexFunc) {
+      const set = this.indexed.get(l.indexValue);
+      set?.delete(l);
+      if (set && set.size === 0) this.indexed.delete(l.indexValue);
+    } else this.listeners.delete(l);
+  }
+
+  get listenerCount(): number {
+    let n = this.listeners.size;
+    for (const s of this.indexed.values()) n += s.size;
+    return n;
+  }
+
+  private apply(evs: StorageEvent[]): void {
+    for (const e of evs) {
+      if (e.kv.modRevision <= this.rv) continue;
+      let ev: CacheEvent;
+      const prev = this.items.get(e.kv.key);
+      if (e.type === 'delete') {
+        const last = prev ?? (e.prevKv ? decodeStored(e.kv.key, e.prevKv.value, e.prevKv.modRevision) : undefined);
+        if (!last) {
+          this.rv = e.kv.modRevision;
+          continue;
+        }
+        // the DELETED event carries the last state at the deletion's revision
+        const obj = last.clone();
+        obj.metadata.resourceVersion = String(e.kv.modRevision);
+        ev = { type: 'DELETED', object: new CachedObject(e.kv.key, obj, e.kv.modRevision), prev: last, rv: e.kv.modRevision };
+        this.items.delete(e.kv.key);
+        this.sortedKeys = undefined;
+      } else {
+        let cur: CachedObject;
+        try {
+          cur = decodeStored(e.kv.key, e.kv.value, e.kv.modRevision);
+        } catch {
+          this.rv = e.kv.modRevision;
+          continue;
+        }
+        if (!prev) this.sortedKeys = undefined;
+        this.items.set(e.kv.key, cur);
+        ev = { type: prev ? 'MODIFIED' : 'ADDED', object: cur, prev, rv: e.kv.modRevision };
+      }
+      this.rv = e.kv.modRevision;
+      this.push(ev);
+      this.dispatch(ev);
+    }
+    if (this.waiters.length) {
+      const still: typeof this.waiters = [];
+      for (const w of this.waiters) (w.rv <= this.rv ? w.resolve() : still.push(w));
+      this.waiters = still;
+    }
+  }
+
+  private push(ev: CacheEvent): void {
+    if (this.buffer.length < this.capacity) {
+      this.buffer.push(ev);
+      return;
+    }
+    const dropped = this.buffer[this.bufferStart]!;
+    this.oldestRV = dropped.rv;
+    this.buffer[this.bufferStart] = ev;
+    this.bufferStart = (this.bufferStart + 1) % this.capacity;
+  }
+
+  private dispatch(ev: CacheEvent): void {
+    for (const l of this.listeners) l.onEvent(ev);
+    if (this.indexed.size && this.indexFunc) {
+      const a = this.indexFunc(ev.object);
+      const b = ev.prev ? this.indexFunc(ev.prev) : undefined;
+      if (a !== undefined) {
+        const set = this.indexed.get(a);
+        if (set) for (const l of set) l.onEvent(ev);
+      }
+      if (b !== undefined && b !== a) {
+        const set = this.indexed.get(b);
+        if (set) for (const l of set) l.onEvent(ev);
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * pods/binding: assigns a pod to a node (what the scheduler's DefaultBinder posts).
+ * Sets spec.nodeName, merges the Binding's annotations, and marks PodScheduled=True,
+ * bypassing the pod update strategy (nodeName is otherwise immutable).
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/master/pkg/registry/core/pod/storage/storage.go (BindingREST)
+ */
+import type { Obj } from '../../api/resource.js';
+import { newBadRequest, newConflict, newInvalid, successStatus } from '../../apimachinery/errors.js';
+import { decodeObjectBody } from '../http/body.js';
+import { negotiateOutput } from '../http/negotiate.js';
+import { writeJSON } from '../http/respond.js';
+import { rfc3339 } from '../registry/meta.js';
+import type { SubresourceHandler } from './types.js';
+
+interface Binding {
+  metadata?: { name?: string; namespace?: string; uid?: string; annotations?: Record<string, string> };
+  target?: { kind?: string; name?: string; apiVersion?: string };
+}
+
+export const podBinding: SubresourceHandler = {
+  group: '',
+  version: 'v1',
+  resource: 'pods',
+  subresource: 'binding',
+  responseKind: { group: '', version: 'v1', kind: 'Binding' },
+  verbs: ['create'],
+  async handle(c) {
+    if (c.info.verb !== 'create') throw newBadRequest(`${c.req.method} is not supported on pods/binding`);
+    negotiateOutput(c.req.headers['accept'], false);
+    const b = decodeObjectBody(c.req.headers['content-type'], c.req.body) as Binding;
+    const name = c.info.name;
+    const ns = c.info.namespace;
+    if (b.metadata?.name && b.metadata.name !== name) throw newBadRequest('name in URL does not match name in Binding object');
+    if (b.metadata?.namespace && b.metadata.namespace !== ns) {
+      throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    const target = b.target?.name ?? '';
+    if (!target) throw newInvalid({ group: '', kind: 'Binding' }, name, [{ type: 'FieldValueRequired', field: 'target.name', badValue: '' }]);
+    if (b.target?.kind && b.target.kind !== 'Node') {
+      throw newInvalid({ group: '', kind: 'Binding' }, name, [
+        { type: 'FieldValueNotSupported', field: 'target.kind', badValue: b.target.kind, detail: 'supported values: "Node", "<empty>"' },
+      ]);
+    }
+    const gr = { group: '', resource: 'pods/binding' };
+    const dry = c.query.getAll('dryRun').includes('All');
+    await c.store.guaranteedUpdate(ns, name, (pod: Obj) => {
+      const spec = (pod.spec ?? {}) as { nodeName?: string };
+      if (b.metadata?.uid && b.metadata.uid !== pod.metadata.uid) {
+        throw newConflict(gr, name, `Precondition failed: UID in precondition: ${b.metadata.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
+      }
+      if (pod.metadata.deletionTimestamp) throw newConflict(gr, name, `pod ${name} is being deleted, cannot be assigned to a host`);
+      if (spec.nodeName) throw newConflict(gr, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+      spec.nodeName = target;
+      pod.spec = spec;
+      if (b.metadata?.annotations) pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...b.metadata.annotations };
+      const status = (pod.status ??= {}) as { conditions?: Record<string, unknown>[] };
+      const conds = (status.conditions ??= []);
+      const now = rfc3339(c.now);
+      const i = conds.findIndex((x) => x.type === 'PodScheduled');
+      const cond = { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now };
+      if (i >= 0) {
+        if (conds[i]!.status === 'True') cond.lastTransitionTime = conds[i]!.lastTransitionTime as string;
+        conds[i] = cond;
+      } else conds.push(cond);
+      return pod;
+    }, dry);
+    writeJSON(c.res, 201, { ...successStatus(), code: 201 });
+  },
+};

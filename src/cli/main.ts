@@ -1,0 +1,57 @@
+/**
+ * The `k8ts` command line: `k8ts server` starts the all-in-one cluster.
+ */
+import { hostname } from 'node:os';
+import { Command } from 'commander';
+import { runServer } from './server.js';
+
+const program = new Command();
+program.name('k8ts').description('A Kubernetes-compatible cluster written in TypeScript (API v1.32)');
+
+program
+  .command('server')
+  .description('run the API server, storage, controllers, scheduler and a kubelet in one process')
+  .option('--data-dir <dir>', 'directory for the database, certificates and kubelet files', './data')
+  .option('--bind-address <ip>', 'address the API server listens on', '127.0.0.1')
+  .option('--secure-port <port>', 'HTTPS port of the API server', (v) => parseInt(v, 10), 6443)
+  .option('--node-name <name>', 'name of the local node', hostname().toLowerCase())
+  .option('--runtime <kind>', 'container runtime: sim (simulated) or remote (CRI)', 'sim')
+  .option('--sim-nodes <n>', 'extra simulated nodes sim-node-0..N-1', (v) => parseInt(v, 10), 0)
+  .option('--write-kubeconfig <path>', 'where to write the admin kubeconfig (default <data-dir>/kubeconfig.yaml)')
+  .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
+  .option('--cluster-cidr <cidr>', 'CIDR that node podCIDRs are carved from', '10.42.0.0/16')
+  .option('--disable-agent', 'do not run a kubelet in this process')
+  .action(async (o) => {
+    if (o.runtime !== 'sim' && o.runtime !== 'remote') {
+      console.error(`error: --runtime must be sim or remote, not ${o.runtime}`);
+      process.exit(2);
+    }
+    const s = await runServer({
+      dataDir: o.dataDir,
+      bindAddress: o.bindAddress,
+      securePort: o.securePort,
+      nodeName: o.nodeName,
+      runtime: o.runtime,
+      simNodes: o.simNodes,
+      writeKubeconfig: o.writeKubeconfig,
+      serviceClusterIPRange: o.serviceClusterIpRange,
+      clusterCIDR: o.clusterCidr,
+      disableAgent: !!o.disableAgent,
+    });
+    let stopping = false;
+    const shutdown = (sig: string): void => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      console.log(`received ${sig}, shutting down`);
+      const t = setTimeout(() => process.exit(0), 5000);
+      t.unref();
+      void s.stop().then(() => process.exit(0));
+    };
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+  process.exit(1);
+});

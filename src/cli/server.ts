@@ -1,0 +1,170 @@
+/**
+ * `k8ts server`: the all-in-one control plane and node in one process — storage, API
+ * server (HTTPS), bootstrap objects, controllers, scheduler and a kubelet for the local
+ * node (plus optional simulated nodes). Components talk to the API server only through
+ * the client, on an in-process loopback transport, each with its own identity.
+ */
+import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { UserInfo } from '../api/resource.js';
+import { allDefinitions } from '../api/all.js';
+import { APIServer } from '../apiserver/apiserver.js';
+import { namespaceLifecycle } from '../apiserver/admission/plugins/namespace-lifecycle.js';
+import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
+import { ensurePKI } from '../apiserver/pki/pki.js';
+import { listen } from '../apiserver/server.js';
+import { podBinding } from '../apiserver/subresources/pod-binding.js';
+import { ClientEventRecorder } from '../client/events.js';
+import { RestClient } from '../client/rest-client.js';
+import { InProcessTransport } from '../client/transport.js';
+import type { Client } from '../client/types.js';
+import { kubernetesServiceIP } from '../api/core/v1/service/allocator.js';
+import { openStorage } from '../storage/index.js';
+import { startControllers } from '../controllers/index.js';
+import { startScheduler } from '../scheduler/index.js';
+import { startKubelet } from '../kubelet/index.js';
+import { SimRuntime } from '../cri/sim/index.js';
+import { writeKubeconfig } from './kubeconfig.js';
+
+export interface ServerOptions {
+  dataDir: string;
+  bindAddress: string;
+  securePort: number;
+  nodeName: string;
+  runtime: 'sim' | 'remote';
+  simNodes: number;
+  writeKubeconfig?: string;
+  serviceClusterIPRange: string;
+  clusterCIDR: string;
+  /** disable the local kubelet (control plane only) */
+  disableAgent?: boolean;
+  quiet?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  kubeconfig: string;
+  api: APIServer;
+  stop(): Promise<void>;
+}
+
+const identities = {
+  apiserver: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] },
+  scheduler: { username: 'system:kube-scheduler', groups: ['system:authenticated'] },
+  controllers: { username: 'system:kube-controller-manager', groups: ['system:authenticated'] },
+  node: (n: string): UserInfo => ({ username: `system:node:${n}`, groups: ['system:nodes', 'system:authenticated'] }),
+};
+
+/** The n-th /24 of the cluster CIDR (10.42.0.0/16 → 10.42.<n>.0/24) as the node's podCIDR. */
+export function nodePodCIDR(clusterCIDR: string, n: number): string {
+  const [ip] = clusterCIDR.split('/');
+  const o = ip!.split('.').map(Number);
+  return `${o[0]}.${o[1]}.${(o[2]! + n) % 256}.0/24`;
+}
+
+export async function runServer(o: ServerOptions): Promise<RunningServer> {
+  const t0 = performance.now();
+  const dataDir = resolve(o.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const advertise = o.bindAddress === '0.0.0.0' || o.bindAddress === '::' ? '127.0.0.1' : o.bindAddress;
+  const svcIP = kubernetesServiceIP(o.serviceClusterIPRange);
+  const host = hostname();
+  const [pki, storage] = await Promise.all([
+    ensurePKI(
+      dataDir,
+      ['localhost', host, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
+      [...new Set(['127.0.0.1', advertise, svcIP])],
+    ),
+    openStorage({ kind: 'sqlite', dataDir }),
+  ]);
+
+  const api = new APIServer({
+    storage,
+    definitions: allDefinitions({ serviceCIDR: o.serviceClusterIPRange }),
+    subresources: [podBinding],
+    admission: [namespaceLifecycle],
+    serverAddress: `${advertise}:${o.securePort}`,
+  });
+  await api.start();
+  const server = await listen(api, {
+    host: o.bindAddress,
+    port: o.securePort,
+    cert: pki.server.cert,
+    key: pki.server.key,
+    clientCA: pki.ca.cert,
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : o.securePort;
+  const url = `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${port}`;
+  const kubeconfig = o.writeKubeconfig ?? join(dataDir, 'kubeconfig.yaml');
+  writeKubeconfig(kubeconfig, { server: url, caPEM: pki.ca.cert, certPEM: pki.admin.cert, keyPEM: pki.admin.key });
+
+  const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: `k8ts/${u.username}` });
+  await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
+
+  const stops: (() => Promise<void>)[] = [];
+  const ctrlClient = clientFor(identities.controllers);
+  const controllers = await startControllers({
+    client: ctrlClient,
+    recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
+  });
+  stops.push(() => controllers.stop());
+
+  const schedClient = clientFor(identities.scheduler);
+  const scheduler = await startScheduler({
+    client: schedClient,
+    recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }),
+  });
+  stops.push(() => scheduler.stop());
+
+  const nodes: { name: string; cidr: string }[] = [];
+  if (!o.disableAgent) nodes.push({ name: o.nodeName, cidr: nodePodCIDR(o.clusterCIDR, 0) });
+  for (let i = 0; i < o.simNodes; i++) nodes.push({ name: `sim-node-${i}`, cidr: nodePodCIDR(o.clusterCIDR, i + 1) });
+  for (const n of nodes) {
+    const c = clientFor(identities.node(n.name));
+    const runtime = new SimRuntime({ podCIDR: n.cidr });
+    const k = await startKubelet({
+      client: c,
+      runtime,
+      nodeName: n.name,
+      dataDir: join(dataDir, n.name === o.nodeName ? '' : `sim-nodes/${n.name}`),
+      podCIDR: n.cidr,
+      recorder: new ClientEventRecorder(c, { component: 'kubelet', host: n.name }),
+    });
+    stops.push(async () => {
+      await k.stop();
+      await runtime.close();
+    });
+  }
+
+  const ms = performance.now() - t0;
+  if (!o.quiet) {
+    console.log(
+      [
+        `k8ts server is running (v1.32 API) at ${url}  [ready in ${ms.toFixed(0)} ms]`,
+        `  data dir:   ${dataDir}`,
+        `  node:       ${o.disableAgent ? '(none)' : o.nodeName} — runtime: ${o.runtime === 'sim' ? 'sim (SIMULATED containers: no processes run)' : o.runtime}`,
+        o.simNodes ? `  sim nodes:  sim-node-0..sim-node-${o.simNodes - 1} (simulated)` : '',
+        `  kubeconfig: ${kubeconfig}`,
+        '',
+        `  export KUBECONFIG=${kubeconfig}`,
+        '  kubectl get nodes',
+      ]
+        .filter((l) => l !== '')
+        .join('\n'),
+    );
+  }
+  return {
+    url,
+    kubeconfig,
+    api,
+    async stop() {
+      for (const s of stops.reverse()) await s().catch(() => undefined);
+      server.closeAllConnections?.();
+      await new Promise<void>((r) => server.close(() => r()));
+      api.stop();
+      await storage.close();
+    },
+  };
+}

@@ -1,0 +1,253 @@
+/**
+ * How the client reaches an API server: over HTTPS (any machine), or in-process
+ * (the all-in-one `k8ts server` hands its components a loopback transport that calls
+ * the API server's request pipeline directly — authentication identity preset,
+ * authorization, admission and validation still apply).
+ */
+import { Agent, request as httpsRequest } from 'node:https';
+import type { UserInfo } from '../api/resource.js';
+import type { ApiRequest, ResponseWriter } from '../apiserver/http/types.js';
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export interface StreamHandle {
+  abort(): void;
+  /** resolves with the HTTP status once headers arrive */
+  status: Promise<number>;
+}
+
+export interface Transport {
+  request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<TransportResponse>;
+  /** Streams a response body (watch, log follow). `onEnd` is called exactly once. */
+  stream(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    onData: (chunk: Buffer) => void,
+    onEnd: (err?: Error) => void,
+    onStatus?: (status: number) => void,
+  ): StreamHandle;
+}
+
+/** The request pipeline of an API server (implemented by APIServer.handle). */
+export interface RequestHandler {
+  handle(req: ApiRequest, res: ResponseWriter): Promise<void>;
+}
+
+/** Calls the API server in the same process as `user`. */
+export class InProcessTransport implements Transport {
+  constructor(
+    private readonly api: RequestHandler,
+    private readonly user: UserInfo,
+  ) {}
+
+  request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<TransportResponse> {
+    return new Promise((resolve) => {
+      let status = 200;
+      let hdrs: Record<string, string | string[]> = {};
+      const chunks: Buffer[] = [];
+      const closers: (() => void)[] = [];
+      let closed = false;
+      const rw: ResponseWriter = {
+        writeHead(s, h) {
+          status = s;
+          hdrs = h;
+        },
+        write(c) {
+          if (c !== '') chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+        },
+        end(c) {
+          if (closed) return;
+          if (c !== undefined && c !== '') chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
+          closed = true;
+          for (const f of closers.splice(0)) f();
+          resolve({ status, headers: lower(hdrs), body: Buffer.concat(chunks) });
+        },
+        onClose(cb) {
+          if (closed) cb();
+          else closers.push(cb);
+        },
+        get closed() {
+          return closed;
+        },
+      };
+      void this.api.handle({ method, url: path, headers: lowerReq(headers), body, user: this.user }, rw).then(() => {
+        if (!closed) rw.end();
+      });
+    });
+  }
+
+  stream(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    onData: (chunk: Buffer) => void,
+    onEnd: (err?: Error) => void,
+    onStatus?: (status: number) => void,
+  ): StreamHandle {
+    let closed = false;
+    const closers: (() => void)[] = [];
+    let resolveStatus!: (n: number) => void;
+    const status = new Promise<number>((r) => (resolveStatus = r));
+    const finish = (err?: Error): void => {
+      if (closed) return;
+      closed = true;
+      resolveStatus(0);
+      for (const f of closers.splice(0)) f();
+      onEnd(err);
+    };
+    const rw: ResponseWriter = {
+      writeHead(s) {
+        onStatus?.(s);
+        resolveStatus(s);
+      },
+      write(c) {
+        if (closed || c === '') return;
+        onData(typeof c === 'string' ? Buffer.from(c) : c);
+      },
+      end(c) {
+        if (closed) return;
+        if (c !== undefined && c !== '') onData(typeof c === 'string' ? Buffer.from(c) : c);
+        finish();
+      },
+      onClose(cb) {
+        if (closed) cb();
+        else closers.push(cb);
+      },
+      get closed() {
+        return closed;
+      },
+    };
+    void this.api.handle({ method, url: path, headers: lowerReq(headers), user: this.user }, rw).then(
+      () => {
+        if (!closed) finish();
+      },
+      (e: unknown) => finish(e instanceof Error ? e : new Error(String(e))),
+    );
+    return { abort: () => finish(), status };
+  }
+}
+
+function lower(h: Record<string, string | string[]>): Record<string, string | string[] | undefined> {
+  const o: Record<string, string | string[] | undefined> = {};
+  for (const [k, v] of Object.entries(h)) o[k.toLowerCase()] = v;
+  return o;
+}
+
+function lowerReq(h: Record<string, string>): Record<string, string | undefined> {
+  const o: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(h)) o[k.toLowerCase()] = v;
+  return o;
+}
+
+export interface HttpsTransportOptions {
+  /** e.g. https://127.0.0.1:6443 */
+  server: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  token?: string;
+  insecureSkipTLSVerify?: boolean;
+}
+
+/** HTTPS with keep-alive to a remote (or local) API server. */
+export class HttpsTransport implements Transport {
+  private readonly agent: Agent;
+  private readonly url: URL;
+
+  constructor(private readonly o: HttpsTransportOptions) {
+    this.url = new URL(o.server);
+    this.agent = new Agent({
+      keepAlive: true,
+      maxSockets: 64,
+      ca: o.ca,
+      cert: o.cert,
+      key: o.key,
+      rejectUnauthorized: !o.insecureSkipTLSVerify,
+    });
+  }
+
+  private headers(h: Record<string, string>): Record<string, string> {
+    return this.o.token ? { ...h, Authorization: `Bearer ${this.o.token}` } : h;
+  }
+
+  request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<TransportResponse> {
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        {
+          agent: this.agent,
+          host: this.url.hostname,
+          port: this.url.port || 443,
+          method,
+          path,
+          headers: { ...this.headers(headers), ...(body ? { 'Content-Length': String(body.length) } : {}) },
+          servername: isIP(this.url.hostname) ? undefined : this.url.hostname,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  stream(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    onData: (chunk: Buffer) => void,
+    onEnd: (err?: Error) => void,
+    onStatus?: (status: number) => void,
+  ): StreamHandle {
+    let done = false;
+    let resolveStatus!: (n: number) => void;
+    const status = new Promise<number>((r) => (resolveStatus = r));
+    const finish = (err?: Error): void => {
+      if (done) return;
+      done = true;
+      resolveStatus(0);
+      onEnd(err);
+    };
+    const req = httpsRequest(
+      {
+        agent: this.agent,
+        host: this.url.hostname,
+        port: this.url.port || 443,
+        method,
+        path,
+        headers: this.headers(headers),
+      },
+      (res) => {
+        onStatus?.(res.statusCode ?? 0);
+        resolveStatus(res.statusCode ?? 0);
+        res.on('data', (c: Buffer) => {
+          if (!done) onData(c);
+        });
+        res.on('end', () => finish());
+        res.on('error', (e) => finish(e));
+        res.on('close', () => finish());
+      },
+    );
+    req.on('error', (e) => finish(e));
+    req.end();
+    return {
+      abort: () => {
+        req.destroy();
+        finish();
+      },
+      status,
+    };
+  }
+}
+
+function isIP(h: string): boolean {
+  return /^[\d.]+$/.test(h) || h.includes(':');
+}

@@ -1,0 +1,29 @@
+/**
+ * The controller manager: starts every controller loop on the shared client.
+ *
+ * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kube-controller-manager/
+ */
+import type { EventRecorder } from '../client/events.js';
+import type { Client } from '../client/types.js';
+import { startNamespaceController } from './namespace/controller.js';
+import { startServiceAccountController } from './serviceaccount/controller.js';
+
+export interface ControllerContext {
+  client: Client;
+  recorder: EventRecorder;
+}
+
+export interface Running {
+  stop(): Promise<void>;
+}
+
+export async function startControllers(ctx: ControllerContext): Promise<Running> {
+  const running: Running[] = [];
+  running.push(await startNamespaceController(ctx));
+  running.push(await startServiceAccountController(ctx));
+  return {
+    async stop() {
+      for (const r of running.reverse()) await r.stop();
+    },
+  };
+}
