@@ -50,6 +50,8 @@ export interface QueueOptions {
   preEnqueue?: (pod: Pod) => Status | null;
   /** events each plugin of the pod's profile registered, by plugin name */
   eventsFor?: (pod: Pod) => Map<string, ClusterEventWithHint[]>;
+  /** whether any plugin registered an event matching `ev` (lets the queue skip scans) */
+  anyInterested?: (ev: ClusterEvent) => boolean;
 }
 
 interface InFlightEvent {
@@ -282,6 +284,7 @@ export class SchedulingQueue {
    * backoffQ/activeQ, and remembers it for pods in flight.
    */
   moveAllToActiveOrBackoffQueue(ev: ClusterEvent, oldObj?: unknown, newObj?: unknown, preCheck?: (pod: Pod) => boolean): void {
+    if (ev.resource !== '*' && this.opts.anyInterested && !this.opts.anyInterested(ev)) return;
     if (this.inFlight.size > 0) this.inFlightEvents.push({ cycle: this.cycle, event: ev, oldObj, newObj });
     if (this.unschedulable.size === 0) return;
     const moving: QueuedPodInfo[] = [];
