@@ -23,6 +23,8 @@ export interface TestContainerdOptions {
   pauseImage?: string;
   /** OCI layout to import as the pause image (offline); else it is pulled (e.g. via `mirror`) */
   pauseImageLayout?: string;
+  /** first restart delay after a crash, ms (see ManagedContainerdOptions) */
+  restartDelayMs?: number;
 }
 
 export interface TestContainerd {
@@ -93,6 +95,7 @@ export async function startTestContainerd(o: TestContainerdOptions = {}): Promis
       registriesFile,
       bridgeName,
       networkName,
+      restartDelayMs: o.restartDelayMs,
     });
   } catch (err) {
     cleanupHost();
