@@ -31,13 +31,20 @@ const maxNestingDepth = 10000;
  * Decodes a JSON body as Go would: throws GoJsonError with Go's syntax error text for
  * invalid input; with `strict`, reports duplicate object keys by path.
  */
-export function goJsonDecode(body: string | Uint8Array, opts: { strict?: boolean } = {}): GoJsonDecoded {
+export function goJsonDecode(
+  body: string | Uint8Array,
+  opts: {
+    strict?: boolean;
+    /** Strict mode, decoding into a struct: the JSON fields known at an object path (`''`, `[0]`), undefined for maps. */
+    knownFields?: (path: string) => ReadonlySet<string> | undefined;
+  } = {},
+): GoJsonDecoded {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const syntax = goJsonSyntaxError(bytes);
   if (syntax) throw new GoJsonError(syntax);
   const text = typeof body === 'string' ? body : Buffer.from(bytes).toString('utf8');
   const value = JSON.parse(text) as Json;
-  const strictErrors = opts.strict ? findDuplicateKeys(text) : [];
+  const strictErrors = opts.strict ? findStrictErrors(text, opts.knownFields) : [];
   return { value, strictErrors };
 }
 
@@ -257,11 +264,17 @@ export function goJsonSyntaxError(b: Uint8Array): string | null {
   return null;
 }
 
-// ---- strict mode: duplicate keys by path (input already known to be valid) ----
+// ---- strict mode: duplicate (and unknown struct) fields by path, in document order ----
 
-function findDuplicateKeys(text: string): string[] {
+function findStrictErrors(text: string, knownFields?: (path: string) => ReadonlySet<string> | undefined): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
+  const report = (msg: string): void => {
+    if (!seen.has(msg) && out.length < 100) {
+      seen.add(msg);
+      out.push(msg);
+    }
+  };
   let i = 0;
   const skip = (): void => {
     while (i < text.length && isSpace(text.charCodeAt(i))) i++;
@@ -279,6 +292,7 @@ function findDuplicateKeys(text: string): string[] {
     if (c === 0x7b) {
       i++;
       const keys = new Set<string>();
+      const known = knownFields?.(path);
       skip();
       if (text.charCodeAt(i) === 0x7d) {
         i++;
@@ -289,13 +303,9 @@ function findDuplicateKeys(text: string): string[] {
         const key = readString();
         skip();
         i++; // ':'
-        if (keys.has(key)) {
-          const msg = `duplicate field ${JSON.stringify(path ? `${path}.${key}` : key)}`;
-          if (!seen.has(msg) && out.length < 100) {
-            seen.add(msg);
-            out.push(msg);
-          }
-        }
+        const at = JSON.stringify(path ? `${path}.${key}` : key);
+        if (known && !known.has(key)) report(`unknown field ${at}`);
+        else if (keys.has(key)) report(`duplicate field ${at}`);
         keys.add(key);
         value(path ? `${path}.${key}` : key);
         skip();

@@ -56,7 +56,7 @@ export function decodeJsonPatch(
   const strict = opts.fieldValidation !== 'Ignore';
   let decoded;
   try {
-    decoded = goJsonDecode(body, { strict });
+    decoded = goJsonDecode(body, { strict, knownFields: (path) => (/^\[\d+\]$/.test(path) ? opFields : undefined) });
   } catch (e) {
     if (e instanceof GoJsonError) throw patchBadRequest(strict ? `error decoding patch: ${e.message}` : e.message);
     throw e;
@@ -67,12 +67,6 @@ export function decodeJsonPatch(
     const typeErr = strictOpTypeError(v);
     if (typeErr) throw patchBadRequest(`error decoding patch: ${typeErr}`);
     for (const s of decoded.strictErrors) strictErrors.push(`json patch ${s}`);
-    if (Array.isArray(v)) {
-      v.forEach((op, i) => {
-        if (!isObject(op)) return;
-        for (const k of Object.keys(op)) if (!opFields.has(k)) strictErrors.push(`json patch unknown field ${JSON.stringify(`[${i}].${k}`)}`);
-      });
-    }
   }
   // jsonpatch.DecodePatch: a list of objects (or null).
   if (v !== null && !Array.isArray(v)) throw patchBadRequest(goUnmarshalTypeError(v, 'jsonpatch.Patch'));
