@@ -1,0 +1,81 @@
+/**
+ * HTTP answers for /openapi/v3 (the index) and /openapi/v3/<group-version> (a
+ * document), as kube-openapi's handler3 serves them: JSON, ETag = the document hash,
+ * `Cache-Control: public, immutable` when the URL carries the current hash, a 301 to
+ * the current URL for a stale hash, `no-cache, private` for the index.
+ *
+ * /openapi/v2 is answered 404: kubectl 1.27+ uses v3 when the index lists the kind's
+ * group-version and only falls back to v2 otherwise; with v2 missing, client-side apply
+ * still builds strategic merge patches from its compiled-in types (observed in
+ * kubectl-captures: apply-v3min-update, crd-apply-v3nosmp-4).
+ *
+ * @see https://github.com/kubernetes/kube-openapi/blob/master/pkg/handler3/handler.go
+ */
+import type { ResourceDefinition } from '../../api/resource.js';
+import { failureStatus } from '../../apimachinery/errors.js';
+import { openAPIDocuments } from './document.js';
+
+/** What the API server writes back. */
+export interface OpenAPIResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const V3 = '/openapi/v3';
+const ONE_YEAR_MS = 365 * 24 * 3600 * 1000;
+
+function notFound(): OpenAPIResponse {
+  const status = failureStatus(404, 'NotFound', 'the server could not find the requested resource', {});
+  return { status: 404, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, body: Buffer.from(JSON.stringify(status)) };
+}
+
+/**
+ * Answers a GET under /openapi.
+ *
+ * @param path the URL path (`/openapi/v3`, `/openapi/v3/apis/apps/v1`; a trailing slash is ignored)
+ * @param query the URL query (`hash` is honoured; others such as `timeout` are ignored)
+ * @param defs the served resource definitions (documents are cached per set)
+ * @param now clock for the `Expires` header of hashed URLs
+ * @returns status, headers (Content-Type, ETag, Cache-Control, and Location/Expires where due) and body;
+ *   404 with a metav1.Status for unknown paths and group-versions and for /openapi/v2
+ */
+export function handleOpenAPI(path: string, query: URLSearchParams, defs: readonly ResourceDefinition[], now: Date = new Date()): OpenAPIResponse {
+  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  if (p === V3) {
+    const docs = openAPIDocuments(defs);
+    return {
+      status: 200,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ETag: `"${docs.indexHash}"` },
+      body: docs.index,
+    };
+  }
+  if (!p.startsWith(V3 + '/')) return notFound();
+  const gv = p.slice(V3.length + 1);
+  const doc = openAPIDocuments(defs).groupVersions.get(gv);
+  if (!doc) return notFound();
+  const etag = `"${doc.hash}"`;
+  const hash = query.get('hash');
+  if (hash !== null && hash !== '') {
+    if (hash !== doc.hash) {
+      const location = `${V3}/${gv}?hash=${doc.hash}`;
+      return {
+        status: 301,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', Location: location },
+        body: Buffer.from(`<a href="${location}">Moved Permanently</a>.\n`),
+      };
+    }
+    return {
+      status: 200,
+      headers: {
+        'Content-Type': 'application/json',
+        'Cache-Control': 'public, immutable',
+        Expires: new Date(now.getTime() + ONE_YEAR_MS).toUTCString(),
+        ETag: etag,
+        Vary: 'Accept',
+      },
+      body: doc.body,
+    };
+  }
+  return { status: 200, headers: { 'Content-Type': 'application/json', ETag: etag }, body: doc.body };
+}
