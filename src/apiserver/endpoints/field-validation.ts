@@ -15,17 +15,21 @@ import { unknownFields } from '../openapi/unknown-fields.js';
  * @param warnings collects Warn-mode messages
  * @throws StatusError 400 in Strict mode when unknown fields exist, or for an invalid directive
  */
-export function checkFieldValidation(def: ResourceDefinition, obj: KObject, directive: string | null, warnings: string[]): void {
+export function checkFieldValidation(
+  def: ResourceDefinition,
+  obj: KObject,
+  directive: string | null,
+  warnings: string[],
+  /** findings of a strict decode of the body (duplicate fields, patch body errors) */
+  decodeErrors: string[] = [],
+): void {
   const mode = directive ?? 'Warn';
   if (mode !== 'Strict' && mode !== 'Warn' && mode !== 'Ignore') {
     throw newBadRequest(`invalid fieldValidation directive: ${mode}`);
   }
   if (mode === 'Ignore') return;
-  const unknown = unknownFields(def, obj);
-  if (unknown.length === 0) return;
-  if (mode === 'Strict') {
-    const msgs = unknown.map((f) => `unknown field "${f}"`);
-    throw newBadRequest(`strict decoding error: ${msgs.join(', ')}`);
-  }
-  for (const f of unknown) warnings.push(`unknown field "${f}"`);
+  const msgs = [...decodeErrors, ...unknownFields(def, obj).map((f) => `unknown field "${f}"`)];
+  if (msgs.length === 0) return;
+  if (mode === 'Strict') throw newBadRequest(`strict decoding error: ${msgs.join(', ')}`);
+  warnings.push(...msgs);
 }

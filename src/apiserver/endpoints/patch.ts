@@ -10,10 +10,10 @@
 import { parse as parseYAML } from 'yaml';
 import type { KObject, Obj, ResourceDefinition } from '../../api/resource.js';
 import { newBadRequest, newNotFound, newUnsupportedMediaType } from '../../apimachinery/errors.js';
-import { applyJSONPatch } from '../../apimachinery/patch/json-patch.js';
-import { applyMergePatch } from '../../apimachinery/patch/merge-patch.js';
-import { isStrategicMergeSupported, strategicMergePatch } from '../../apimachinery/patch/strategic-merge-patch.js';
-import { parseJSONBody } from '../http/body.js';
+import { jsonPatchBody } from '../../apimachinery/patch/json-patch.js';
+import { applyMergePatch, mergePatchBody } from '../../apimachinery/patch/merge-patch.js';
+import type { JsonObject } from '../../apimachinery/patch/json-value.js';
+import { isStrategicMergeSupported, strategicMergePatch, strategicMergePatchBody } from '../../apimachinery/patch/strategic-merge-patch.js';
 import type { BodyFormat } from '../http/negotiate.js';
 
 const PATCH_TYPES = [
@@ -40,38 +40,46 @@ export function applyPatch(
   current: Obj | undefined,
   name: string,
   query: URLSearchParams,
-): KObject {
-  const text = body.toString('utf8');
+): { object: KObject; strictErrors: string[] } {
+  const fv = fieldValidationOf(query);
+  const missing = () => newNotFound({ group: def.group, resource: def.resource }, name);
   switch (fmt) {
     case 'json-patch': {
-      if (!current) throw newNotFound({ group: def.group, resource: def.resource }, name);
-      const ops = parseJSONBody(text);
-      return applyJSONPatch(current, ops) as KObject;
+      if (!current) throw missing();
+      const r = jsonPatchBody(current as unknown as JsonObject, body, { fieldValidation: fv });
+      return { object: r.object as KObject, strictErrors: r.strictErrors };
     }
     case 'merge-patch': {
-      if (!current) throw newNotFound({ group: def.group, resource: def.resource }, name);
-      return applyMergePatch(current, parseJSONBody(text)) as KObject;
+      if (!current) throw missing();
+      const r = mergePatchBody(current as unknown as JsonObject, body, { fieldValidation: fv });
+      return { object: r.object as KObject, strictErrors: r.strictErrors };
     }
     case 'strategic-merge-patch': {
       if (!isStrategicMergeSupported(kindKey(def))) throw newUnsupportedMediaType(contentType ?? '', PATCH_TYPES.filter((t) => !t.includes('strategic')));
-      if (!current) throw newNotFound({ group: def.group, resource: def.resource }, name);
-      return strategicMergePatch(current, parseJSONBody(text), kindKey(def)) as KObject;
+      if (!current) throw missing();
+      const r = strategicMergePatchBody(current, body, kindKey(def), { fieldValidation: fv });
+      return { object: r.object as KObject, strictErrors: r.strictErrors };
     }
     case 'apply-patch': {
       if (!query.get('fieldManager')) throw newBadRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
       let applied: unknown;
       try {
-        applied = parseYAML(text);
+        applied = parseYAML(body.toString('utf8'));
       } catch (e) {
         throw newBadRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
       }
       if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw newBadRequest('invalid object for apply patch');
       const a = applied as KObject;
-      if (!current) return a;
-      if (isStrategicMergeSupported(kindKey(def))) return strategicMergePatch(current, a, kindKey(def)) as KObject;
-      return applyMergePatch(current, a) as KObject;
+      if (!current) return { object: a, strictErrors: [] };
+      if (isStrategicMergeSupported(kindKey(def))) return { object: strategicMergePatch(current, a, kindKey(def)) as KObject, strictErrors: [] };
+      return { object: applyMergePatch(current as unknown as JsonObject, a as unknown as JsonObject) as KObject, strictErrors: [] };
     }
     default:
       throw newUnsupportedMediaType(contentType ?? '', PATCH_TYPES);
   }
+}
+
+function fieldValidationOf(q: URLSearchParams): 'Strict' | 'Warn' | 'Ignore' {
+  const v = q.get('fieldValidation');
+  return v === 'Strict' || v === 'Ignore' ? v : 'Warn';
 }

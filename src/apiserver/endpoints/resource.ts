@@ -242,9 +242,10 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
     ns,
     c.info.name,
     (current) => {
-      const patched = applyPatch(def, fmt, c.req.headers['content-type'], body, current, c.info.name, c.query) as Obj;
+      const r = applyPatch(def, fmt, c.req.headers['content-type'], body, current, c.info.name, c.query);
+      const patched = r.object as Obj;
       if (!patched.metadata) patched.metadata = {};
-      checkFieldValidation(def, patched, fieldValidation, wc.warnings);
+      checkFieldValidation(def, patched, fieldValidation, wc.warnings, r.strictErrors);
       // the resourceVersion the patch did not set is not a precondition: re-apply on conflicts
       if (current && patched.metadata.resourceVersion === current.metadata.resourceVersion) delete patched.metadata.resourceVersion;
       if (!sub) def.defaults?.(patched);

@@ -6,9 +6,8 @@
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/selection_predicate.go
  */
 import type { Obj, ResourceDefinition } from '../../api/resource.js';
-import { newBadRequest } from '../../apimachinery/errors.js';
-import { parseLabelSelector } from '../../apimachinery/labels.js';
-import { parseFieldSelector } from '../../apimachinery/fields.js';
+import { parseSelector } from '../../apimachinery/labels.js';
+import { parseAndCheckFieldSelector } from '../../apimachinery/fields.js';
 import type { CachedObject } from './cached-object.js';
 
 export interface ObjectFilter {
@@ -51,16 +50,12 @@ function allowedFields(def: ResourceDefinition): Set<string> {
  * @throws StatusError 400 BadRequest for unparsable selectors or unsupported field labels
  */
 export function buildFilter(def: ResourceDefinition, labelSelector?: string, fieldSelector?: string): ObjectFilter {
-  const ls = labelSelector?.trim() ? parseLabelSelector(labelSelector) : undefined;
-  const fs = fieldSelector?.trim() ? parseFieldSelector(fieldSelector) : undefined;
+  const lsel = labelSelector?.trim() ? parseSelector(labelSelector) : undefined;
+  const fsel = fieldSelector?.trim() ? parseAndCheckFieldSelector(fieldSelector, [...allowedFields(def)]) : undefined;
+  const ls = lsel && !lsel.empty() ? lsel : undefined;
+  const fs = fsel && !fsel.empty() ? fsel : undefined;
   if (!ls && !fs) return matchAll;
-  if (fs) {
-    const allowed = allowedFields(def);
-    for (const r of fs.requirements) {
-      if (!allowed.has(r.field)) throw newBadRequest(`field label not supported: ${r.field}`);
-    }
-  }
-  const nodeName = fs?.requirements.find((r) => r.field === 'spec.nodeName' && r.operator !== '!=')?.value;
+  const nodeName = fs?.requiresExactMatch('spec.nodeName');
   return {
     empty: false,
     nodeName,

@@ -1,0 +1,188 @@
+/**
+ * e2e harness: starts a real `k8ts server` child process on a free port in a temp dir
+ * and drives it with the real `kubectl` (a fresh --cache-dir per cluster). Fails loudly
+ * when kubectl is missing. Servers are stopped by PID.
+ */
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+
+export const ROOT = new URL('../..', import.meta.url).pathname;
+export const MANIFESTS = join(ROOT, '..', 'shared', 'manifests');
+
+let built = false;
+/** Builds dist/k8ts.mjs once per test process. */
+export function ensureBuilt(): void {
+  if (built) return;
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('build failed');
+  built = true;
+}
+
+/** Path of the kubectl binary; throws (failing the test) when none is installed. */
+export function kubectlPath(): string {
+  const local = join(ROOT, '.tools', 'bin', 'kubectl');
+  if (existsSync(local)) return local;
+  const r = spawnSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' });
+  const p = r.stdout.trim();
+  if (!p) throw new Error('kubectl is not installed: run scripts/ensure-kubectl.sh (the e2e tests need the real kubectl 1.32)');
+  return p;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Cluster {
+  dir: string;
+  port: number;
+  kubeconfig: string;
+  proc: ChildProcess;
+  /** runs kubectl with this cluster's kubeconfig and cache dir */
+  kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): KubectlResult;
+  /** async variant for long-running commands (get -w) */
+  kubectlAsync(args: string[], opts?: { timeoutMs?: number }): Promise<KubectlResult>;
+  /** server stdout+stderr so far */
+  log(): string;
+  stop(): Promise<void>;
+  /** kill -9 and wait for exit */
+  kill(): Promise<void>;
+  /** start again on the same data dir and port */
+  restart(): Promise<void>;
+}
+
+export interface StartOptions {
+  args?: string[];
+  dir?: string;
+}
+
+async function waitReady(kubeconfig: string, kubectl: string, cacheDir: string, proc: ChildProcess, logs: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`k8ts server exited with ${proc.exitCode}:\n${logs()}`);
+    if (existsSync(kubeconfig)) {
+      const r = spawnSync(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, 'get', '--raw', '/readyz'], { encoding: 'utf8' });
+      if (r.status === 0 && r.stdout.trim() === 'ok') return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`k8ts server not ready after 30 s:\n${logs()}`);
+}
+
+/** Starts a cluster; call `stop()` in an `after` hook. */
+export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
+  ensureBuilt();
+  const kubectl = kubectlPath();
+  const dir = o.dir ?? mkdtempSync(join(tmpdir(), 'k8ts-e2e-'));
+  const port = await freePort();
+  const kubeconfig = join(dir, 'kubeconfig.yaml');
+  const cacheDir = join(dir, 'kube-cache');
+  let out = '';
+  let proc!: ChildProcess;
+  const launch = (): void => {
+    proc = spawn(
+      process.execPath,
+      [join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--node-name', 'e2e-node', ...(o.args ?? [])],
+      { stdio: ['ignore', 'pipe', 'pipe'], detached: false },
+    );
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  };
+  launch();
+  await waitReady(kubeconfig, kubectl, cacheDir, proc, () => out);
+  const run = (args: string[], opts: { input?: string; timeoutMs?: number } = {}): KubectlResult => {
+    const r = spawnSync(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], {
+      encoding: 'utf8',
+      input: opts.input,
+      timeout: opts.timeoutMs ?? 60_000,
+    });
+    return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  };
+  const stopProc = async (signal: NodeJS.Signals): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    proc.kill(signal);
+    const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(t);
+  };
+  const c: Cluster = {
+    dir,
+    port,
+    kubeconfig,
+    get proc() {
+      return proc;
+    },
+    kubectl: run,
+    kubectlAsync(args, opts = {}) {
+      return new Promise((resolve) => {
+        const p = spawn(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const t = setTimeout(() => p.kill('SIGTERM'), opts.timeoutMs ?? 30_000);
+        p.on('exit', (code) => {
+          clearTimeout(t);
+          resolve({ code: code ?? -1, stdout, stderr });
+        });
+      });
+    },
+    log: () => out,
+    async stop() {
+      await stopProc('SIGTERM');
+      if (!o.dir) rmSync(dir, { recursive: true, force: true });
+    },
+    async kill() {
+      await stopProc('SIGKILL');
+    },
+    async restart() {
+      await stopProc('SIGTERM');
+      launch();
+      await waitReady(kubeconfig, kubectl, cacheDir, proc, () => out);
+    },
+  };
+  return c;
+}
+
+/** Polls `fn` until it returns a truthy value or the timeout passes. */
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  let err: unknown;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      err = e;
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`condition not met in ${timeoutMs} ms (last value: ${JSON.stringify(last)}${err ? `, last error: ${String(err)}` : ''})`);
+}
+
+/** Writes a manifest to a temp file and returns its path. */
+export function manifestFile(dir: string, name: string, yaml: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, yaml);
+  return p;
+}
+
+export { execFileSync };
