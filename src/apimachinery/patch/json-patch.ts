@@ -88,8 +88,9 @@ function strictOpTypeError(v: Json): string | null {
   for (const op of v) {
     if (op === null) continue;
     if (!isObject(op)) return goUnmarshalTypeError(op, 'handlers.jsonPatchOp');
-    for (const f of ['op', 'path', 'from']) {
-      const x = Object.hasOwn(op, f) ? op[f]! : null;
+    for (const f of Object.keys(op)) {
+      if (f !== 'op' && f !== 'path' && f !== 'from') continue;
+      const x = op[f]!;
       if (x !== null && typeof x !== 'string') return goUnmarshalFieldTypeError(x, 'jsonPatchOp', f, 'string');
     }
   }
