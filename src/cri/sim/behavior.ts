@@ -69,7 +69,7 @@ export interface SimImageRule {
 
 /**
  * Built-in rules on the image tag (any repository):
- * - `…:fail-pull` (tag contains "fail-pull") → pull fails NotFound like a registry:
+ * - `…:fail-pull` (tag contains "fail-pull" or "no-such-tag") → pull fails NotFound like a registry:
  *   `failed to pull and unpack image "docker.io/library/x:fail-pull": failed to resolve reference …: not found`
  * - `…pull-<N>ms` → the pull takes N ms
  * - `…exit-<C>` / `…exit-<C>-after-<N>ms` → the process exits with code C after N ms (default 1000)
@@ -78,7 +78,7 @@ export interface SimImageRule {
  * - `…ignore-sigterm` → the process ignores SIGTERM
  */
 export const builtinImageRules: SimImageRule[] = [
-  { match: /:[^/]*fail-pull/, behavior: { pull: { code: 'NotFound', error: 'not found' } } },
+  { match: /:[^/]*(?:fail-pull|no-such-tag)/, behavior: { pull: { code: 'NotFound', error: 'not found' } } },
   { match: /:[^/]*pull-(\d+)ms/, behavior: (m) => ({ pull: { delayMs: Number(m[1]) } }) },
   {
     match: /:[^/]*exit-(\d+)(?:-after-(\d+)ms)?/,

@@ -48,13 +48,10 @@ export interface SimClock {
   clearTimeout(h: unknown): void;
 }
 
+/** Timers stay referenced: a pending stop or pull keeps the process alive, as a real runtime call would. */
 const realClock: SimClock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
@@ -95,7 +92,12 @@ interface Proc {
   sleepers: Set<{ timer: unknown; reject: (e: Error) => void }>;
   done: Promise<void>;
   ignoreSigterm: boolean;
+  /** `trap ACTION TERM` of the container's shell */
+  termTrap?: string;
+  killed?: boolean;
 }
+
+const IGNORES_SIGTERM = new Set(['sh', 'bash', 'ash', 'dash', 'sleep']);
 
 interface ContainerRec {
   id: string;
@@ -332,9 +334,14 @@ export class SimRuntime implements Runtime {
       gid: sc?.runAsGroup ?? 0,
       groups: sc?.supplementalGroups ?? [],
       write,
+      setTermTrap: (action) => {
+        proc.termTrap = action;
+      },
+      isKilled: () => !!proc.killed,
       now: () => this.clock.now(),
       sleep: (ms) =>
         new Promise<void>((resolve, reject) => {
+          if (proc.killed) return reject(new KilledError());
           const entry = { timer: undefined as unknown, reject };
           if (ms !== Infinity) {
             entry.timer = this.clock.setTimeout(() => {
@@ -348,11 +355,12 @@ export class SimRuntime implements Runtime {
   }
 
   private launch(c: ContainerRec, s: SandboxRec): void {
-    const proc: Proc = { sleepers: new Set(), done: Promise.resolve(), ignoreSigterm: !!c.behavior.ignoreSigterm };
+    const argv = [...c.config.command, ...c.config.args];
+    const ignore = c.behavior.ignoreSigterm ?? (argv.length > 0 && IGNORES_SIGTERM.has(path.posix.basename(argv[0])));
+    const proc: Proc = { sleepers: new Set(), done: Promise.resolve(), ignoreSigterm: ignore };
     c.proc = proc;
     const io = this.io(c, s, proc, (stream, text) => c.log?.write(stream, text));
     for (const l of c.behavior.logs ?? []) io.write('stdout', `${l}\n`);
-    const argv = [...c.config.command, ...c.config.args];
     const b = c.behavior;
     const run = async (): Promise<{ code: number; reason?: string }> => {
       if (b.exitAfterMs !== undefined || b.oomKilled) {
@@ -374,6 +382,7 @@ export class SimRuntime implements Runtime {
 
   private exited(c: ContainerRec, code: number, reason?: string, message = ''): void {
     if (c.state !== 'CONTAINER_RUNNING') return;
+    if (c.proc) c.proc.killed = true;
     for (const sl of c.proc?.sleepers ?? []) {
       if (sl.timer !== undefined) this.clock.clearTimeout(sl.timer);
       sl.reject(new KilledError());
@@ -389,6 +398,7 @@ export class SimRuntime implements Runtime {
 
   private kill(c: ContainerRec, code: number): void {
     c.exitCode = code;
+    if (c.proc) c.proc.killed = true;
     for (const sl of c.proc?.sleepers ?? []) {
       if (sl.timer !== undefined) this.clock.clearTimeout(sl.timer);
       sl.reject(new KilledError());
@@ -405,11 +415,18 @@ export class SimRuntime implements Runtime {
       return;
     }
     if (c.state !== 'CONTAINER_RUNNING' || !c.proc) return;
-    if (c.proc.ignoreSigterm && timeout > 0) {
-      await Promise.race([c.proc.done, this.sleep(timeout * 1000)]);
+    const proc = c.proc;
+    if (timeout <= 0) this.kill(c, 137);
+    else if (proc.termTrap !== undefined && proc.termTrap !== '' && proc.termTrap !== '-') {
+      const s = this.sandbox(c.sandboxId);
+      const trapProc: Proc = { sleepers: new Set(), done: Promise.resolve(), ignoreSigterm: false };
+      const code = await runProgram(['sh', '-c', proc.termTrap], this.io(c, s, trapProc, (st, t) => c.log?.write(st, t))).catch(() => 0);
+      if (c.state === 'CONTAINER_RUNNING') this.kill(c, code);
+    } else if (proc.ignoreSigterm || proc.termTrap === '') {
+      await Promise.race([proc.done, this.sleep(timeout * 1000)]);
       if (c.state === 'CONTAINER_RUNNING') this.kill(c, 137);
-    } else this.kill(c, c.proc.ignoreSigterm ? 137 : 0);
-    await c.proc.done;
+    } else this.kill(c, 0);
+    await proc.done;
     if (c.state === 'CONTAINER_RUNNING') this.exited(c, c.exitCode);
   }
 
@@ -489,11 +506,18 @@ export class SimRuntime implements Runtime {
           })
         : new Promise<never>(() => undefined);
     // Stopping the container also ends its execs.
-    const bridge = { timer: undefined, reject: (e: Error) => proc.sleepers.forEach((x) => x.reject(e)) };
+    const bridge = {
+      timer: undefined,
+      reject: (e: Error) => {
+        proc.killed = true;
+        proc.sleepers.forEach((x) => x.reject(e));
+      },
+    };
     parentSleepers?.add(bridge);
     try {
       const r = await Promise.race([run, deadline]);
       if ('timeout' in r) {
+        proc.killed = true;
         for (const sl of proc.sleepers) sl.reject(new KilledError());
         run.catch(() => undefined);
         throw new CRIError('DeadlineExceeded', `failed to exec in container: timeout ${timeout}s exceeded: context deadline exceeded`);

@@ -14,7 +14,12 @@
  *   `date`, `id`, `cd DIR`, `exec CMD…`, `tail [-f|-F] FILE`, `head`, `grep [-q] PATTERN [FILE]`
  * - `wget [-q] [-O FILE] URL`, `curl [-s] [-o FILE] URL` — no network: they succeed and
  *   write a placeholder page `<html>simulated response from URL</html>`
- * - `kill`, `trap`, `set`, `shift`, `read` — accepted, exit 0
+ * - `trap ACTION TERM` — StopContainer's SIGTERM runs ACTION and ends the process with its status
+ * - `kill`, `set`, `shift`, `read` — accepted, exit 0
+ *
+ * Signals: a shell or `sleep` as PID 1 ignores SIGTERM (no default action for PID 1)
+ * unless it set a `trap`; StopContainer then kills it after the timeout (exit 137).
+ * Other programs (servers) exit 0 on SIGTERM.
  * Any other program (nginx, redis-server, python …) runs until it is stopped, like a
  * server. A loop whose iteration takes no simulated time is paced at one iteration per
  * second, so busy loops never spin the process.
@@ -50,6 +55,10 @@ export interface ShellIO {
   sleep(ms: number): Promise<void>;
   now(): number;
   stdin?: string;
+  /** `trap ACTION TERM`: the script to run when the container is asked to stop ('' = ignore, '-' = default) */
+  setTermTrap?(action: string): void;
+  /** true once the container was killed: every further command throws KilledError */
+  isKilled?(): boolean;
 }
 
 type Out = { write(s: string): void };
@@ -147,6 +156,7 @@ class Shell {
   }
 
   private async simple(words: Word[], redirects: Redirect[], out0: Out, err0: Out, stdin: string): Promise<number> {
+    if (this.io.isKilled?.()) throw new KilledError();
     const argv: string[] = [];
     for (const w of words) {
       const unquoted = w.every((s) => s.q === 'none');
@@ -343,10 +353,14 @@ class Shell {
         }
         return 0;
       }
+      case 'trap': {
+        const [action, ...sigs] = args;
+        if (action !== undefined && sigs.some((x) => /^(SIG)?TERM$|^15$/.test(x))) this.io.setTermTrap?.(action);
+        return 0;
+      }
       case 'true':
       case ':':
       case 'kill':
-      case 'trap':
       case 'set':
       case 'shift':
       case 'read':
