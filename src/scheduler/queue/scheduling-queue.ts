@@ -165,7 +165,6 @@ export class SchedulingQueue {
         return;
       }
       if (comparable(oldPod) !== comparable(newPod)) {
-        u.timestamp = this.clock.now();
         if (this.isBackingOff(u)) {
           this.unschedulable.delete(key);
           this.backoffQ.addOrUpdate(u);
