@@ -103,7 +103,7 @@ export class ServiceAllocator {
     allocators.forEach((a) => a.clear());
     for (const svc of services) {
       const owner = keyOf(svc);
-      const h = { owner, at: -Infinity };
+      const h = { owner, at: now };
       if (svc.spec?.type !== 'ExternalName') {
         for (const ip of svc.spec?.clusterIPs ?? []) {
           const r = this.ranges.get(familyOf(ip));
