@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ResourceDefinition } from '../api/resource.js';
+import type { KObject, ResourceDefinition } from '../api/resource.js';
 import { configMapDefinition } from '../api/core/v1/configmap/strategy.js';
 import { namespaceDefinition } from '../api/core/v1/namespace/strategy.js';
 import { StatusError } from '../apimachinery/errors.js';
@@ -45,7 +45,7 @@ describe('APIServer (in-process)', () => {
   });
 
   it('creates, gets and lists with resourceVersion, uid and creationTimestamp', async () => {
-    const created = await client.create(cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { x: '1' } }, data: { k: 'v' } });
+    const created = await client.create<KObject>(cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { x: '1' } }, data: { k: 'v' } });
     assert.ok(created.metadata?.uid);
     assert.match(created.metadata?.creationTimestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.match(created.metadata?.resourceVersion ?? '', /^\d+$/);

@@ -7,7 +7,9 @@
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
  */
 import type { KObject, ResourceDefinition } from '../../api/resource.js';
-import { newBadRequest } from '../../apimachinery/errors.js';
+import { newBadRequest, newInvalid } from '../../apimachinery/errors.js';
+import { invalid } from '../../apimachinery/field-errors.js';
+import { goSprint } from '../../apimachinery/patch/go-format.js';
 import { unknownFields } from '../openapi/unknown-fields.js';
 
 /**
@@ -22,6 +24,8 @@ export function checkFieldValidation(
   warnings: string[],
   /** findings of a strict decode of the body (duplicate fields, patch body errors) */
   decodeErrors: string[] = [],
+  /** the decoded patch for PATCH requests (undefined for create/update bodies) */
+  patchBody?: unknown,
 ): void {
   const mode = directive ?? 'Warn';
   if (mode !== 'Strict' && mode !== 'Warn' && mode !== 'Ignore') {
@@ -30,6 +34,13 @@ export function checkFieldValidation(
   if (mode === 'Ignore') return;
   const msgs = [...decodeErrors, ...unknownFields(def, obj).map((f) => `unknown field "${f}"`)];
   if (msgs.length === 0) return;
-  if (mode === 'Strict') throw newBadRequest(`strict decoding error: ${msgs.join(', ')}`);
+  if (mode === 'Strict') {
+    if (patchBody !== undefined) {
+      // patches: upstream reports the patch map as an invalid value of field "patch"
+      throw newInvalid({ group: '', kind: '' }, '', [invalid('patch', goSprint(patchBody), `strict decoding error: ${msgs.join(', ')}`)]);
+    }
+    // create/update decode the body into the kind: upstream's codec names it in the error
+    throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${msgs.join(', ')}`);
+  }
   warnings.push(...msgs);
 }

@@ -245,7 +245,8 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
       const r = applyPatch(def, fmt, c.req.headers['content-type'], body, current, c.info.name, c.query);
       const patched = r.object as Obj;
       if (!patched.metadata) patched.metadata = {};
-      checkFieldValidation(def, patched, fieldValidation, wc.warnings, r.strictErrors);
+      checkFieldValidation(def, patched, fieldValidation, wc.warnings, r.strictErrors, patchValue(body));
+      dropNulls(patched);
       // the resourceVersion the patch did not set is not a precondition: re-apply on conflicts
       if (current && patched.metadata.resourceVersion === current.metadata.resourceVersion) delete patched.metadata.resourceVersion;
       if (!sub) def.defaults?.(patched);
@@ -327,4 +328,31 @@ async function doDeleteCollection(c: ResourceContext, ns: string): Promise<void>
 /** 404 for paths that name no resource or subresource. */
 export function notFoundPath(): StatusError {
   return new StatusError(failureStatus(404, 'NotFound', 'the server could not find the requested resource', {}));
+}
+
+/** The decoded patch body for error messages (undefined when not JSON). */
+function patchValue(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return body.toString('utf8');
+  }
+}
+
+/**
+ * Removes null members of objects, as decoding a patched document into typed objects does
+ * upstream (null means "unset" for optional fields). Array elements are kept.
+ */
+export function dropNulls(v: unknown): void {
+  if (Array.isArray(v)) {
+    for (const x of v) dropNulls(x);
+    return;
+  }
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      if (o[k] === null) delete o[k];
+      else dropNulls(o[k]);
+    }
+  }
 }
