@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable, startManagedContainerd, type ManagedContainerd } from '../../src/cri/containerd/supervisor.js';
 import { RemoteRuntime } from '../../src/cri/remote/remote.js';
@@ -50,9 +50,29 @@ function pickPodCIDR(): string {
   throw new Error('no free 10.250.N.0/24 subnet for the test pod network');
 }
 
-function removeCgroupTree(rel: string): void {
+/** Every cgroup directory for `rel` (cgroup v2: one; v1: one per controller hierarchy). */
+function cgroupDirs(rel: string): string[] {
   const root = '/sys/fs/cgroup';
-  const dirs = existsSync(join(root, 'cgroup.controllers')) ? [root] : readdirSync(root).map((c) => join(root, c));
+  const roots = existsSync(join(root, 'cgroup.controllers')) ? [root] : readdirSync(root).map((c) => join(root, c));
+  return roots.map((r) => join(r, rel.replace(/^\//, ''))).filter((d) => existsSync(d));
+}
+
+/** PIDs in the cgroup subtree `rel` (our containers and pause processes). */
+export function pidsInCgroup(rel: string): number[] {
+  const pids = new Set<number>();
+  const walk = (d: string) => {
+    try {
+      for (const l of readFileSync(join(d, 'cgroup.procs'), 'utf8').split('\n')) if (l) pids.add(Number(l));
+      for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) walk(join(d, e.name));
+    } catch {
+      // removed meanwhile
+    }
+  };
+  for (const d of cgroupDirs(rel)) walk(d);
+  return [...pids];
+}
+
+function removeCgroupTree(rel: string): void {
   const rmTree = (d: string) => {
     if (!existsSync(d)) return;
     for (const e of readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) rmTree(join(d, e.name));
@@ -62,7 +82,17 @@ function removeCgroupTree(rel: string): void {
       // still has processes: left for the kernel to report
     }
   };
-  for (const d of dirs) rmTree(join(d, rel.replace(/^\//, '')));
+  for (const d of cgroupDirs(rel)) rmTree(d);
+}
+
+function killPids(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
 }
 
 /**
@@ -98,25 +128,45 @@ export async function startTestContainerd(o: TestContainerdOptions = {}): Promis
       restartDelayMs: o.restartDelayMs,
     });
   } catch (err) {
-    cleanupHost();
+    await cleanupHost();
     dir.remove();
     throw err;
   }
 
-  function cleanupHost() {
+  /**
+   * Safety net for what CRI could not remove (containerd dead or wedged): container
+   * processes in our cgroup tree, then our shims (found by their -address), netns
+   * and rootfs mounts under the data dir, the bridge, cgroups, CNI result cache entries.
+   */
+  async function cleanupHost() {
     const socket = join(dir.path, 'containerd', 'containerd.sock');
-    for (const pid of pidsByCmdline('containerd-shim', socket)) {
+    const shims = pidsByCmdline('containerd-shim', socket);
+    const ids = new Set<string>();
+    for (const pid of shims) {
       try {
-        process.kill(pid, 'SIGKILL');
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const i = argv.indexOf('-id');
+        if (i >= 0 && argv[i + 1]) ids.add(argv[i + 1]!);
       } catch {
         // gone
       }
     }
+    for (let i = 0; i < 20; i++) {
+      const pids = pidsInCgroup(cgroupParent);
+      if (pids.length === 0) break;
+      killPids(pids);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    killPids(shims);
     unmountUnder(dir.path);
     spawnSync('ip', ['link', 'del', bridgeName], { stdio: 'ignore' });
     removeCgroupTree(cgroupParent);
     const results = '/var/lib/cni/results';
-    if (existsSync(results)) for (const f of readdirSync(results)) if (f.startsWith(`${networkName}-`)) rmSync(join(results, f), { force: true });
+    if (existsSync(results)) {
+      for (const f of readdirSync(results)) {
+        if (f.startsWith(`${networkName}-`) || [...ids].some((id) => f.includes(`-${id}-`))) rmSync(join(results, f), { force: true });
+      }
+    }
   }
 
   return {
@@ -142,7 +192,7 @@ export async function startTestContainerd(o: TestContainerdOptions = {}): Promis
         // containerd already gone: the host cleanup below still runs
       }
       await containerd.stop();
-      cleanupHost();
+      await cleanupHost();
       dir.remove();
     },
   };
