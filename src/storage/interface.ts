@@ -63,6 +63,12 @@ export interface Watcher {
 export interface WatchCallbacks {
   onEvents(events: WatchEvent[]): void;
   onError?(err: Error): void;
+  /**
+   * Progress notification (etcd's progress notify): every event under the watched
+   * prefix up to `revision` has been delivered, even if there were none. Lets caches
+   * know they are as fresh as the store when other prefixes are written.
+   */
+  onProgress?(revision: number): void;
 }
 
 export interface Storage {

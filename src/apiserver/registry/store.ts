@@ -341,6 +341,7 @@ export class Store {
       } else if (rv !== String(current.rv)) {
         throw newConflict(this.groupResource, name);
       }
+      meta.resourceVersion = String(current.rv);
       // system fields the client cannot change
       meta.uid = old.metadata.uid;
       meta.creationTimestamp = old.metadata.creationTimestamp;

@@ -78,6 +78,7 @@ export class WatchCache {
     this.sortedKeys = undefined;
     this.watcher = await this.storage.watch(this.prefix, revision, {
       onEvents: (evs) => this.apply(evs),
+      onProgress: (rev) => this.progress(rev),
       onError: (err) => {
         this.failed = err;
       },
@@ -212,11 +213,20 @@ export class WatchCache {
       this.push(ev);
       this.dispatch(ev);
     }
-    if (this.waiters.length) {
-      const still: typeof this.waiters = [];
-      for (const w of this.waiters) (w.rv <= this.rv ? w.resolve() : still.push(w));
-      this.waiters = still;
-    }
+    this.resolveWaiters();
+  }
+
+  private progress(rev: number): void {
+    if (rev <= this.rv) return;
+    this.rv = rev;
+    this.resolveWaiters();
+  }
+
+  private resolveWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) (w.rv <= this.rv ? w.resolve() : still.push(w));
+    this.waiters = still;
   }
 
   private push(ev: CacheEvent): void {

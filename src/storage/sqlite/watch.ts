@@ -50,14 +50,19 @@ export class WatchHub {
 
   /** Delivers committed events (in revision order) to every watcher. */
   publish(events: WatchEvent[]): void {
+    if (events.length === 0) return;
+    const last = events[events.length - 1]!.kv.modRevision;
     for (const sub of this.subs) {
       let mine: WatchEvent[] | undefined;
       for (const ev of events) {
         if (ev.kv.modRevision > sub.cursor && ev.kv.key.startsWith(sub.prefix)) (mine ??= []).push(ev);
       }
-      if (mine === undefined) continue;
-      if (sub.pending !== undefined) sub.pending.push(...mine);
-      else sub.deliver(mine);
+      if (sub.pending !== undefined) {
+        if (mine !== undefined) sub.pending.push(...mine);
+        continue;
+      }
+      if (mine !== undefined) sub.deliver(mine);
+      sub.progress(last);
     }
   }
 
@@ -97,6 +102,7 @@ export class WatchHub {
     sub.pending = undefined;
     const rest = pending.filter((ev) => ev.kv.modRevision > sub.cursor);
     if (rest.length > 0) sub.deliver(rest);
+    sub.progress(core.rev);
   }
 }
 
@@ -125,6 +131,17 @@ class Subscription implements Watcher {
     this.cursor = events[events.length - 1]!.kv.modRevision;
     try {
       this.cb.onEvents(events);
+    } catch (err) {
+      this.fail(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /** Everything up to `revision` under the prefix has been delivered. */
+  progress(revision: number): void {
+    if (this.stopped || revision < this.cursor) return;
+    this.cursor = revision;
+    try {
+      this.cb.onProgress?.(revision);
     } catch (err) {
       this.fail(err instanceof Error ? err : new Error(String(err)));
     }

@@ -1,0 +1,130 @@
+/**
+ * API server benchmark: starts `k8ts server` (no kubelet, scheduler idle on no nodes)
+ * as a child process and measures, over HTTPS with client certificates:
+ * - cold start to /readyz (ms)
+ * - idle RSS (MB) and idle CPU (%) over 5 s
+ * - pod creates/s with N concurrent clients (durable: each 201 is a committed write),
+ *   and creates per server CPU-second (from /proc/<pid>/stat)
+ * - list of all pods (ms), as JSON
+ *
+ * Usage: npm run bench:api [-- --pods 20000 --concurrency 64]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'node:https';
+import { parse } from 'yaml';
+import { ensureBuilt, freePort, ROOT } from '../test/e2e/harness.js';
+
+const args = process.argv.slice(2);
+const arg = (n: string, d: number): number => {
+  const i = args.indexOf(`--${n}`);
+  return i >= 0 ? Number(args[i + 1]) : d;
+};
+const PODS = arg('pods', 20000);
+const CONC = arg('concurrency', 64);
+
+function cpuTicks(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return Number(parts[11]) + Number(parts[12]); // utime + stime (fields 14, 15)
+}
+function rssMB(pid: number): number {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+) kB/.exec(s);
+  return m ? Number(m[1]) / 1024 : 0;
+}
+const TICK = 100; // USER_HZ
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'k8ts-bench-'));
+  const port = await freePort();
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, [join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const kc = join(dir, 'kubeconfig.yaml');
+  let agent: Agent | undefined;
+  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'Content-Type': 'application/json' } : {} }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  for (;;) {
+    if (existsSync(kc)) {
+      if (!agent) {
+        const cfg = parse(readFileSync(kc, 'utf8'));
+        const b = (s: string) => Buffer.from(s, 'base64').toString();
+        agent = new Agent({
+          keepAlive: true,
+          maxSockets: CONC,
+          ca: b(cfg.clusters[0].cluster['certificate-authority-data']),
+          cert: b(cfg.users[0].user['client-certificate-data']),
+          key: b(cfg.users[0].user['client-key-data']),
+        });
+      }
+      try {
+        const r = await call('GET', '/readyz');
+        if (r.status === 200) break;
+      } catch {
+        /* not yet */
+      }
+    }
+    if (performance.now() - t0 > 30_000) throw new Error('server did not become ready');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const ready = performance.now() - t0;
+  console.log(`cold start to /readyz: ${ready.toFixed(0)} ms (includes first-start certificate generation)`);
+
+  await new Promise((r) => setTimeout(r, 1000));
+  const idle0 = cpuTicks(proc.pid!);
+  await new Promise((r) => setTimeout(r, 5000));
+  const idleCPU = ((cpuTicks(proc.pid!) - idle0) / TICK / 5) * 100;
+  console.log(`idle: RSS ${rssMB(proc.pid!).toFixed(0)} MB, CPU ${idleCPU.toFixed(1)} %`);
+
+  const pod = (i: number): string =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `bench-${i}`, labels: { app: 'bench' } },
+      spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '10Mi' } } }] },
+    });
+  let next = 0;
+  let failures = 0;
+  const c0 = cpuTicks(proc.pid!);
+  const w0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONC }, async () => {
+      while (next < PODS) {
+        const i = next++;
+        const r = await call('POST', '/api/v1/namespaces/default/pods', pod(i));
+        if (r.status !== 201) {
+          failures++;
+          if (failures < 5) console.error(r.status, r.body.slice(0, 300));
+        }
+      }
+    }),
+  );
+  const secs = (performance.now() - w0) / 1000;
+  const cpu = (cpuTicks(proc.pid!) - c0) / TICK;
+  console.log(
+    `pod create: ${PODS} pods, ${CONC} concurrent: ${(PODS / secs).toFixed(0)} pods/s; server CPU ${cpu.toFixed(2)} s → ${(PODS / cpu).toFixed(0)} creates per CPU-second; failures ${failures}`,
+  );
+  const l0 = performance.now();
+  const l = await call('GET', '/api/v1/namespaces/default/pods');
+  console.log(`list ${PODS} pods: ${(performance.now() - l0).toFixed(0)} ms, ${(l.body.length / 1e6).toFixed(1)} MB`);
+  console.log(`RSS after: ${rssMB(proc.pid!).toFixed(0)} MB`);
+  proc.kill('SIGTERM');
+  await new Promise((r) => proc.once('exit', r));
+  agent?.destroy();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
