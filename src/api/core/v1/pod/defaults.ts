@@ -157,8 +157,10 @@ function defaultContainer(c: Container | EphemeralContainer): void {
   if (!c.terminationMessagePolicy) c.terminationMessagePolicy = 'File';
   for (const p of c.ports ?? []) if (!p.protocol) p.protocol = 'TCP';
   for (const e of c.env ?? []) if (e.valueFrom?.fieldRef) defaultFieldRef(e.valueFrom.fieldRef);
-  if (c.resources?.limits) roundResourceList(c.resources.limits);
-  if (c.resources?.requests) roundResourceList(c.resources.requests);
+  // a struct (not a pointer) upstream, so always serialised: `resources: {}`
+  c.resources ??= {};
+  if (c.resources.limits) roundResourceList(c.resources.limits);
+  if (c.resources.requests) roundResourceList(c.resources.requests);
   if (c.livenessProbe) defaultProbe(c.livenessProbe);
   if (c.readinessProbe) defaultProbe(c.readinessProbe);
   if (c.startupProbe) defaultProbe(c.startupProbe);
