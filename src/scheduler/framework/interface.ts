@@ -107,6 +107,8 @@ export interface EnqueueExtensions extends Plugin {
 export interface PodNominator {
   /** Nominated pods of a node (copies of the list; PodInfos shared). */
   nominatedPodsForNode(nodeName: string): PodInfo[];
+  /** Whether no pod is nominated anywhere (lets Filter skip the lookup). */
+  isEmpty?(): boolean;
 }
 
 /**

@@ -207,6 +207,7 @@ export class Framework implements I.Handle {
    * keep their room.
    */
   runFilterPluginsWithNominatedPods(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status | null {
+    if (this.nominator.isEmpty?.()) return this.runFilterPlugins(state, pod, nodeInfo);
     const nominated = nodeInfo.node ? this.nominator.nominatedPodsForNode(nodeInfo.name) : noNominated;
     if (nominated.length === 0) return this.runFilterPlugins(state, pod, nodeInfo);
     const prio = pod.spec?.priority ?? 0;

@@ -118,6 +118,17 @@ export function fitsRequest(
   return out;
 }
 
+/** Allocation-free check of the common case: true when nothing is insufficient. */
+function fitsFast(req: Resource, nodeInfo: NodeInfo): boolean {
+  const alloc = nodeInfo.allocatable;
+  const used = nodeInfo.requested;
+  if (nodeInfo.pods.length + 1 > alloc.allowedPodNumber) return false;
+  if (req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - used.milliCPU) return false;
+  if (req.memory > 0 && req.memory > alloc.memory - used.memory) return false;
+  if (req.ephemeralStorage > 0 && req.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage) return false;
+  return req.scalar === null || req.scalar.size === 0;
+}
+
 /** Whether the pod would fit an empty node of this kind (for queueing hints). */
 function fitsEmptyNode(pod: Pod, node: Node): boolean {
   return fitsRequest(computePodRequests(pod), new NodeInfo(node)).length === 0;
@@ -144,6 +155,7 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   filter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status | null {
     const s = state.get<PreFilterState>(preFilterStateKey);
     const req = s ? s.request : computePodRequests(pod);
+    if (fitsFast(req, nodeInfo)) return null;
     const insufficient = fitsRequest(req, nodeInfo, this.ignoredResources, this.ignoredResourceGroups);
     if (insufficient.length === 0) return null;
     return new Status(

@@ -59,6 +59,10 @@ export class Nominator implements PodNominator {
     this.add(newPi, ni);
   }
 
+  isEmpty(): boolean {
+    return this.byNode.size === 0;
+  }
+
   nominatedPodsForNode(nodeName: string): PodInfo[] {
     const l = this.byNode.get(nodeName);
     return l ? l.slice() : none;

@@ -38,9 +38,16 @@ function get(r: Resource, name: string): number {
   }
 }
 
+const CPU = 0;
+const MEMORY = 1;
+const EPHEMERAL = 2;
+const SCALAR = 3;
+
 export class ResourceAllocationScorer {
   private readonly req: number[];
   private readonly alloc: number[];
+  /** per configured resource: CPU, MEMORY, EPHEMERAL or SCALAR */
+  private readonly kinds: number[];
 
   constructor(
     readonly resources: ResourceSpec[],
@@ -50,6 +57,7 @@ export class ResourceAllocationScorer {
   ) {
     this.req = new Array(resources.length).fill(0);
     this.alloc = new Array(resources.length).fill(0);
+    this.kinds = resources.map((r) => (r.name === 'cpu' ? CPU : r.name === 'memory' ? MEMORY : r.name === 'ephemeral-storage' ? EPHEMERAL : SCALAR));
   }
 
   /** The pod's request per configured resource (cpu in millicores). */
@@ -61,20 +69,31 @@ export class ResourceAllocationScorer {
   /** Score of a node for a pod with the given per-resource requests. */
   score(nodeInfo: NodeInfo, podRequests: number[]): number {
     const requested = this.useRequested ? nodeInfo.requested : nodeInfo.nonZeroRequested;
-    for (let i = 0; i < this.resources.length; i++) {
-      const name = this.resources[i]!.name;
+    const alloc = nodeInfo.allocatable;
+    for (let i = 0; i < this.kinds.length; i++) {
       const pr = podRequests[i]!;
       let a = 0;
       let q = 0;
-      if (name === 'cpu' || name === 'memory') {
-        a = get(nodeInfo.allocatable, name);
-        q = get(requested, name) + pr;
-      } else if (name === 'ephemeral-storage') {
-        a = nodeInfo.allocatable.ephemeralStorage;
-        q = nodeInfo.requested.ephemeralStorage + pr;
-      } else if (!(pr === 0 && isScalarResourceName(name)) && nodeInfo.allocatable.scalar?.has(name)) {
-        a = nodeInfo.allocatable.getScalar(name);
-        q = nodeInfo.requested.getScalar(name) + pr;
+      switch (this.kinds[i]) {
+        case CPU:
+          a = alloc.milliCPU;
+          q = requested.milliCPU + pr;
+          break;
+        case MEMORY:
+          a = alloc.memory;
+          q = requested.memory + pr;
+          break;
+        case EPHEMERAL:
+          a = alloc.ephemeralStorage;
+          q = nodeInfo.requested.ephemeralStorage + pr;
+          break;
+        default: {
+          const name = this.resources[i]!.name;
+          if (!(pr === 0 && isScalarResourceName(name)) && alloc.scalar?.has(name)) {
+            a = alloc.getScalar(name);
+            q = nodeInfo.requested.getScalar(name) + pr;
+          }
+        }
       }
       this.alloc[i] = a;
       this.req[i] = a === 0 ? 0 : q;
