@@ -7,8 +7,9 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/types.go (Resource)
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/api/v1/resource/helpers.go (PodRequests)
  */
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { milliValue, tryParseQuantity, value } from '../../apimachinery/quantity.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { milliValue, newMilliQuantity, newQuantity, tryParseQuantity, value } from '../../apimachinery/quantity.js';
+import { podRequests } from '../../api/core/v1/helpers/resources.js';
 
 /** Default cpu request (millicores) the scoring plugins assume for a container without one. */
 export const DEFAULT_MILLI_CPU_REQUEST = 100;
@@ -124,59 +125,44 @@ export function resourceFromList(list: Record<string, string | number> | undefin
   return r;
 }
 
-/** Element-wise max into `into`. */
-function maxInto(into: Resource, r: Resource): void {
-  if (r.milliCPU > into.milliCPU) into.milliCPU = r.milliCPU;
-  if (r.memory > into.memory) into.memory = r.memory;
-  if (r.ephemeralStorage > into.ephemeralStorage) into.ephemeralStorage = r.ephemeralStorage;
-  if (r.scalar) {
-    for (const [k, v] of r.scalar) {
-      const cur = into.scalar?.get(k);
-      if (cur === undefined || v > cur) (into.scalar ??= new Map()).set(k, v);
-    }
-  }
-}
-
-/** One container's requests; with `withDefaults`, absent cpu/memory get the non-zero defaults. */
-function containerRequests(c: Container, withDefaults: boolean): Resource {
-  const req = c.resources?.requests as Record<string, string> | undefined;
-  const r = resourceFromList(req);
-  if (withDefaults) {
-    if (!req || req.cpu === undefined) r.milliCPU = DEFAULT_MILLI_CPU_REQUEST;
-    if (!req || req.memory === undefined) r.memory = DEFAULT_MEMORY_REQUEST;
-  }
-  return r;
-}
+/** The non-zero defaults as a quantity map, for podRequests' nonMissingContainerRequests. */
+const nonMissingDefaults = {
+  cpu: newMilliQuantity(DEFAULT_MILLI_CPU_REQUEST),
+  memory: newQuantity(DEFAULT_MEMORY_REQUEST),
+};
 
 /**
- * The pod's effective requests, as the kubelet will reserve them: sum of app
- * containers and restartable init containers (sidecars), element-wise max with each
- * regular init container plus the sidecars started before it, plus pod overhead.
- * With `withDefaults`, containers lacking a cpu/memory request count as 100m/200Mi
- * (the "non-zero" requests the scoring plugins use).
+ * The pod's effective requests as a numeric vector, from the shared helper
+ * `podRequests` (sum of app containers and sidecars, at least each init container's
+ * need, plus overhead). With `withDefaults`, containers lacking a cpu/memory request
+ * count as 100m/200Mi (the "non-zero" requests the scoring plugins use). Malformed
+ * quantities (never stored by a validating API server) give an empty vector.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/component-helpers/resource/helpers.go
  */
 export function computePodRequests(pod: Pod, withDefaults = false): Resource {
-  const spec = pod.spec;
-  const reqs = new Resource();
-  if (!spec) return reqs;
-  for (const c of spec.containers ?? []) reqs.add(containerRequests(c, withDefaults));
-  const sidecars = new Resource();
-  const initMax = new Resource();
-  for (const c of spec.initContainers ?? []) {
-    const cr = containerRequests(c, withDefaults);
-    if (c.restartPolicy === 'Always') {
-      reqs.add(cr);
-      sidecars.add(cr);
-      maxInto(initMax, sidecars);
-    } else {
-      cr.add(sidecars);
-      maxInto(initMax, cr);
+  const r = new Resource();
+  let reqs;
+  try {
+    reqs = podRequests(pod, withDefaults ? { nonMissingContainerRequests: nonMissingDefaults } : {});
+  } catch {
+    return r;
+  }
+  for (const name in reqs) {
+    const q = reqs[name]!;
+    switch (name) {
+      case 'cpu':
+        r.milliCPU = milliValue(q);
+        break;
+      case 'memory':
+        r.memory = value(q);
+        break;
+      case 'ephemeral-storage':
+        r.ephemeralStorage = value(q);
+        break;
+      default:
+        if (isScalarResourceName(name)) r.addScalar(name, value(q));
     }
   }
-  maxInto(reqs, initMax);
-  if (spec.overhead) reqs.add(resourceFromList(spec.overhead as Record<string, string>));
-  reqs.allowedPodNumber = 0;
-  return reqs;
+  return r;
 }
