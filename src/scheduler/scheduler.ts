@@ -17,7 +17,7 @@ import { DEFAULT_SCHEDULER_NAME, defaultProfile, type Profile } from './framewor
 import type { Registry } from './framework/registry.js';
 import { Framework } from './framework/runtime.js';
 import { Snapshot } from './framework/snapshot.js';
-import { ActionType, eventMatches, Events, podKey, type ClusterEvent, type ClusterEventWithHint } from './framework/types.js';
+import { ActionType, eventMatches, Events, podKey, type ClusterEvent, type ClusterEventWithHint, type QueuedPodInfo } from './framework/types.js';
 import { realTimers, type Timers } from './framework/waiting-pods.js';
 import { newInTreeRegistry } from './plugins/registry.js';
 import { SCHEDULING_GATED_MESSAGE, SCHEDULING_GATED_REASON } from './plugins/SchedulingGates.js';
@@ -101,6 +101,7 @@ export class Scheduler {
   private stopped = false;
   private loopDone: Promise<void> = Promise.resolve();
   private readonly yieldEveryMs: number;
+  private less?: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
 
   constructor(opts: SchedulerOptions) {
     this.client = opts.client;
@@ -112,7 +113,8 @@ export class Scheduler {
     let registry = newInTreeRegistry();
     if (opts.outOfTreeRegistry) registry = registry.merge(opts.outOfTreeRegistry);
     this.queue = new SchedulingQueue({
-      less: (a, b) => this.frameworks.values().next().value!.queueSortFunc()(a, b),
+      // all profiles must share one QueueSort (upstream); the first profile's is used
+      less: (a, b) => (this.less ??= this.frameworks.values().next().value!.queueSortFunc())(a, b),
       clock: this.clock,
       podInitialBackoffMs: (opts.podInitialBackoffSeconds ?? 1) * 1000,
       podMaxBackoffMs: (opts.podMaxBackoffSeconds ?? 10) * 1000,
