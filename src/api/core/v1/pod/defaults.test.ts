@@ -116,3 +116,13 @@ test('pod-level defaults and idempotence', () => {
   assert.equal(explicit.spec!.restartPolicy, 'Never');
   assert.equal(explicit.spec!.dnsPolicy, 'Default');
 });
+
+test('findInvalidPodQuantity: the decode-time check upstream answers with 400', async () => {
+  const { findInvalidPodQuantity } = await import('./defaults.js');
+  const ok: Pod = { spec: { containers: [{ name: 'c', image: 'x', resources: { limits: { cpu: '0.1' } } }], overhead: { memory: '1Gi' } } };
+  assert.equal(findInvalidPodQuantity(ok), undefined);
+  const bad: Pod = { spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { memory: '1mi' } } }] } };
+  assert.equal(findInvalidPodQuantity(bad)?.message, "unable to parse quantity's suffix");
+  const badVolume: Pod = { spec: { containers: [], volumes: [{ name: 'v', emptyDir: { sizeLimit: 'lots' } }] } };
+  assert.equal(findInvalidPodQuantity(badVolume)?.message, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+});

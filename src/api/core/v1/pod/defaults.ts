@@ -10,7 +10,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/v1/defaults.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/v1/zz_generated.defaults.go
  */
-import { formatQuantity, parseQuantityJSON, roundUpQuantity, type Quantity } from '../../../../apimachinery/quantity.js';
+import { formatQuantity, parseQuantityJSON, QuantityParseError, roundUpQuantity, type Quantity } from '../../../../apimachinery/quantity.js';
 import type {
   Container,
   EphemeralContainer,
@@ -226,4 +226,54 @@ export function imageTag(image: string): string {
   const digest = m[3] ?? '';
   if (!tag && !digest) return 'latest';
   return tag;
+}
+
+/**
+ * The first malformed quantity anywhere in a pod (resources, overhead, emptyDir sizeLimit,
+ * resourceFieldRef divisors, ephemeral volume claims, container status resources).
+ * Upstream rejects these while decoding the request, before defaulting and validation,
+ * with 400 BadRequest `Pod in version "v1" cannot be handled as a Pod: <message>`; the API
+ * server's decode step can call this to do the same. Returns undefined if all parse.
+ */
+export function findInvalidPodQuantity(pod: Pod): QuantityParseError | undefined {
+  const check = (v: unknown): QuantityParseError | undefined => {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string' && typeof v !== 'number') return new QuantityParseError(`json: cannot unmarshal ${typeof v} into Go value of type resource.Quantity`, 'format', String(v));
+    try {
+      parseQuantityJSON(v);
+      return undefined;
+    } catch (e) {
+      if (e instanceof QuantityParseError) return e;
+      throw e;
+    }
+  };
+  const lists: (ResourceList | undefined)[] = [];
+  const singles: unknown[] = [];
+  const spec = pod.spec;
+  const containers = [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...(spec?.ephemeralContainers ?? [])];
+  for (const c of containers) {
+    lists.push(c.resources?.limits, c.resources?.requests);
+    for (const e of c.env ?? []) singles.push(e.valueFrom?.resourceFieldRef?.divisor);
+  }
+  lists.push(spec?.overhead, spec?.resources?.limits, spec?.resources?.requests);
+  for (const v of spec?.volumes ?? []) {
+    singles.push(v.emptyDir?.sizeLimit);
+    for (const item of v.downwardAPI?.items ?? []) singles.push(item.resourceFieldRef?.divisor);
+    for (const src of v.projected?.sources ?? []) for (const item of src.downwardAPI?.items ?? []) singles.push(item.resourceFieldRef?.divisor);
+    const r = v.ephemeral?.volumeClaimTemplate?.spec?.resources;
+    lists.push(r?.limits, r?.requests);
+  }
+  const st = pod.status;
+  for (const cs of [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])]) {
+    lists.push(cs.allocatedResources as ResourceList | undefined, cs.resources?.limits, cs.resources?.requests);
+  }
+  for (const l of lists) for (const k in l ?? {}) {
+    const e = check(l![k]);
+    if (e) return e;
+  }
+  for (const v of singles) {
+    const e = check(v);
+    if (e) return e;
+  }
+  return undefined;
 }

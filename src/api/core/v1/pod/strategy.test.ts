@@ -236,3 +236,25 @@ test('matchLabelKeys are merged into pod affinity selectors on create', () => {
     matchExpressions: [{ key: 'version', operator: 'In', values: ['v1'] }],
   });
 });
+
+test('ephemeralcontainers subresource: add allowed, change or removal forbidden, rest of spec kept', async () => {
+  const { podEphemeralContainersStrategy } = await import('./strategy.js');
+  const old = stored((p) => (p.spec!.nodeName = 'n1'));
+  const next = structuredClone(old);
+  next.spec!.containers[0]!.image = 'ignored';
+  next.spec!.ephemeralContainers = [{ name: 'debugger', image: 'busybox', targetContainerName: 'nginx', stdin: true, tty: true }];
+  podEphemeralContainersStrategy.prepareForUpdate(next, old, testContext());
+  assert.equal(next.spec!.containers[0]!.image, 'nginx:1.27');
+  assert.equal(next.spec!.ephemeralContainers![0]!.imagePullPolicy, 'Always'); // busybox: no tag → latest
+  assert.deepEqual(podEphemeralContainersStrategy.validateUpdate!(next, old, testContext()), []);
+  const removed = structuredClone(next);
+  removed.spec!.ephemeralContainers = [];
+  assert.deepEqual(podEphemeralContainersStrategy.validateUpdate!(removed, next, testContext()).map(fieldErrorString), [
+    'spec.ephemeralContainers: Forbidden: existing ephemeral containers "debugger" may not be removed\n',
+  ]);
+  const badTarget = structuredClone(old);
+  badTarget.spec!.ephemeralContainers = [{ name: 'dbg', image: 'busybox', targetContainerName: 'nope', imagePullPolicy: 'Always', terminationMessagePolicy: 'File' }];
+  assert.deepEqual(podEphemeralContainersStrategy.validateUpdate!(badTarget, old, testContext()).map(fieldErrorString), [
+    'spec.ephemeralContainers[0].targetContainerName: Not found: "nope"',
+  ]);
+});

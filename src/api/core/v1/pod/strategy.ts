@@ -18,7 +18,8 @@ import { computePodQOS } from '../helpers/qos.js';
 import { roundResourceList, setPodDefaults } from './defaults.js';
 import { podTable } from './printer.js';
 import type { Pod, PodAffinityTerm, PodSpec, Toleration } from './types.js';
-import { validatePodCreate, validatePodStatusUpdate, validatePodUpdate } from './validation.js';
+import { validatePodCreate } from './validation.js';
+import { validatePodEphemeralContainersUpdate, validatePodStatusUpdate, validatePodUpdate } from './validation-update.js';
 
 /** Taint keys the DefaultTolerationSeconds admission plugin tolerates for 300 s. */
 export const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';
@@ -125,6 +126,31 @@ export const podStatusStrategy: StatusStrategy<Pod> = {
   },
   validateUpdate(obj: Obj<Pod>, old: Obj<Pod>): FieldError[] {
     return validatePodStatusUpdate(obj, old);
+  },
+};
+
+/**
+ * pods/ephemeralcontainers (kubectl debug): only spec.ephemeralContainers is taken from the
+ * request; spec, status and the status-reset metadata (labels, annotations, finalizers,
+ * ownerReferences, deletionTimestamp) come from the old object. Not part of the
+ * ResourceDefinition contract; for the API server's subresource handler.
+ */
+export const podEphemeralContainersStrategy: StatusStrategy<Pod> = {
+  prepareForUpdate(obj: Obj<Pod>, old: Obj<Pod>): void {
+    const eph = obj.spec?.ephemeralContainers;
+    obj.spec = structuredClone(old.spec);
+    if (eph) obj.spec!.ephemeralContainers = eph;
+    setPodDefaults(obj);
+    obj.status = old.status;
+    const m = obj.metadata as Record<string, unknown>;
+    const om = old.metadata as Record<string, unknown>;
+    for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'deletionTimestamp', 'generation', 'managedFields']) {
+      if (om[k] === undefined) delete m[k];
+      else m[k] = om[k];
+    }
+  },
+  validateUpdate(obj: Obj<Pod>, old: Obj<Pod>): FieldError[] {
+    return validatePodEphemeralContainersUpdate(obj, old);
   },
 };
 
