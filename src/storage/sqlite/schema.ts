@@ -17,6 +17,10 @@ import { StorageError } from '../interface.js';
  * - `value`           the value written (tombstones keep the last value)
  * - `old_value`       the previous row's value (for watch `prevKv`)
  *
+ * The (name, id) index carries `deleted` too, so "is this the key's live row at
+ * revision R" (lists, counts) is answered from the index alone, without reading
+ * value pages.
+ *
  * `kine_meta` holds `compact_rev` (the persisted compacted revision); kine keeps
  * that in a magic `compact_rev_key` row instead, which every query must then skip.
  *
@@ -33,7 +37,7 @@ CREATE TABLE IF NOT EXISTS kine (
   value TEXT,
   old_value TEXT
 );
-CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id);
+CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id, deleted);
 CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision_uindex ON kine (name, prev_revision);
 CREATE TABLE IF NOT EXISTS kine_meta (
   key TEXT PRIMARY KEY,

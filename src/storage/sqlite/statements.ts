@@ -24,13 +24,13 @@ const LIVE_AT_REV = `kv.id <= @rev AND kv.deleted = 0
   AND kv.id = (SELECT MAX(m.id) FROM kine AS m WHERE m.name = kv.name AND m.id <= @rev)`;
 
 function listSql(lower: '>=' | '>'): string {
-  return `SELECT kv.id, kv.name, kv.create_revision, kv.value FROM kine AS kv
+  return `SELECT kv.id, kv.name, kv.create_revision, kv.value FROM kine AS kv INDEXED BY kine_name_id_index
     WHERE kv.name ${lower} @lo AND kv.name < @hi AND ${LIVE_AT_REV}
     ORDER BY kv.name LIMIT @limit`;
 }
 
 function countSql(lower: '>=' | '>'): string {
-  return `SELECT COUNT(*) FROM kine AS kv WHERE kv.name ${lower} @lo AND kv.name < @hi AND ${LIVE_AT_REV}`;
+  return `SELECT COUNT(*) FROM kine AS kv INDEXED BY kine_name_id_index WHERE kv.name ${lower} @lo AND kv.name < @hi AND ${LIVE_AT_REV}`;
 }
 
 /**
