@@ -126,3 +126,20 @@ test('findInvalidPodQuantity: the decode-time check upstream answers with 400', 
   const badVolume: Pod = { spec: { containers: [], volumes: [{ name: 'v', emptyDir: { sizeLimit: 'lots' } }] } };
   assert.equal(findInvalidPodQuantity(badVolume)?.message, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
 });
+
+test('conversion aliases: serviceAccount mirrors serviceAccountName; podIP/hostIP mirror the lists', () => {
+  const a: Pod = { spec: { containers: [], serviceAccount: 'old' } };
+  setPodDefaults(a);
+  assert.equal(a.spec!.serviceAccountName, 'old');
+  assert.equal(a.spec!.serviceAccount, 'old');
+  const b: Pod = { spec: { containers: [], serviceAccountName: 'new', serviceAccount: 'old' } };
+  setPodDefaults(b);
+  assert.equal(b.spec!.serviceAccount, 'new');
+  const c: Pod = { spec: { containers: [] }, status: { podIP: '10.0.0.1', hostIPs: [{ ip: '192.168.0.2' }] } };
+  setPodDefaults(c);
+  assert.deepEqual(c.status!.podIPs, [{ ip: '10.0.0.1' }]);
+  assert.equal(c.status!.hostIP, '192.168.0.2');
+  const d: Pod = { spec: { containers: [] }, status: { podIP: '10.0.0.9', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }] } };
+  setPodDefaults(d);
+  assert.deepEqual(d.status!.podIPs, [{ ip: '10.0.0.9' }]);
+});

@@ -50,6 +50,7 @@ export function setPodDefaults(pod: Pod): void {
   for (const c of spec.containers) defaultContainer(c);
   for (const c of spec.ephemeralContainers ?? []) defaultContainer(c);
   if (spec.overhead) roundResourceList(spec.overhead);
+  syncDeprecatedAliases(pod);
   const status = pod.status;
   if (status) {
     for (const list of [status.initContainerStatuses, status.containerStatuses, status.ephemeralContainerStatuses]) {
@@ -62,6 +63,24 @@ export function setPodDefaults(pod: Pod): void {
       }
     }
   }
+}
+
+/**
+ * What upstream's v1 ⇄ internal conversion does to alias fields, so stored and served
+ * objects look the same: `serviceAccount` mirrors `serviceAccountName` (the latter wins);
+ * `podIP`/`hostIP` mirror `podIPs[0]`/`hostIPs[0]` (the singular wins when they differ).
+ */
+function syncDeprecatedAliases(pod: Pod): void {
+  const spec = pod.spec!;
+  if (!spec.serviceAccountName && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
+  const st = pod.status;
+  if (!st) return;
+  if (st.podIP && (!st.podIPs?.length || st.podIPs[0]!.ip !== st.podIP)) st.podIPs = [{ ip: st.podIP }];
+  if (st.podIPs?.length) st.podIP = st.podIPs[0]!.ip;
+  if (st.hostIP && (!st.hostIPs?.length || st.hostIPs[0]!.ip !== st.hostIP)) st.hostIPs = [{ ip: st.hostIP }];
+  if (st.hostIPs?.length) st.hostIP = st.hostIPs[0]!.ip;
 }
 
 /** SetDefaults_Pod: requests from limits, enableServiceLinks, host-network host ports. */
