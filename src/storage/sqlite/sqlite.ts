@@ -87,40 +87,51 @@ export class SqliteStorage implements Storage {
     }
   }
 
+  /** {@inheritDoc Storage.currentRevision} */
   async currentRevision(): Promise<number> {
     this.core.assertOpen();
     return this.core.rev;
   }
 
+  /** {@inheritDoc Storage.compactedRevision} */
   async compactedRevision(): Promise<number> {
     this.core.assertOpen();
     return this.core.compactRev;
   }
 
+  /** {@inheritDoc Storage.get} See {@link get}. */
   async get(key: string, opts?: { revision?: number }): Promise<{ revision: number; kv?: KeyValue }> {
     return get(this.core, key, opts?.revision);
   }
 
+  /** {@inheritDoc Storage.list} See {@link list}. */
   async list(prefix: string, opts?: ListOptions): Promise<ListResult> {
     return list(this.core, prefix, opts);
   }
 
+  /** {@inheritDoc Storage.count} */
   async count(prefix: string): Promise<{ revision: number; count: number }> {
     return count(this.core, prefix);
   }
 
+  /** {@inheritDoc Storage.create} Group-committed with the other writes of this event-loop turn. */
   create(key: string, value: string): Promise<KeyValue> {
     return this.writer.submit('create', key, value, 0);
   }
 
+  /** {@inheritDoc Storage.update} Group-committed with the other writes of this event-loop turn. */
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
     return this.writer.submit('update', key, value, expectedModRevision);
   }
 
+  /** {@inheritDoc Storage.delete} Group-committed with the other writes of this event-loop turn. */
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     return this.writer.submit('delete', key, '', expectedModRevision ?? 0);
   }
 
+  /**
+   * {@inheritDoc Storage.watch} A future `afterRevision` is allowed, as in etcd. See {@link WatchHub}.
+   */
   async watch(prefix: string, afterRevision: number, cb: WatchCallbacks): Promise<Watcher> {
     return this.hub.subscribe(prefix, afterRevision, cb);
   }
