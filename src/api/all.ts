@@ -1,0 +1,60 @@
+/**
+ * Every resource the API server serves, as ResourceDefinitions: the generic REST store
+ * serves each one; discovery lists them with their short names and categories.
+ *
+ * @see src/api/resource.ts
+ */
+import { leaseDefinition } from './coordination/v1/lease/strategy.js';
+import { configMapDefinition } from './core/v1/configmap/strategy.js';
+import { endpointsDefinition } from './core/v1/endpoints/strategy.js';
+import { eventDefinition } from './core/v1/event/strategy.js';
+import { namespaceDefinition } from './core/v1/namespace/strategy.js';
+import { nodeDefinition } from './core/v1/node/strategy.js';
+import { persistentVolumeDefinition } from './core/v1/persistentvolume/strategy.js';
+import { persistentVolumeClaimDefinition } from './core/v1/persistentvolumeclaim/strategy.js';
+import { podDefinition } from './core/v1/pod/strategy.js';
+import { secretDefinition } from './core/v1/secret/strategy.js';
+import { serviceAccountDefinition } from './core/v1/serviceaccount/strategy.js';
+import { createServiceDefinition } from './core/v1/service/strategy.js';
+import { endpointSliceDefinition } from './discovery/v1/endpointslice/strategy.js';
+import { eventsV1EventDefinition } from './events/v1/event/strategy.js';
+import type { ResourceDefinition } from './resource.js';
+import { priorityClassDefinition } from './scheduling/v1/priorityclass/strategy.js';
+
+/** Cluster-wide settings some definitions need. */
+export interface AllDefinitionsOptions {
+  /** Service ClusterIP range(s), e.g. `10.96.0.0/12` (one CIDR, or IPv4,IPv6) */
+  serviceCIDR: string;
+  /** NodePort range, default `30000-32767` */
+  nodePortRange?: string;
+}
+
+/**
+ * The definitions of all built-in resources. Call once per API server: the Service
+ * definition owns the ClusterIP/NodePort allocator state.
+ *
+ * Both `events` definitions (core/v1 and events.k8s.io/v1) are views of the same stored
+ * objects; see src/api/events/v1/event/strategy.ts for how the store serves the second.
+ *
+ * @throws Error when serviceCIDR or nodePortRange is malformed
+ */
+export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[] {
+  const defs: ResourceDefinition[] = [
+    podDefinition,
+    namespaceDefinition,
+    nodeDefinition,
+    eventDefinition,
+    configMapDefinition,
+    secretDefinition,
+    serviceAccountDefinition,
+    createServiceDefinition({ serviceCIDR: opts.serviceCIDR, nodePortRange: opts.nodePortRange }),
+    endpointsDefinition,
+    persistentVolumeClaimDefinition,
+    persistentVolumeDefinition,
+    eventsV1EventDefinition,
+    leaseDefinition,
+    endpointSliceDefinition,
+    priorityClassDefinition,
+  ];
+  return defs;
+}
