@@ -7,6 +7,7 @@
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/authorization/union/union.go
  */
 import type { AuthorizationAttributes, Authorizer } from '../apiserver.js';
+import { addAuditAnnotation } from '../audit/context.js';
 
 export interface Decision {
   decision: 'Allow' | 'Deny' | 'NoOpinion';
@@ -43,6 +44,8 @@ export class UnionAuthorizer implements Authorizer {
 
   async authorize(a: AuthorizationAttributes): Promise<{ allowed: boolean; reason?: string }> {
     const d = this.decide(a);
+    addAuditAnnotation('authorization.k8s.io/decision', d.decision === 'Allow' ? 'allow' : 'forbid');
+    addAuditAnnotation('authorization.k8s.io/reason', d.reason);
     return d.decision === 'Allow' ? { allowed: true } : { allowed: false, reason: d.reason || undefined };
   }
 }

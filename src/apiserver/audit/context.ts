@@ -1,0 +1,18 @@
+/**
+ * The per-request audit context: authorizers and admission plugins add annotations
+ * (`authorization.k8s.io/decision`, `pod-security.kubernetes.io/…`) to the request being
+ * audited without a handle on it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface AuditContext {
+  annotations: Record<string, string>;
+}
+
+export const auditContext = new AsyncLocalStorage<AuditContext>();
+
+/** Adds an annotation to the current request's audit event (no-op outside one). */
+export function addAuditAnnotation(key: string, value: string): void {
+  const c = auditContext.getStore();
+  if (c && !(key in c.annotations)) c.annotations[key] = value;
+}
