@@ -16,12 +16,11 @@
 import type { Service } from 'kubernetes-types/core/v1.js';
 import { newInternalError, newInvalid, type StatusError } from '../../../../apimachinery/errors.js';
 import { type FieldError, invalid, Path } from '../../../../apimachinery/field-errors.js';
-import { parseIPSloppy } from '../../../../apimachinery/validation.js';
 import type { GroupVersionResource, ObjectLookup } from '../../../resource.js';
 import type { O } from '../shared/types.js';
 import { AllocationError, IPRange, type OffsetAllocator, PortRange } from './allocator.js';
 import { isHeadless, needsHealthCheck, shouldAllocateNodePorts } from './defaults.js';
-import { validateServiceClusterIPsRelatedFields } from './validation.js';
+import { type Family, familyOf, initIPFamilyFields, isMatchingPreferDualStack } from './families.js';
 
 const SERVICES: GroupVersionResource = { group: '', version: 'v1', resource: 'services' };
 const SERVICE_GK = { group: '', kind: 'Service' };
@@ -41,8 +40,6 @@ export interface ServiceAllocatorOptions {
   reclaimGraceMs?: number;
 }
 
-type Family = 'IPv4' | 'IPv6';
-const familyOf = (ip: string): Family => (parseIPSloppy(ip) === 6 ? 'IPv6' : 'IPv4');
 const keyOf = (svc: O<Service>): string => `${svc.metadata.namespace ?? ''}/${svc.metadata.name || `${svc.metadata.generateName ?? ''}*`}`;
 
 /** One allocation operation: what it took, so that a failure gives it all back. */
@@ -148,63 +145,9 @@ export class ServiceAllocator {
     return off;
   }
 
-  /** Upstream initIPFamilyFields: defaults ipFamilyPolicy / ipFamilies, rejects unconfigured families. */
+  /** Upstream initIPFamilyFields (see {@link initIPFamilyFields}). */
   initIPFamilyFields(svc: O<Service>, old: O<Service> | undefined): void {
-    const s = (svc.spec ??= {});
-    if (s.type === 'ExternalName') return;
-    if (old && isMatchingPreferDualStack(old, svc)) return;
-    const headlessSelectorless = s.clusterIP === 'None' && Object.keys(s.selector ?? {}).length === 0;
-    if (s.ipFamilyPolicy === undefined) {
-      if (old?.spec?.ipFamilyPolicy !== undefined) s.ipFamilyPolicy = old.spec.ipFamilyPolicy;
-      else s.ipFamilyPolicy = headlessSelectorless ? 'RequireDualStack' : 'SingleStack';
-    }
-    const pre = validateServiceClusterIPsRelatedFields(svc);
-    if (pre.length > 0) throw invalidService(svc, pre);
-    const el: FieldError[] = [];
-    const policy = s.ipFamilyPolicy;
-    const polPath = spec.child('ipFamilyPolicy');
-    if (old) {
-      const oldIPs = old.spec?.clusterIPs ?? [];
-      const oldFams = old.spec?.ipFamilies ?? [];
-      const same = (a: string[], b: string[]): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
-      if (policy === 'SingleStack') {
-        if (same(oldIPs, s.clusterIPs ?? []) && (s.clusterIPs?.length ?? 0) > 1) s.clusterIPs = s.clusterIPs!.slice(0, 1);
-        if (same(oldFams, s.ipFamilies ?? []) && (s.ipFamilies?.length ?? 0) > 1) s.ipFamilies = s.ipFamilies!.slice(0, 1);
-      } else {
-        const n = s.clusterIPs?.length ?? 0;
-        if (n > 0 && n < oldIPs.length) el.push(invalid(polPath, policy, "must be 'SingleStack' to release the secondary cluster IP"));
-        const f = s.ipFamilies?.length ?? 0;
-        if (f > 0 && f < oldFams.length) el.push(invalid(polPath, policy, "must be 'SingleStack' to release the secondary IP family"));
-      }
-    }
-    if (policy === 'SingleStack') {
-      if ((s.clusterIPs?.length ?? 0) === 2) el.push(invalid(polPath, policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
-      if ((s.ipFamilies?.length ?? 0) === 2) el.push(invalid(polPath, policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
-    }
-    const ips = s.clusterIPs ?? [];
-    for (let i = 0; i < ips.length; i++) {
-      if (ips[i] === 'None') break;
-      const fam = familyOf(ips[i]!);
-      if (i >= (s.ipFamilies?.length ?? 0)) {
-        if (!this.ranges.has(fam)) el.push(invalid(spec.child('clusterIPs').index(i), ips, `${fam} is not configured on this cluster`));
-        else s.ipFamilies = [...(s.ipFamilies ?? []), fam];
-      }
-    }
-    if (el.length > 0) throw invalidService(svc, el);
-    if (headlessSelectorless) {
-      if ((s.ipFamilies?.length ?? 0) === 0) s.ipFamilies = [this.defaultFamily];
-      if (s.ipFamilies!.length < 2 && s.ipFamilyPolicy !== 'SingleStack') s.ipFamilies = [...s.ipFamilies!, s.ipFamilies![0] === 'IPv4' ? 'IPv6' : 'IPv4'];
-      return;
-    }
-    if (policy === 'RequireDualStack' && this.ranges.size < 2) el.push(invalid(polPath, policy, 'this cluster is not configured for dual-stack services'));
-    (s.ipFamilies ?? []).forEach((f, i) => {
-      if (!this.ranges.has(f as Family)) el.push(invalid(spec.child('ipFamilies').index(i), f, 'not configured on this cluster'));
-    });
-    if (el.length > 0) throw invalidService(svc, el);
-    if ((s.ipFamilies?.length ?? 0) === 0) s.ipFamilies = [this.defaultFamily];
-    if (s.ipFamilyPolicy !== 'SingleStack' && s.ipFamilies!.length === 1 && this.ranges.size === 2) {
-      s.ipFamilies = [...s.ipFamilies!, s.ipFamilies![0] === 'IPv4' ? 'IPv6' : 'IPv4'];
-    }
+    initIPFamilyFields(svc, old, new Set(this.ranges.keys()), this.defaultFamily);
   }
 
   /** Allocates the ClusterIPs of families [from, …) (upstream allocClusterIPs). */
@@ -392,24 +335,12 @@ export class ServiceAllocator {
   }
 }
 
-function invalidService(svc: O<Service>, errs: FieldError[]): StatusError {
+/** 422 for a Service. */
+export function invalidService(svc: O<Service>, errs: FieldError[]): StatusError {
   return newInvalid(SERVICE_GK, svc.metadata.name ?? '', errs);
 }
 
 function rethrowFull(e: unknown, what: string): never {
   if (e instanceof AllocationError) throw newInternalError(new Error(`${what}: ${e.message}`));
   throw e;
-}
-
-/** Upstream isMatchingPreferDualStackClusterIPFields. */
-function isMatchingPreferDualStack(old: O<Service>, svc: O<Service>): boolean {
-  const s = svc.spec ?? {};
-  const o = old.spec ?? {};
-  if (s.ipFamilyPolicy === undefined) return false;
-  if (o.type !== s.type) return false;
-  if (s.type !== 'ClusterIP' && s.type !== 'NodePort' && s.type !== 'LoadBalancer') return false;
-  if (s.ipFamilyPolicy !== 'PreferDualStack') return false;
-  if (o.ipFamilyPolicy !== undefined && o.ipFamilyPolicy !== 'PreferDualStack') return false;
-  const same = (a: string[] = [], b: string[] = []): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
-  return same(o.clusterIPs, s.clusterIPs) && same(o.ipFamilies, s.ipFamilies);
 }

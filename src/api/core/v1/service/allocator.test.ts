@@ -262,3 +262,15 @@ test('updates: type changes allocate node ports, ExternalName to ClusterIP alloc
   assert.match(toCIP.spec?.clusterIP ?? '', /^10\.(9[6-9]|10[0-9]|11[01])\./);
   assert.deepEqual(t.def.validateUpdate!(toCIP, e, t.ctx), []);
 });
+
+test('dual-stack cluster: PreferDualStack gets one IP per family, SingleStack one', async () => {
+  const t = setup({ serviceCIDR: '10.96.0.0/12,fd00:10:96::/108' });
+  const ds = await t.create(svc('ds', { ipFamilyPolicy: 'PreferDualStack' }));
+  assert.deepEqual(ds.spec?.ipFamilies, ['IPv4', 'IPv6']);
+  assert.equal(ds.spec?.clusterIPs?.length, 2);
+  assert.match(ds.spec!.clusterIPs![1]!, /^fd00:10:96::/);
+  const v6 = await t.create(svc('v6', { ipFamilies: ['IPv6'] }));
+  assert.deepEqual(v6.spec?.ipFamilies, ['IPv6']);
+  assert.equal(v6.spec?.clusterIPs?.length, 1);
+  assert.match(v6.spec!.clusterIP!, /^fd00:10:96::/);
+});
