@@ -175,6 +175,17 @@ export interface ResourceDefinition<T extends KObject = KObject> {
 
   hooks?: StoreHooks<T>;
 
+  /**
+   * Objects are stored in another shape (events.k8s.io/v1 Events live with core/v1
+   * Events): convert after reading and before writing. Both functions return new objects.
+   */
+  storageConversion?: {
+    fromStored(obj: Obj): Obj<T>;
+    toStored(obj: Obj<T>): Obj;
+  };
+  /** storage key prefix shared with another resource, e.g. `/registry/events/` */
+  storagePrefix?: string;
+
   /** Name of the kubernetes-types module path for the OpenAPI schema, e.g. 'core/v1#Pod'. */
   schemaRef?: string;
 }

@@ -17,7 +17,7 @@ import { CompactedError } from '../../storage/interface.js';
 import type { Storage } from '../../storage/interface.js';
 import type { Negotiated } from '../http/negotiate.js';
 import type { ResponseWriter } from '../http/types.js';
-import { CachedObject, decodeStored } from '../registry/cached-object.js';
+import { CachedObject } from '../registry/cached-object.js';
 import type { CacheEvent, CacheListener } from '../registry/watch-cache.js';
 import type { Store } from '../registry/store.js';
 import { toTable, type IncludeObject } from './table.js';
@@ -176,8 +176,8 @@ async function watchStorage(storage: Storage, store: Store, afterRV: number, han
   const w = await storage.watch(store.prefix, afterRV, {
     onEvents: (evs) => {
       for (const e of evs) {
-        const cur = decodeStored(e.kv.key, e.kv.value, e.kv.modRevision);
-        const prev = e.prevKv ? decodeStored(e.prevKv.key, e.prevKv.value, e.prevKv.modRevision) : undefined;
+        const cur = store.decode(e.kv.key, e.kv.value, e.kv.modRevision);
+        const prev = e.prevKv ? store.decode(e.prevKv.key, e.prevKv.value, e.prevKv.modRevision) : undefined;
         const type: EvType = e.type === 'create' ? 'ADDED' : e.type === 'update' ? 'MODIFIED' : 'DELETED';
         let object = cur;
         if (type === 'DELETED' && prev) {

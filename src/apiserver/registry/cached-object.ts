@@ -56,3 +56,6 @@ export function encodeForStorage(obj: Obj): string {
 export function cloneObject<T>(o: T): T {
   return JSON.parse(JSON.stringify(o)) as T;
 }
+
+/** Turns a stored kv into the served object (decode + optional conversion). */
+export type Decoder = (key: string, value: string, modRevision: number) => CachedObject;

@@ -98,18 +98,31 @@ export class Store {
   private readonly lookup?: ObjectLookup;
   readonly groupResource: { group: string; resource: string };
   readonly groupKind: { group: string; kind: string };
+  /** stored kv → served object (with the definition's storage conversion) */
+  readonly decode: Decoder;
+  /** served object → stored value */
+  readonly encode: (obj: Obj) => string;
 
   constructor(def: ResourceDefinition, opts: StoreOptions) {
     this.def = def;
     this.storage = opts.storage;
     this.admission = opts.admission;
     this.lookup = opts.lookup;
-    this.prefix = opts.keyPrefix ?? `/registry/${def.group ? `${def.group}/` : ''}${def.resource}/`;
+    this.prefix = opts.keyPrefix ?? def.storagePrefix ?? `/registry/${def.group ? `${def.group}/` : ''}${def.resource}/`;
+    const conv = def.storageConversion;
+    this.decode = conv
+      ? (k, v, r) => {
+          const o = conv.fromStored(decodeStored(k, v, r).obj);
+          o.metadata.resourceVersion = String(r);
+          return new CachedObject(k, o, r);
+        }
+      : decodeStored;
+    this.encode = conv ? (o) => encodeForStorage(conv.toStored(o)) : encodeForStorage;
     this.groupResource = { group: def.group, resource: def.resource };
     this.groupKind = { group: def.group, kind: def.kind };
     const attrs = def.fieldSelectorAttrs;
     const indexFunc = def.resource === 'pods' && attrs ? (o: CachedObject) => attrs(o.obj)['spec.nodeName'] ?? '' : undefined;
-    this.cache = new WatchCache(opts.storage, this.prefix, indexFunc);
+    this.cache = new WatchCache(opts.storage, this.prefix, indexFunc, 8192, this.decode);
   }
 
   /** `/registry/pods/<ns>/<name>` or `/registry/nodes/<name>` */
@@ -194,7 +207,7 @@ export class Store {
         for (; i < res.kvs.length; i++) {
           const kv = res.kvs[i]!;
           lastKey = kv.key;
-          const o = decodeStored(kv.key, kv.value, kv.modRevision);
+          const o = this.decode(kv.key, kv.value, kv.modRevision);
           if (filter.empty || filter.matches(o)) {
             items.push(o);
             if (limit && items.length >= limit) {
@@ -270,7 +283,7 @@ export class Store {
     await def.hooks?.beforeCreate?.(obj, sctx);
     const key = this.key(ns, meta.name!);
     try {
-      const kv = await this.storage.create(key, encodeForStorage(obj));
+      const kv = await this.storage.create(key, this.encode(obj));
       obj.metadata.resourceVersion = String(kv.modRevision);
       const stored = new CachedObject(key, obj, kv.modRevision);
       await def.hooks?.afterCreate?.(obj, sctx);
@@ -369,9 +382,9 @@ export class Store {
       await this.runAdmission('UPDATE', obj, old, ns, wc, 'validate', subresource);
 
       meta.resourceVersion = String(current.rv);
-      const value = encodeForStorage(obj);
+      const value = this.encode(obj);
       // no-op updates are not written (upstream compares the encoded bytes)
-      if (value === encodeForStorage(old)) return { obj: current, created: false };
+      if (value === this.encode(old)) return { obj: current, created: false };
       if (wc.dryRun) return { obj: new CachedObject(key, obj, current.rv), created: false };
       await def.hooks?.beforeUpdate?.(obj, old, sctx);
       // finalizers emptied on an object being deleted with zero grace: remove it now
@@ -392,7 +405,7 @@ export class Store {
         if (e instanceof RevisionMismatchError) {
           if (rv) throw newConflict(this.groupResource, name);
           if (attempt >= MAX_CAS_RETRIES) throw newConflict(this.groupResource, name);
-          current = decodeStored(key, e.current.value, e.current.modRevision);
+          current = this.decode(key, e.current.value, e.current.modRevision);
           continue;
         }
         if (e instanceof KeyNotFoundError) {
@@ -419,12 +432,12 @@ export class Store {
       const obj = fn(current.clone());
       if (dryRun) return new CachedObject(key, obj, current.rv);
       try {
-        const kv = await this.storage.update(key, encodeForStorage(obj), current.rv);
+        const kv = await this.storage.update(key, this.encode(obj), current.rv);
         obj.metadata.resourceVersion = String(kv.modRevision);
         return new CachedObject(key, obj, kv.modRevision);
       } catch (e) {
         if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
-          current = decodeStored(key, e.current.value, e.current.modRevision);
+          current = this.decode(key, e.current.value, e.current.modRevision);
           continue;
         }
         if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);
@@ -472,12 +485,12 @@ export class Store {
           const obj = step.obj;
           if (wc.dryRun) return { obj, deleted: false };
           try {
-            const kv = await this.storage.update(key, encodeForStorage(obj), current.rv);
+            const kv = await this.storage.update(key, this.encode(obj), current.rv);
             obj.metadata.resourceVersion = String(kv.modRevision);
             return { obj, deleted: false };
           } catch (e) {
             if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
-              current = decodeStored(key, e.current.value, e.current.modRevision);
+              current = this.decode(key, e.current.value, e.current.modRevision);
               continue;
             }
             if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);
@@ -511,12 +524,12 @@ export class Store {
         if (grace !== undefined || hasFinalizers) {
           if (wc.dryRun) return { obj, deleted: false };
           try {
-            const kv = await this.storage.update(key, encodeForStorage(obj), current.rv);
+            const kv = await this.storage.update(key, this.encode(obj), current.rv);
             obj.metadata.resourceVersion = String(kv.modRevision);
             return { obj, deleted: false };
           } catch (e) {
             if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
-              current = decodeStored(key, e.current.value, e.current.modRevision);
+              current = this.decode(key, e.current.value, e.current.modRevision);
               continue;
             }
             if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);
@@ -533,7 +546,7 @@ export class Store {
         return { obj, deleted: true };
       } catch (e) {
         if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
-          current = decodeStored(key, e.current.value, e.current.modRevision);
+          current = this.decode(key, e.current.value, e.current.modRevision);
           continue;
         }
         if (e instanceof KeyNotFoundError) throw newNotFound(this.groupResource, name);

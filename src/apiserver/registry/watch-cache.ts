@@ -10,7 +10,7 @@
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/cacher/cacher.go
  */
 import type { Storage, Watcher, WatchEvent as StorageEvent } from '../../storage/interface.js';
-import { CachedObject, decodeStored } from './cached-object.js';
+import { CachedObject, decodeStored, type Decoder } from './cached-object.js';
 
 export type CacheEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -53,6 +53,7 @@ export class WatchCache {
     readonly prefix: string,
     private readonly indexFunc?: IndexFunc,
     capacity = 8192,
+    private readonly decode: Decoder = decodeStored,
   ) {
     this.capacity = capacity;
   }
@@ -69,7 +70,7 @@ export class WatchCache {
     for (;;) {
       const res = await this.storage.list(this.prefix, { limit: 5000, startAfter, revision: revision || undefined });
       revision = res.revision;
-      for (const kv of res.kvs) this.items.set(kv.key, decodeStored(kv.key, kv.value, kv.modRevision));
+      for (const kv of res.kvs) this.items.set(kv.key, this.decode(kv.key, kv.value, kv.modRevision));
       if (!res.more || res.kvs.length === 0) break;
       startAfter = res.kvs[res.kvs.length - 1]!.key;
     }
@@ -186,7 +187,7 @@ export class WatchCache {
       let ev: CacheEvent;
       const prev = this.items.get(e.kv.key);
       if (e.type === 'delete') {
-        const last = prev ?? (e.prevKv ? decodeStored(e.kv.key, e.prevKv.value, e.prevKv.modRevision) : undefined);
+        const last = prev ?? (e.prevKv ? this.decode(e.kv.key, e.prevKv.value, e.prevKv.modRevision) : undefined);
         if (!last) {
           this.rv = e.kv.modRevision;
           continue;
@@ -200,7 +201,7 @@ export class WatchCache {
       } else {
         let cur: CachedObject;
         try {
-          cur = decodeStored(e.kv.key, e.kv.value, e.kv.modRevision);
+          cur = this.decode(e.kv.key, e.kv.value, e.kv.modRevision);
         } catch {
           this.rv = e.kv.modRevision;
           continue;
