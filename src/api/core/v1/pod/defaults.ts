@@ -10,7 +10,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/v1/defaults.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/v1/zz_generated.defaults.go
  */
-import { formatQuantity, parseQuantityJSON, QuantityParseError, roundUpQuantity, type Quantity } from '../../../../apimachinery/quantity.js';
+import { formatQuantity, parseQuantityJSON, QUANTITY_ERR_FORMAT, QuantityParseError, roundUpQuantity, type Quantity } from '../../../../apimachinery/quantity.js';
 import type {
   Container,
   EphemeralContainer,
@@ -257,7 +257,8 @@ export function imageTag(image: string): string {
 export function findInvalidPodQuantity(pod: Pod): QuantityParseError | undefined {
   const check = (v: unknown): QuantityParseError | undefined => {
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string' && typeof v !== 'number') return new QuantityParseError(`json: cannot unmarshal ${typeof v} into Go value of type resource.Quantity`, 'format', String(v));
+    // a non-string JSON value reaches upstream's ParseQuantity as its raw text: a format error
+    if (typeof v !== 'string' && typeof v !== 'number') return new QuantityParseError(QUANTITY_ERR_FORMAT, 'format', JSON.stringify(v));
     try {
       parseQuantityJSON(v);
       return undefined;

@@ -1,7 +1,7 @@
 /**
  * The Pod resource: data plus strategy, as upstream pkg/registry/core/pod/strategy.go.
  *
- * Create: defaults → prepareForCreate (status reset to Pending + QoS class, default
+ * Create: defaults → prepareForCreate (400 for malformed quantities as upstream's decoder, status reset to Pending + QoS class, default
  * toleration seconds, SchedulingGated condition, matchLabelKeys merged into pod
  * (anti-)affinity selectors, alpha fields of v1.32 dropped) → validate → canonicalize.
  * Update: status kept from the old object, spec immutability enforced by validateUpdate.
@@ -15,7 +15,8 @@ import type { DeleteOptionsLike, Obj, ResourceDefinition, StatusStrategy, Strate
 import { updatePodCondition } from '../helpers/conditions.js';
 import { visitContainers } from '../helpers/containers.js';
 import { computePodQOS } from '../helpers/qos.js';
-import { roundResourceList, setPodDefaults } from './defaults.js';
+import { findInvalidPodQuantity, roundResourceList, setPodDefaults } from './defaults.js';
+import { decodeError } from '../shared/decode.js';
 import { podTable } from './printer.js';
 import type { Pod, PodAffinityTerm, PodSpec, Toleration } from './types.js';
 import { validatePodCreate } from './validation.js';
@@ -104,6 +105,17 @@ export function dropDisabledPodFields(spec: PodSpec | undefined, old: PodSpec | 
   if (spec.hostUsers !== undefined && old?.hostUsers === undefined) delete spec.hostUsers;
 }
 
+/**
+ * Upstream rejects malformed quantities while decoding: 400 BadRequest
+ * `Pod in version "v1" cannot be handled as a Pod: <parse error>`.
+ *
+ * @throws StatusError
+ */
+function decodeChecks(pod: Pod): void {
+  const bad = findInvalidPodQuantity(pod);
+  if (bad) throw decodeError('Pod', 'v1', bad.message);
+}
+
 /** Every resource list of a pod re-serialised canonically ("0.1" → "100m"). */
 function canonicalizePod(pod: Pod): void {
   visitContainers(pod.spec, (c) => {
@@ -116,6 +128,7 @@ function canonicalizePod(pod: Pod): void {
 /** pods/status: spec, deletionTimestamp and ownerReferences come from the old object. */
 export const podStatusStrategy: StatusStrategy<Pod> = {
   prepareForUpdate(obj: Obj<Pod>, old: Obj<Pod>): void {
+    decodeChecks(obj);
     obj.spec = old.spec;
     const meta = obj.metadata as { deletionTimestamp?: string };
     if (old.metadata.deletionTimestamp) meta.deletionTimestamp = old.metadata.deletionTimestamp;
@@ -137,6 +150,7 @@ export const podStatusStrategy: StatusStrategy<Pod> = {
  */
 export const podEphemeralContainersStrategy: StatusStrategy<Pod> = {
   prepareForUpdate(obj: Obj<Pod>, old: Obj<Pod>): void {
+    decodeChecks(obj);
     const eph = obj.spec?.ephemeralContainers;
     obj.spec = structuredClone(old.spec);
     if (eph) obj.spec!.ephemeralContainers = eph;
@@ -205,6 +219,7 @@ export const podDefinition: ResourceDefinition<Pod> = {
   },
 
   prepareForCreate(obj: Obj<Pod>, ctx: StrategyContext): void {
+    decodeChecks(obj);
     dropDisabledPodFields(obj.spec, undefined);
     addDefaultTolerationSeconds(obj);
     obj.status = { phase: 'Pending', qosClass: computePodQOS(obj) };
@@ -213,6 +228,7 @@ export const podDefinition: ResourceDefinition<Pod> = {
   },
 
   prepareForUpdate(obj: Obj<Pod>, old: Obj<Pod>): void {
+    decodeChecks(obj);
     if (old.status === undefined) delete obj.status;
     else obj.status = old.status;
     dropDisabledPodFields(obj.spec, old.spec);

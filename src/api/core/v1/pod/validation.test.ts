@@ -3,6 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldErrorString } from '../../../../apimachinery/field-errors.js';
 import { createPod } from './test-support.js';
+import { StatusError } from '../../../../apimachinery/errors.js';
+import { validatePodCreate } from './validation.js';
+import { setPodDefaults } from './defaults.js';
 import type { Pod } from './types.js';
 
 function basePod(): Pod {
@@ -93,14 +96,6 @@ const cases: { name: string; mutate: (p: Pod) => void; want: string[] }[] = [
     name: 'negative quantity',
     mutate: (p) => (p.spec!.containers[0]!.resources = { requests: { cpu: '-1' } }),
     want: ['spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0'],
-  },
-  {
-    name: 'malformed quantity (upstream rejects it while decoding)',
-    mutate: (p) => (p.spec!.containers[0]!.resources = { limits: { cpu: 'abc' } }),
-    want: [
-      "spec.containers[0].resources.limits[cpu]: Invalid value: \"abc\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
-      "spec.containers[0].resources.requests[cpu]: Invalid value: \"abc\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
-    ],
   },
   {
     name: 'extended resource needs a limit equal to the request',
@@ -358,3 +353,19 @@ for (const c of cases) {
     assert.deepEqual(errorsOf(c.mutate), c.want);
   });
 }
+
+test('malformed quantity: 400 from the decode check; validation also reports it if reached', () => {
+  const p = basePod();
+  p.spec!.containers[0]!.resources = { limits: { cpu: 'abc' } };
+  const regexMsg = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  assert.throws(
+    () => createPod(p),
+    (e: unknown) => e instanceof StatusError && e.code === 400 && e.status.message === `Pod in version "v1" cannot be handled as a Pod: ${regexMsg}`,
+  );
+  setPodDefaults(p);
+  p.metadata!.namespace = 'default';
+  assert.deepEqual(validatePodCreate(p).map(fieldErrorString), [
+    `spec.containers[0].resources.limits[cpu]: Invalid value: "abc": ${regexMsg}`,
+    `spec.containers[0].resources.requests[cpu]: Invalid value: "abc": ${regexMsg}`,
+  ]);
+});
