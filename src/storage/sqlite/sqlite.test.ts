@@ -194,6 +194,33 @@ describe('sqlite storage', () => {
     }
   });
 
+  it('watchers hear progress for commits outside their prefix and at the end of a replay', async () => {
+    const s = open(tempDir(), { replayBatchRevisions: 2 });
+    try {
+      for (let i = 0; i < 5; i++) await s.create(`/p/a/${i}`, 'a');
+      const log: string[] = [];
+      let caughtUp!: () => void;
+      const replayed = new Promise<void>((resolve) => (caughtUp = resolve));
+      await s.watch('/p/a/', 1, {
+        onEvents: (evs) => log.push(...evs.map((e) => `event ${e.kv.modRevision}`)),
+        onProgress: (rev) => {
+          log.push(`progress ${rev}`);
+          if (rev === 5) caughtUp();
+        },
+      });
+      await replayed;
+      assert.deepEqual(log, ['event 2', 'event 3', 'event 4', 'event 5', 'progress 5']);
+      log.length = 0;
+      const other = await s.create('/p/b/1', 'b'); // not under the prefix
+      assert.deepEqual(log, [`progress ${other.modRevision}`], 'progress is reported with the commit');
+      log.length = 0;
+      const mine = await s.create('/p/a/x', 'a');
+      assert.deepEqual(log, [`event ${mine.modRevision}`, `progress ${mine.modRevision}`]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('close ends watchers and commits queued writes', async () => {
     const dir = tempDir();
     const s = open(dir);
