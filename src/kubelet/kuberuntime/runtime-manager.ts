@@ -1,0 +1,240 @@
+/**
+ * Executes a pod's actions against the CRI runtime (upstream kubeGenericRuntimeManager
+ * SyncPod / startContainer / killPodWithSyncResult): sandbox (re)creation, container
+ * start with CrashLoopBackOff (10 s doubling to 300 s), image pulls, config errors,
+ * Created/Started/Killing/BackOff events, and the reason cache behind waiting states.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_manager.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_container.go
+ */
+import * as fs from 'node:fs';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { PodSandboxConfig, Runtime } from '../../cri/api.js';
+import type { EventRecorder } from '../../client/events.js';
+import { formatDuration, type Clock } from '../clock.js';
+import { containerFieldPath, formatPod, latestStatus, podRef, type RuntimePodStatus } from '../container/runtime.js';
+import { ContainerConfigError, makeEnvironmentVariables, type EnvDeps } from '../env/env.js';
+import { Msg, Reason, WaitingReason } from '../events.js';
+import type { ImageManager } from '../images/image-manager.js';
+import { Backoff } from '../util/backoff.js';
+import { generateContainerConfig, verifyRunAsNonRoot, writeEtcHosts } from './container-config.js';
+import { criErrorMessage, criErrorString } from './errors.js';
+import type { PodActions } from './pod-actions.js';
+import { generateSandboxConfig, type DNSSettings } from './sandbox-config.js';
+
+/** Why a container is waiting: the last start failure (upstream ReasonCache). */
+export class ReasonCache {
+  private readonly m = new Map<string, { reason: string; message: string }>();
+  get(uid: string, name: string): { reason: string; message: string } | undefined {
+    return this.m.get(`${uid}/${name}`);
+  }
+  set(uid: string, name: string, reason: string, message: string): void {
+    this.m.set(`${uid}/${name}`, { reason, message });
+  }
+  delete(uid: string, name: string): void {
+    this.m.delete(`${uid}/${name}`);
+  }
+  forgetPod(uid: string): void {
+    for (const k of this.m.keys()) if (k.startsWith(`${uid}/`)) this.m.delete(k);
+  }
+}
+
+export interface RuntimeManagerDeps {
+  runtime: Runtime;
+  recorder: EventRecorder;
+  clock: Clock;
+  images: ImageManager;
+  reasons: ReasonCache;
+  kubeletDir: string;
+  dns: DNSSettings;
+  nodeHostname: string;
+}
+
+/** Per-sync inputs the kubelet provides. */
+export interface SyncContext {
+  /** volume name → host path */
+  volumes: Map<string, string>;
+  podDir: string;
+  /** environment dependencies once the pod IPs are known */
+  envDeps(podIPs: string[]): EnvDeps;
+}
+
+const MIN_GRACE_S = 2;
+
+export class KubeRuntimeManager {
+  readonly crashBackoff: Backoff;
+
+  constructor(private readonly d: RuntimeManagerDeps) {
+    this.crashBackoff = new Backoff(d.clock, 10_000, 300_000);
+  }
+
+  private event(pod: Pod, c: Container | undefined, type: 'Normal' | 'Warning', reason: string, msg: string): void {
+    this.d.recorder.event(podRef(pod), type, reason, msg, c ? containerFieldPath(pod, c.name) : undefined);
+  }
+
+  /** Applies `a` to the runtime. Returns true when anything was started, stopped or created. */
+  async syncPod(pod: Pod, ps: RuntimePodStatus, a: PodActions, ctx: SyncContext): Promise<boolean> {
+    let changed = false;
+    if (a.killPod) {
+      changed = (await this.killPod(pod, ps)) || changed;
+      if (!a.createSandbox) return changed;
+    } else {
+      for (const k of a.containersToKill) {
+        await this.killContainer(pod, k.container, k.status.id, k.message, this.gracePeriod(pod, false));
+        changed = true;
+      }
+    }
+    let sandboxId = a.sandboxId;
+    let config: PodSandboxConfig;
+    let podIPs = ps.ips;
+    if (a.createSandbox) {
+      if (a.sandboxId) this.event(pod, undefined, 'Normal', Reason.SandboxChanged, Msg.sandboxChanged);
+      config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, this.d.nodeHostname);
+      fs.mkdirSync(config.logDirectory, { recursive: true });
+      try {
+        sandboxId = await this.d.runtime.runPodSandbox(config, pod.spec?.runtimeClassName);
+      } catch (e) {
+        this.event(pod, undefined, 'Warning', Reason.FailedCreatePodSandBox, Msg.createSandboxFailed(criErrorString(e)));
+        return changed;
+      }
+      changed = true;
+      try {
+        const st = await this.d.runtime.podSandboxStatus(sandboxId);
+        podIPs = st.network?.ip ? [st.network.ip, ...st.network.additionalIps.map((x) => x.ip)] : [];
+      } catch (e) {
+        this.event(pod, undefined, 'Warning', Reason.FailedStatusPodSandBox, `Unable to get pod sandbox status: ${criErrorString(e)}`);
+        return changed;
+      }
+    } else {
+      config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, this.d.nodeHostname);
+    }
+    const etcHosts = pod.spec?.hostNetwork ? undefined : writeEtcHosts(ctx.podDir, podIPs, config.hostname);
+    const env = ctx.envDeps(podIPs);
+    for (const c of a.initToStart) {
+      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts);
+      changed = changed || ok !== 'skipped';
+      if (ok !== 'started' && c.restartPolicy !== 'Always') return changed;
+    }
+    for (const c of a.containersToStart) {
+      const r = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts);
+      changed = changed || r !== 'skipped';
+    }
+    return changed;
+  }
+
+  /** Upstream doBackOff: CrashLoopBackOff while the last exit is within the back-off. */
+  private inBackOff(pod: Pod, c: Container, ps: RuntimePodStatus): boolean {
+    const st = latestStatus(ps, c.name);
+    if (!st || st.state !== 'exited') return false;
+    const key = `${pod.metadata?.uid}_${c.name}`;
+    if (this.crashBackoff.isInBackOffSince(key, st.finishedAt)) {
+      this.event(pod, c, 'Warning', Reason.BackOffStartContainer, Msg.backOffRestart(c.name, formatPod(pod)));
+      this.d.reasons.set(pod.metadata!.uid!, c.name, WaitingReason.CrashLoopBackOff, Msg.crashLoop(formatDuration(this.crashBackoff.get(key)), c.name, formatPod(pod)));
+      return true;
+    }
+    this.crashBackoff.next(key, st.finishedAt);
+    return false;
+  }
+
+  private async startContainer(
+    pod: Pod,
+    c: Container,
+    ps: RuntimePodStatus,
+    sandboxId: string,
+    sandboxConfig: PodSandboxConfig,
+    ctx: SyncContext,
+    env: EnvDeps,
+    etcHosts: string | undefined,
+  ): Promise<'started' | 'failed' | 'skipped'> {
+    const uid = pod.metadata!.uid!;
+    if (this.inBackOff(pod, c, ps)) return 'skipped';
+    const fail = (reason: string, message: string, event = true): 'failed' => {
+      if (event) this.event(pod, c, 'Warning', Reason.FailedToCreateContainer, Msg.error(reason === WaitingReason.CreateContainerConfigError || reason === WaitingReason.CreateContainerError || reason === WaitingReason.RunContainerError ? message : reason));
+      this.d.reasons.set(uid, c.name, reason, message);
+      return 'failed';
+    };
+    const img = await this.d.images.ensureImageExists(pod, c, sandboxConfig);
+    if (!img.ok) return fail(img.reason, img.message);
+    const prev = latestStatus(ps, c.name);
+    const restartCount = prev ? prev.restartCount + 1 : 0;
+    let containerId: string;
+    try {
+      const vars = await makeEnvironmentVariables(pod, c, env);
+      const imageUid = (await this.d.runtime.imageStatus({ image: img.imageRef }).catch(() => undefined))?.uid;
+      verifyRunAsNonRoot(pod, c, imageUid);
+      const cfg = generateContainerConfig({ pod, container: c, restartCount, imageRef: img.imageRef, env: vars, volumes: ctx.volumes, podDir: ctx.podDir, etcHostsPath: etcHosts });
+      fs.mkdirSync(`${sandboxConfig.logDirectory}/${c.name}`, { recursive: true });
+      try {
+        containerId = await this.d.runtime.createContainer(sandboxId, cfg, sandboxConfig);
+      } catch (e) {
+        return fail(WaitingReason.CreateContainerError, criErrorMessage(e));
+      }
+    } catch (e) {
+      if (e instanceof ContainerConfigError) return fail(WaitingReason.CreateContainerConfigError, e.message);
+      throw e;
+    }
+    this.event(pod, c, 'Normal', Reason.CreatedContainer, Msg.created(c.name));
+    try {
+      await this.d.runtime.startContainer(containerId);
+    } catch (e) {
+      return fail(WaitingReason.RunContainerError, criErrorMessage(e));
+    }
+    this.event(pod, c, 'Normal', Reason.StartedContainer, Msg.started(c.name));
+    this.d.reasons.delete(uid, c.name);
+    return 'started';
+  }
+
+  /** Grace period for stopping containers, in seconds (at least 2 unless 0 was asked for on delete). */
+  gracePeriod(pod: Pod, deleting: boolean): number {
+    const g = (deleting ? pod.metadata?.deletionGracePeriodSeconds : undefined) ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    return Math.max(MIN_GRACE_S, g);
+  }
+
+  async killContainer(pod: Pod, c: Container | undefined, id: string, message: string, graceS: number): Promise<void> {
+    const name = c?.name ?? '';
+    this.event(pod, c, 'Normal', Reason.KillingContainer, message || Msg.stopping(name));
+    await this.d.runtime.stopContainer(id, graceS);
+  }
+
+  /**
+   * Stops every running container (regular ones first, then sidecars) with the grace
+   * period, then every ready sandbox. Returns whether anything was stopped.
+   */
+  async killPod(pod: Pod, ps: RuntimePodStatus, graceS = this.gracePeriod(pod, !!pod.metadata?.deletionTimestamp)): Promise<boolean> {
+    const spec = pod.spec;
+    const byName = new Map<string, Container>([...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => [c.name, c]));
+    const running = ps.containers.filter((s) => s.state === 'running' || s.state === 'created');
+    const isSidecar = (n: string): boolean => !!spec?.initContainers?.some((c) => c.name === n);
+    const stop = (list: typeof running): Promise<void[]> =>
+      Promise.all(
+        list.map((s) => {
+          if (s.state === 'created') return this.d.runtime.stopContainer(s.id, 0);
+          return this.killContainer(pod, byName.get(s.name) ?? ({ name: s.name } as Container), s.id, '', graceS);
+        }),
+      );
+    await stop(running.filter((s) => !isSidecar(s.name)));
+    await stop(running.filter((s) => isSidecar(s.name)));
+    let changed = running.length > 0;
+    for (const sb of ps.sandboxes) {
+      if (!sb.ready) continue;
+      await this.d.runtime.stopPodSandbox(sb.id);
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** Removes every container and sandbox of the pod (after killPod). */
+  async removePod(ps: RuntimePodStatus): Promise<void> {
+    for (const c of ps.containers) await this.d.runtime.removeContainer(c.id).catch(() => undefined);
+    for (const sb of ps.sandboxes) {
+      await this.d.runtime.stopPodSandbox(sb.id).catch(() => undefined);
+      await this.d.runtime.removePodSandbox(sb.id);
+    }
+  }
+
+  forgetPod(uid: string): void {
+    this.crashBackoff.forgetPrefix(`${uid}_`);
+    this.d.images.backoff.forgetPrefix(`${uid}_`);
+    this.d.reasons.forgetPod(uid);
+  }
+}

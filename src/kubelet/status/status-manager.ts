@@ -1,0 +1,102 @@
+/**
+ * Writes pod statuses to the API server through `pods/<name>/status` (a merge patch
+ * carrying `metadata.uid` as precondition), one write in flight per pod, skipping
+ * writes that would not change anything, and issues the final delete
+ * (grace 0, uid precondition) for pods whose deletion the kubelet has completed.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/status/status_manager.go
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1.js';
+import { isConflict, isNotFound } from '../../apimachinery/errors.js';
+import { R, type Client } from '../../client/types.js';
+
+/** Status fields the kubelet owns; others (nominatedNodeName, resize …) are left alone. */
+const OWNED = ['phase', 'conditions', 'hostIP', 'hostIPs', 'podIP', 'podIPs', 'startTime', 'containerStatuses', 'initContainerStatuses', 'qosClass', 'message', 'reason'] as const;
+
+interface Entry {
+  ns: string;
+  name: string;
+  uid: string;
+  /** last status written (or seen in the API) */
+  written?: PodStatus;
+  pending?: PodStatus;
+  inflight?: Promise<void>;
+}
+
+export class StatusManager {
+  private readonly pods = new Map<string, Entry>();
+
+  constructor(
+    private readonly client: Client,
+    private readonly onError: (e: unknown, pod: string) => void = () => undefined,
+  ) {}
+
+  /** The status last handed in for `uid` (what the kubelet believes). */
+  get(uid: string): PodStatus | undefined {
+    const e = this.pods.get(uid);
+    return e?.pending ?? e?.written;
+  }
+
+  /** Queues `status` for `pod`; resolves when it has been written (or found unnecessary). */
+  setPodStatus(pod: Pod, status: PodStatus): Promise<void> {
+    const uid = pod.metadata?.uid ?? '';
+    let e = this.pods.get(uid);
+    if (!e) this.pods.set(uid, (e = { ns: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', uid }));
+    const base = e.pending ?? e.written ?? pod.status;
+    if (base && sameOwned(base, status)) return e.inflight ?? Promise.resolve();
+    e.pending = status;
+    if (!e.inflight) e.inflight = this.drain(e);
+    return e.inflight;
+  }
+
+  private async drain(e: Entry): Promise<void> {
+    try {
+      while (e.pending) {
+        const st = e.pending;
+        const prev = e.written;
+        e.pending = undefined;
+        const patch: Record<string, unknown> = {};
+        for (const k of OWNED) {
+          const v = (st as Record<string, unknown>)[k];
+          if (v !== undefined) patch[k] = v;
+          else if (prev && (prev as Record<string, unknown>)[k] !== undefined) patch[k] = null;
+        }
+        try {
+          await this.client.patch(R.pods, e.ns, e.name, 'merge', { metadata: { uid: e.uid }, status: patch }, { subresource: 'status' });
+          e.written = st;
+        } catch (err) {
+          if (isNotFound(err) || isConflict(err)) {
+            e.pending = undefined;
+            break;
+          }
+          this.onError(err, `${e.ns}/${e.name}`);
+          e.pending ??= st; // retried on the next sync
+          break;
+        }
+      }
+    } finally {
+      e.inflight = undefined;
+    }
+  }
+
+  /** Deletes the API object for good once the kubelet has cleaned up (grace 0, uid precondition). */
+  async deletePod(pod: Pod): Promise<void> {
+    const m = pod.metadata ?? {};
+    try {
+      await this.client.delete(R.pods, m.namespace ?? '', m.name ?? '', { gracePeriodSeconds: 0, preconditions: { uid: m.uid } });
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+    this.forget(m.uid ?? '');
+  }
+
+  forget(uid: string): void {
+    this.pods.delete(uid);
+  }
+}
+
+function sameOwned(a: PodStatus, b: PodStatus): boolean {
+  for (const k of OWNED) if (!isDeepStrictEqual((a as Record<string, unknown>)[k] ?? undefined, (b as Record<string, unknown>)[k] ?? undefined)) return false;
+  return true;
+}
