@@ -127,6 +127,7 @@ export function generateAPIPodStatus(pod: Pod, ps: RuntimePodStatus | undefined,
   const all = [...(initContainerStatuses ?? []), ...containerStatuses];
   let phase = getPhase(pod, all, podIsTerminal);
   if ((old.phase === 'Succeeded' || old.phase === 'Failed') && phase !== old.phase) phase = old.phase;
+  if (podIsTerminal && phase !== 'Succeeded' && phase !== 'Failed') phase = 'Failed';
 
   const sb = ps?.sandboxes[0];
   const conditions: PodCondition[] = [];

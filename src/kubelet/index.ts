@@ -1,0 +1,100 @@
+/**
+ * The node agent. `startKubelet` registers the Node (status every 10 s, Lease every
+ * 10 s), then runs pods bound to the node on the given CRI-shaped runtime (the
+ * simulated one from cri/sim or containerd through cri/remote — the kubelet's logic
+ * is the same for both).
+ *
+ * Layout on disk (under `<dataDir>/kubelet`): `pods/<uid>/volumes/kubernetes.io~<plugin>/<name>`,
+ * `pods/<uid>/etc-hosts`, `pods/<uid>/containers/<name>/<id>` (termination messages),
+ * `logs/<ns>_<name>_<uid>/<container>/<restart>.log` (CRI-format logs).
+ *
+ * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ClientEventRecorder, type EventRecorder } from '../client/events.js';
+import type { Client } from '../client/types.js';
+import type { Runtime } from '../cri/api.js';
+import { realClock, type Clock } from './clock.js';
+import { Kubelet } from './kubelet.js';
+import { NodeLease } from './nodelease/lease.js';
+import { NodeStatusManager } from './nodestatus/node-status.js';
+import { machineInfo } from './nodestatus/setters.js';
+import { simulatedNetworkProber, type NetworkProber } from './prober/probe.js';
+
+export { Kubelet } from './kubelet.js';
+export { simulatedNetworkProber, type NetworkProber, type ProbeOutcome } from './prober/probe.js';
+export { KUBELET_VERSION } from './nodestatus/setters.js';
+
+export interface KubeletOptions {
+  client: Client;
+  runtime: Runtime;
+  nodeName: string;
+  /** the node's data directory; the kubelet uses `<dataDir>/kubelet` */
+  dataDir: string;
+  /** the node's pod CIDR (spec.podCIDR), handed to the runtime's network */
+  podCIDR: string;
+  clock?: Clock;
+  /** default: a ClientEventRecorder (component "kubelet", host = node name) */
+  recorder?: EventRecorder;
+  /** CPU capacity in cores (default: this machine's), e.g. 4 or "4" or "3500m" */
+  cpu?: number | string;
+  /** memory capacity in bytes or as a quantity (default: this machine's), e.g. "8Gi" */
+  memory?: number | string;
+  /** InternalIP address (default: first non-loopback IPv4 of this host) */
+  nodeIP?: string;
+  /** cluster DNS servers (default none: ClusterFirst pods use the host's resolv.conf) */
+  clusterDNS?: string[];
+  /** default "cluster.local" */
+  clusterDomain?: string;
+  /** httpGet/tcpSocket/grpc probes (default: simulated success on `sim` runtimes; required for `remote`) */
+  networkProber?: NetworkProber;
+  log?: (msg: string, err?: unknown) => void;
+}
+
+export interface KubeletHandle {
+  /** Stops the kubelet (containers keep running; a restarted kubelet adopts them). */
+  stop(): Promise<void>;
+  readonly kubelet: Kubelet;
+}
+
+/**
+ * Registers the node and starts syncing its pods.
+ * @throws whatever the first Node registration or runtime version call throws
+ */
+export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
+  const clock = o.clock ?? realClock;
+  const recorder = o.recorder ?? new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName, now: () => new Date(clock.now()) });
+  const kubeletDir = path.join(o.dataDir, 'kubelet');
+  fs.mkdirSync(path.join(kubeletDir, 'pods'), { recursive: true });
+  fs.mkdirSync(path.join(kubeletDir, 'logs'), { recursive: true });
+  const machine = machineInfo(o.dataDir, o.nodeName, { cpu: o.cpu, memory: o.memory, hostIP: o.nodeIP });
+  if (o.podCIDR) await o.runtime.updateRuntimeConfig(o.podCIDR);
+  const nodeStatus = new NodeStatusManager({ client: o.client, recorder, clock, runtime: o.runtime, nodeName: o.nodeName, podCIDR: o.podCIDR, machine });
+  await nodeStatus.register();
+  nodeStatus.start();
+  const lease = new NodeLease(o.client, clock, o.nodeName, () => nodeStatus.uid);
+  lease.start();
+  const network = o.networkProber ?? simulatedNetworkProber;
+  const kubelet = new Kubelet({
+    client: o.client,
+    runtime: o.runtime,
+    recorder,
+    clock,
+    nodeName: o.nodeName,
+    kubeletDir,
+    machine,
+    dns: { clusterDNS: o.clusterDNS ?? [], clusterDomain: o.clusterDomain ?? 'cluster.local' },
+    network,
+    log: o.log,
+  });
+  await kubelet.start();
+  return {
+    kubelet,
+    async stop() {
+      lease.stop();
+      nodeStatus.stop();
+      await kubelet.stop();
+    },
+  };
+}

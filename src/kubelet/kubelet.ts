@@ -1,0 +1,303 @@
+/**
+ * The kubelet: watches the pods bound to its node (fieldSelector spec.nodeName),
+ * syncs each through a serialized pod worker (every ~1 s and on every change),
+ * terminates deleted and finished pods, cleans up runtime pods that vanished from
+ * the API, and adopts what a previous kubelet left in the runtime (all state is read
+ * back from CRI labels, so nothing is created twice).
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
+ */
+import * as path from 'node:path';
+import type { ConfigMap, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
+import { isNotFound as isApiNotFound } from '../apimachinery/errors.js';
+import type { EventRecorder } from '../client/events.js';
+import { Informer } from '../client/informer.js';
+import { R, type Client } from '../client/types.js';
+import { CRILabels, type Runtime } from '../cri/api.js';
+import type { Clock, TimerHandle } from './clock.js';
+import { podRef, type RuntimePodStatus } from './container/runtime.js';
+import type { NodeAllocatable, RuntimeFieldValues } from './env/downward.js';
+import type { EnvDeps } from './env/env.js';
+import { serviceEnvMap } from './env/service-env.js';
+import { Msg, Reason } from './events.js';
+import { ImageManager } from './images/image-manager.js';
+import { computePodActions } from './kuberuntime/pod-actions.js';
+import { KubeRuntimeManager, ReasonCache } from './kuberuntime/runtime-manager.js';
+import { getPodStatus } from './kuberuntime/runtime-status.js';
+import type { DNSSettings } from './kuberuntime/sandbox-config.js';
+import type { MachineInfo } from './nodestatus/setters.js';
+import { PodWorkers } from './pod-workers.js';
+import { ProberManager } from './prober/prober-manager.js';
+import type { NetworkProber } from './prober/probe.js';
+import { generateAPIPodStatus } from './status/pod-status.js';
+import { StatusManager } from './status/status-manager.js';
+import { VolumeManager } from './volumes/volume-manager.js';
+
+export interface KubeletCoreOptions {
+  client: Client;
+  runtime: Runtime;
+  recorder: EventRecorder;
+  clock: Clock;
+  nodeName: string;
+  /** `<dataDir>/kubelet` */
+  kubeletDir: string;
+  machine: MachineInfo;
+  dns: DNSSettings;
+  network: NetworkProber;
+  /** periodic resync of every pod, ms (default 1000) */
+  resyncMs?: number;
+  /** orphan cleanup period, ms (default 2000) */
+  housekeepingMs?: number;
+  log?: (msg: string, err?: unknown) => void;
+}
+
+type Phase = 'terminated';
+
+export class Kubelet {
+  private readonly pods = new Map<string, Pod>();
+  private readonly states = new Map<string, Phase>();
+  private readonly podInformer: Informer<Pod & { [k: string]: unknown }>;
+  private readonly svcInformer: Informer<Service & { [k: string]: unknown }>;
+  private readonly workers: PodWorkers;
+  readonly status: StatusManager;
+  readonly volumes: VolumeManager;
+  readonly prober: ProberManager;
+  readonly runtimeManager: KubeRuntimeManager;
+  private readonly reasons = new ReasonCache();
+  private runtimeName = '';
+  private timers: TimerHandle[] = [];
+  private stopped = false;
+
+  constructor(private readonly o: KubeletCoreOptions) {
+    const log = o.log ?? (() => undefined);
+    this.podInformer = new Informer(o.client, R.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
+    this.svcInformer = new Informer(o.client, R.services);
+    this.status = new StatusManager(o.client, (e, p) => log(`status update of ${p} failed`, e));
+    this.volumes = new VolumeManager(o.kubeletDir, o.clock);
+    this.prober = new ProberManager(o.runtime, o.recorder, o.clock, o.network, (uid) => this.workers.wake(uid));
+    const images = new ImageManager(o.runtime, o.recorder, o.clock, (ns, n) => this.getSecret(ns, n));
+    this.runtimeManager = new KubeRuntimeManager({
+      runtime: o.runtime,
+      recorder: o.recorder,
+      clock: o.clock,
+      images,
+      reasons: this.reasons,
+      kubeletDir: o.kubeletDir,
+      dns: o.dns,
+      nodeHostname: o.machine.hostname,
+    });
+    this.workers = new PodWorkers(
+      (uid) => this.syncPod(uid),
+      (uid, e) => log(`sync of pod ${uid} failed`, e),
+    );
+  }
+
+  /** Starts watching pods; resolves once the first list is in (so adoption sees every pod). */
+  async start(): Promise<void> {
+    const v = await this.o.runtime.version();
+    this.runtimeName = v.runtimeName;
+    this.podInformer.addEventHandler({
+      add: (p) => this.upsert(p),
+      update: (old, p) => {
+        if (old.metadata?.uid !== p.metadata?.uid) this.remove(old);
+        this.upsert(p);
+      },
+      delete: (p) => this.remove(p),
+    });
+    this.svcInformer.start();
+    this.podInformer.start();
+    await Promise.all([this.podInformer.waitForSync(), this.svcInformer.waitForSync()]);
+    this.every(this.o.resyncMs ?? 1000, () => {
+      for (const uid of this.pods.keys()) this.workers.wake(uid);
+    });
+    this.every(this.o.housekeepingMs ?? 2000, () => this.housekeeping());
+    await this.housekeeping();
+  }
+
+  private every(ms: number, fn: () => unknown): void {
+    const loop = (): void => {
+      if (this.stopped) return;
+      const h = this.o.clock.setTimeout(() => {
+        this.timers = this.timers.filter((t) => t !== h);
+        void Promise.resolve()
+          .then(fn)
+          .catch((e: unknown) => this.o.log?.('periodic task failed', e))
+          .finally(loop);
+      }, ms);
+      this.timers.push(h);
+    };
+    loop();
+  }
+
+  private upsert(p: Pod): void {
+    const uid = p.metadata?.uid;
+    if (!uid) return;
+    this.pods.set(uid, p);
+    this.workers.wake(uid);
+  }
+
+  private remove(p: Pod): void {
+    const uid = p.metadata?.uid;
+    if (!uid) return;
+    this.pods.delete(uid);
+    this.workers.wake(uid);
+  }
+
+  /** Pods the kubelet currently knows (tests, debugging). */
+  knownPods(): Pod[] {
+    return [...this.pods.values()];
+  }
+
+  /** Waits until no pod worker is running (tests). */
+  idle(): Promise<void> {
+    return this.workers.idle();
+  }
+
+  /** Wakes every pod now (tests, and after runtime events). */
+  resyncAll(): void {
+    for (const uid of this.pods.keys()) this.workers.wake(uid);
+  }
+
+  private async getConfigMap(ns: string, name: string): Promise<ConfigMap | undefined> {
+    try {
+      return (await this.o.client.get(R.configmaps, ns, name)) as ConfigMap;
+    } catch (e) {
+      if (isApiNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  private async getSecret(ns: string, name: string): Promise<Secret | undefined> {
+    try {
+      return (await this.o.client.get(R.secrets, ns, name)) as Secret;
+    } catch (e) {
+      if (isApiNotFound(e)) return undefined;
+      throw e;
+    }
+  }
+
+  private alloc(): NodeAllocatable {
+    return { cpu: this.o.machine.cpu, memory: this.o.machine.memory, 'ephemeral-storage': this.o.machine.ephemeralStorage };
+  }
+
+  private runtimeValues(podIPs: string[]): RuntimeFieldValues {
+    return { nodeName: this.o.nodeName, hostIPs: [this.o.machine.hostIP], podIPs };
+  }
+
+  private envDeps(pod: Pod, podIPs: string[]): EnvDeps {
+    return {
+      getConfigMap: (ns, n) => this.getConfigMap(ns, n),
+      getSecret: (ns, n) => this.getSecret(ns, n),
+      serviceEnv: serviceEnvMap(this.svcInformer.list() as Service[], pod.metadata?.namespace ?? '', pod.spec?.enableServiceLinks !== false),
+      runtimeValues: this.runtimeValues(podIPs),
+      alloc: this.alloc(),
+    };
+  }
+
+  private podStatus(pod: Pod): Promise<RuntimePodStatus> {
+    const m = pod.metadata ?? {};
+    return getPodStatus(this.o.runtime, m.uid ?? '', m.name ?? '', m.namespace ?? '', this.runtimeName);
+  }
+
+  private apiStatus(pod: Pod, ps: RuntimePodStatus, terminal = false): ReturnType<typeof generateAPIPodStatus> {
+    const withStatus: Pod = { ...pod, status: this.status.get(pod.metadata?.uid ?? '') ?? pod.status };
+    return generateAPIPodStatus(withStatus, ps, { reasons: this.reasons, probes: this.prober, hostIPs: [this.o.machine.hostIP], now: new Date(this.o.clock.now()) }, terminal);
+  }
+
+  /** One sync of one pod (the pod worker's body). */
+  private async syncPod(uid: string): Promise<void> {
+    if (this.stopped) return;
+    const pod = this.pods.get(uid);
+    if (!pod) return this.cleanupOrphan(uid);
+    let ps = await this.podStatus(pod);
+    this.prober.syncPod(pod, ps);
+    if (pod.metadata?.deletionTimestamp) return this.terminate(pod, ps, true);
+    if (this.states.get(uid) === 'terminated') return;
+    let status = this.apiStatus(pod, ps);
+    if (status.phase === 'Succeeded' || status.phase === 'Failed') return this.terminate(pod, ps, false);
+    void this.status.setPodStatus(pod, status);
+
+    let volumes: Map<string, string>;
+    try {
+      volumes = await this.volumes.mountPod(pod, { getConfigMap: (ns, n) => this.getConfigMap(ns, n), getSecret: (ns, n) => this.getSecret(ns, n), runtimeValues: this.runtimeValues(ps.ips), alloc: this.alloc() }, (e) =>
+        this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedMountVolume, Msg.mountFailed(e.volume, e.message)),
+      );
+    } catch {
+      return; // FailedMount recorded; retried with back-off on later syncs
+    }
+    const actions = computePodActions(pod, ps, this.prober);
+    const podDir = this.volumes.podDir(uid);
+    const changed = await this.runtimeManager.syncPod(pod, ps, actions, { volumes, podDir, envDeps: (ips) => this.envDeps(pod, ips) });
+    const latest = this.pods.get(uid) ?? pod;
+    if (changed) {
+      ps = await this.podStatus(latest);
+      this.prober.syncPod(latest, ps);
+    }
+    status = this.apiStatus(latest, ps);
+    if (status.phase === 'Succeeded' || status.phase === 'Failed') return this.terminate(latest, ps, false);
+    await this.status.setPodStatus(latest, status);
+  }
+
+  /**
+   * Stops a pod (upstream SyncTerminatingPod → SyncTerminatedPod): Killing events and
+   * StopContainer with the grace period, StopPodSandbox, final status with a terminal
+   * phase; when deleting also RemovePodSandbox, pod directories, and the API delete
+   * (grace 0, uid precondition).
+   */
+  private async terminate(pod: Pod, ps: RuntimePodStatus, deleting: boolean): Promise<void> {
+    const uid = pod.metadata?.uid ?? '';
+    if (this.states.get(uid) !== 'terminated') {
+      await this.runtimeManager.killPod(pod, ps);
+      this.prober.removePod(uid);
+      const after = await this.podStatus(pod);
+      await this.status.setPodStatus(pod, this.apiStatus(pod, after, true));
+      this.states.set(uid, 'terminated');
+      ps = after;
+    }
+    if (!deleting) return;
+    await this.runtimeManager.removePod(ps);
+    await this.volumes.cleanupPod(uid);
+    await this.status.deletePod(pod);
+    this.runtimeManager.forgetPod(uid);
+  }
+
+  /** A pod that is gone from the API: stop and remove whatever the runtime still has. */
+  private async cleanupOrphan(uid: string): Promise<void> {
+    const ps = await getPodStatus(this.o.runtime, uid, '', '', this.runtimeName);
+    for (const c of ps.containers) if (c.state === 'running') await this.o.runtime.stopContainer(c.id, 2);
+    await this.runtimeManager.removePod(ps);
+    await this.volumes.cleanupPod(uid);
+    this.prober.removePod(uid);
+    this.runtimeManager.forgetPod(uid);
+    this.status.forget(uid);
+    this.states.delete(uid);
+  }
+
+  /** Finds runtime pods and pod directories whose pod is not bound here any more. */
+  private async housekeeping(): Promise<void> {
+    if (!this.podInformer.hasSynced()) return;
+    const orphans = new Set<string>();
+    for (const sb of await this.o.runtime.listPodSandbox()) {
+      const uid = sb.labels[CRILabels.podUID];
+      if (uid && !this.pods.has(uid)) orphans.add(uid);
+    }
+    for (const uid of this.volumes.podDirsOnDisk()) if (!this.pods.has(uid)) orphans.add(uid);
+    for (const uid of orphans) if (!this.workers.busy(uid)) this.workers.wake(uid);
+  }
+
+  /** Stops watching and syncing; containers keep running (a new kubelet adopts them). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) this.o.clock.clearTimeout(t);
+    this.timers = [];
+    this.podInformer.stop();
+    this.svcInformer.stop();
+    await this.workers.close();
+    for (const uid of this.pods.keys()) this.prober.removePod(uid);
+  }
+
+  /** The directory layout root (`<dataDir>/kubelet`). */
+  get rootDir(): string {
+    return path.resolve(this.o.kubeletDir);
+  }
+}
