@@ -123,7 +123,7 @@ export class APIServer implements StoreLookup {
     };
     const chain = new AdmissionChain(opts.admission ?? [], this.lookup);
     for (const def of opts.definitions) {
-      const keyPrefix = sharedPrefix(def);
+      const keyPrefix = def.group === '' && def.resource === 'events' ? '/registry/events/' : undefined;
       const st = new Store(def, { storage: opts.storage, admission: chain, lookup: this.lookup, keyPrefix });
       const gr = `${def.group}/${def.resource}`;
       if (!this.stores.has(gr)) this.stores.set(gr, st);
@@ -311,12 +311,3 @@ export function forbiddenFor(user: UserInfo, info: RequestInfo, reason?: string)
   return newForbidden({ group: info.apiGroup, resource: info.resource }, info.name, msg);
 }
 
-/**
- * Storage key prefixes that differ from `/registry/<group/>resource/`. (Upstream keeps
- * events.k8s.io Events with core Events; here they are stored apart until the store
- * converts between the two shapes.)
- */
-function sharedPrefix(def: ResourceDefinition): string | undefined {
-  if (def.group === '' && def.resource === 'events') return '/registry/events/';
-  return undefined;
-}

@@ -19,7 +19,7 @@ import { ClientEventRecorder } from '../client/events.js';
 import { RestClient } from '../client/rest-client.js';
 import { InProcessTransport } from '../client/transport.js';
 import type { Client } from '../client/types.js';
-import { kubernetesServiceIP } from '../api/core/v1/service/allocator.js';
+import { kubernetesServiceIP } from '../api/core/v1/service/strategy.js';
 import { openStorage } from '../storage/index.js';
 import { startControllers } from '../controllers/index.js';
 import { startScheduler } from '../scheduler/index.js';

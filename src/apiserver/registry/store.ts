@@ -31,7 +31,7 @@ import {
   type Storage,
 } from '../../storage/interface.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
-import { CachedObject, decodeStored, encodeForStorage } from './cached-object.js';
+import { CachedObject, decodeStored, encodeForStorage, type Decoder } from './cached-object.js';
 import { type ObjectFilter, buildFilter } from './selectors.js';
 import { WatchCache } from './watch-cache.js';
 import { newUID, generateNameSuffix, rfc3339 } from './meta.js';
@@ -272,6 +272,8 @@ export class Store {
     meta.uid = newUID();
     meta.creationTimestamp = rfc3339(wc.now);
     if (meta.generateName && !meta.name) meta.name = meta.generateName + generateNameSuffix();
+    // allocations (ClusterIPs, NodePorts) happen before validation, as upstream's BeginCreate
+    await def.hooks?.beforeCreate?.(obj, sctx);
     const errs: FieldError[] = [...(def.validate?.(obj, sctx) ?? [])];
     errs.push(...validateObjectMeta(meta, def.namespaced, (n: string, prefix: boolean) => this.validateName(n, prefix), Path.root('metadata')));
     if (errs.length) throw newInvalid(this.groupKind, meta.name ?? '', errs);
@@ -280,7 +282,6 @@ export class Store {
 
     await this.runAdmission('CREATE', obj, undefined, ns, wc, 'validate');
     if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
-    await def.hooks?.beforeCreate?.(obj, sctx);
     const key = this.key(ns, meta.name!);
     try {
       const kv = await this.storage.create(key, this.encode(obj));
@@ -373,6 +374,7 @@ export class Store {
       } else {
         def.defaults?.(obj);
         def.prepareForUpdate?.(obj, old, sctx);
+        await def.hooks?.beforeUpdate?.(obj, old, sctx);
         errs.push(...(def.validateUpdate?.(obj, old, sctx) ?? []));
         if (def.warningsOnUpdate) wc.warnings.push(...def.warningsOnUpdate(obj, old, sctx));
       }
@@ -386,7 +388,6 @@ export class Store {
       // no-op updates are not written (upstream compares the encoded bytes)
       if (value === this.encode(old)) return { obj: current, created: false };
       if (wc.dryRun) return { obj: new CachedObject(key, obj, current.rv), created: false };
-      await def.hooks?.beforeUpdate?.(obj, old, sctx);
       // finalizers emptied on an object being deleted with zero grace: remove it now
       const finalize =
         (!!meta.deletionTimestamp && !meta.finalizers?.length && (meta.deletionGracePeriodSeconds ?? 0) === 0 && !def.shouldDeleteDuringUpdate) ||

@@ -10,7 +10,8 @@ import { newBadRequest, newConflict, newInvalid, successStatus } from '../../api
 import { decodeObjectBody } from '../http/body.js';
 import { negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
-import { rfc3339 } from '../registry/meta.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { applyPodBinding, validatePodBinding } from '../../api/core/v1/pod/binding.js';
 import type { SubresourceHandler } from './types.js';
 
 interface Binding {
@@ -35,36 +36,23 @@ export const podBinding: SubresourceHandler = {
     if (b.metadata?.namespace && b.metadata.namespace !== ns) {
       throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    const target = b.target?.name ?? '';
-    if (!target) throw newInvalid({ group: '', kind: 'Binding' }, name, [{ type: 'FieldValueRequired', field: 'target.name', badValue: '' }]);
-    if (b.target?.kind && b.target.kind !== 'Node') {
-      throw newInvalid({ group: '', kind: 'Binding' }, name, [
-        { type: 'FieldValueNotSupported', field: 'target.kind', badValue: b.target.kind, detail: 'supported values: "Node", "<empty>"' },
-      ]);
-    }
+    const errs = validatePodBinding({ metadata: b.metadata, target: b.target ?? {} });
+    if (errs.length) throw newInvalid({ group: '', kind: 'Binding' }, name, errs);
     const gr = { group: '', resource: 'pods/binding' };
     const dry = c.query.getAll('dryRun').includes('All');
-    await c.store.guaranteedUpdate(ns, name, (pod: Obj) => {
-      const spec = (pod.spec ?? {}) as { nodeName?: string };
-      if (b.metadata?.uid && b.metadata.uid !== pod.metadata.uid) {
-        throw newConflict(gr, name, `Precondition failed: UID in precondition: ${b.metadata.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
-      }
-      if (pod.metadata.deletionTimestamp) throw newConflict(gr, name, `pod ${name} is being deleted, cannot be assigned to a host`);
-      if (spec.nodeName) throw newConflict(gr, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
-      spec.nodeName = target;
-      pod.spec = spec;
-      if (b.metadata?.annotations) pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...b.metadata.annotations };
-      const status = (pod.status ??= {}) as { conditions?: Record<string, unknown>[] };
-      const conds = (status.conditions ??= []);
-      const now = rfc3339(c.now);
-      const i = conds.findIndex((x) => x.type === 'PodScheduled');
-      const cond = { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now };
-      if (i >= 0) {
-        if (conds[i]!.status === 'True') cond.lastTransitionTime = conds[i]!.lastTransitionTime as string;
-        conds[i] = cond;
-      } else conds.push(cond);
-      return pod;
-    }, dry);
+    await c.store.guaranteedUpdate(
+      ns,
+      name,
+      (pod: Obj) => {
+        if (b.metadata?.uid && b.metadata.uid !== pod.metadata.uid) {
+          throw newConflict(gr, name, `Precondition failed: UID in precondition: ${b.metadata.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
+        }
+        const err = applyPodBinding(pod as Pod, b.target!.name!, b.metadata?.annotations, c.now);
+        if (err) throw newConflict(gr, name, err);
+        return pod;
+      },
+      dry,
+    );
     writeJSON(c.res, 201, { ...successStatus(), code: 201 });
   },
 };

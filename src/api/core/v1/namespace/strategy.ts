@@ -184,6 +184,9 @@ export const namespaceDefinition: ResourceDefinition<K<Namespace>> = {
   checkGracefulDelete(obj) {
     return (obj.spec?.finalizers ?? []).length > 0 ? 0 : undefined;
   },
+  deleteStep: (obj, opts, now) => namespaceDeleteStep(obj, opts, now),
+  shouldDeleteDuringUpdate: (obj, old) => shouldDeleteNamespaceDuringUpdate(obj, old),
+  subresourceStrategies: { finalize: namespaceFinalizeStrategy },
   fieldSelectorAttrs(obj) {
     return { 'status.phase': obj.status?.phase ?? '', name: obj.metadata.name ?? '' };
   },

@@ -21,7 +21,7 @@ import type { ResourceDefinition } from '../../../resource.js';
 import { eventTable } from '../../../core/v1/event/strategy.js';
 import { validateEventCreate, validateEventUpdate } from '../../../core/v1/event/validation.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
-import { eventsV1ToCoreEvent } from './conversion.js';
+import { coreEventToEventsV1, eventsV1ToCoreEvent } from './conversion.js';
 
 const toCore = (e: O<Event>): O<CoreEvent> => eventsV1ToCoreEvent(e) as O<CoreEvent>;
 
@@ -53,6 +53,11 @@ export const eventsV1EventDefinition: ResourceDefinition<K<Event>> = {
   namespaced: true,
   shortNames: ['ev'],
   schemaRef: 'events/v1#Event',
+  storagePrefix: '/registry/events/',
+  storageConversion: {
+    fromStored: (o) => coreEventToEventsV1(o as unknown as CoreEvent) as unknown as O<Event>,
+    toStored: (o) => eventsV1ToCoreEvent(o) as unknown as O<CoreEvent> as never,
+  },
   allowCreateOnUpdate: true,
   allowUnconditionalUpdate: true,
   validateName: nameIsDNSSubdomain,
