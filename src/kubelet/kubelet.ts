@@ -8,6 +8,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
  */
 import * as path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { ConfigMap, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
 import { isNotFound as isApiNotFound } from '../apimachinery/errors.js';
 import type { EventRecorder } from '../client/events.js';
@@ -132,7 +133,10 @@ export class Kubelet {
   private upsert(p: Pod): void {
     const uid = p.metadata?.uid;
     if (!uid) return;
+    const old = this.pods.get(uid);
     this.pods.set(uid, p);
+    // Status-only changes (mostly our own writes) are reconciled by the periodic resync, as upstream.
+    if (old && isDeepStrictEqual(old.spec, p.spec) && sameMeta(old, p)) return;
     this.workers.wake(uid);
   }
 
@@ -300,4 +304,12 @@ export class Kubelet {
   get rootDir(): string {
     return path.resolve(this.o.kubeletDir);
   }
+}
+
+function sameMeta(a: Pod, b: Pod): boolean {
+  const strip = (p: Pod): unknown => {
+    const { resourceVersion: _rv, managedFields: _mf, ...rest } = p.metadata ?? {};
+    return rest;
+  };
+  return isDeepStrictEqual(strip(a), strip(b));
 }
