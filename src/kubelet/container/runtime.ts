@@ -61,11 +61,6 @@ export function formatPod(pod: Pod): string {
   return `${pod.metadata?.name}_${pod.metadata?.namespace}(${pod.metadata?.uid})`;
 }
 
-/** Is `c` a sidecar (an init container with restartPolicy Always)? */
-export function isRestartableInit(c: Container): boolean {
-  return c.restartPolicy === 'Always';
-}
-
 /** The event fieldPath of a container: `spec.containers{nginx}` / `spec.initContainers{install}`. */
 export function containerFieldPath(pod: Pod, name: string): string {
   if (pod.spec?.initContainers?.some((c) => c.name === name)) return `spec.initContainers{${name}}`;

@@ -8,7 +8,8 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_manager.go
  */
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { isRestartableInit, latestStatus, shouldContainerBeRestarted, type RuntimeContainerStatus, type RuntimePodStatus } from '../container/runtime.js';
+import { isRestartableInitContainer as isRestartableInit } from '../../api/core/v1/helpers/containers.js';
+import { latestStatus, shouldContainerBeRestarted, type RuntimeContainerStatus, type RuntimePodStatus } from '../container/runtime.js';
 import { Msg } from '../events.js';
 import { containerHash } from './labels.js';
 

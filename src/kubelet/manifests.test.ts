@@ -1,0 +1,90 @@
+/**
+ * Published manifests from ../shared/manifests on the simulated runtime, with the
+ * outcome shared/manifests/EXPECTED.md describes.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { KObject } from '../api/resource.js';
+import { R } from '../client/types.js';
+import { newHarness } from './testing/harness.js';
+
+const DIR = join(import.meta.dirname, '..', '..', '..', 'shared', 'manifests');
+
+function manifest(name: string): Pod {
+  const docs = parseAllDocuments(readFileSync(join(DIR, `${name}.yaml`), 'utf8')).map((d) => d.toJSON() as Pod).filter(Boolean);
+  return docs[0];
+}
+
+describe('shared manifests on the simulated runtime', { skip: !existsSync(DIR) && 'no ../shared/manifests' }, () => {
+  test('simple-pod: nginx 1/1 Running', async () => {
+    const h = await newHarness();
+    try {
+      await h.createPod(manifest('simple-pod'));
+      await h.until(() => h.pod('nginx')?.status?.phase === 'Running');
+      assert.ok(h.pod('nginx')!.status!.conditions!.every((c) => c.status === 'True'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('two-container-pod: debian Completed, nginx running, phase Running, Ready False (1/2 NotReady)', async () => {
+    const h = await newHarness();
+    try {
+      await h.createPod(manifest('two-container-pod'));
+      await h.until(() => h.pod('two-containers')?.status?.containerStatuses?.find((c) => c.name === 'debian-container')?.state?.terminated !== undefined);
+      await h.clock.advance(3000);
+      const st = h.pod('two-containers')!.status!;
+      assert.equal(st.phase, 'Running');
+      const deb = st.containerStatuses!.find((c) => c.name === 'debian-container')!;
+      assert.deepEqual([deb.state?.terminated?.reason, deb.state?.terminated?.exitCode, deb.restartCount], ['Completed', 0, 0]);
+      assert.ok(st.containerStatuses!.find((c) => c.name === 'nginx-container')!.state?.running);
+      assert.deepEqual(st.containerStatuses!.map((c) => c.name), ['debian-container', 'nginx-container'], 'sorted by name as upstream');
+      assert.equal(st.conditions!.find((c) => c.type === 'Ready')!.status, 'False');
+      const uid = h.pod('two-containers')!.metadata!.uid!;
+      const html = readFileSync(join(h.dataDir, 'kubelet', 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'shared-data', 'index.html'), 'utf8');
+      assert.equal(html, 'Hello from the debian container\n');
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('init-containers: install runs before nginx, then Running 1/1', async () => {
+    const h = await newHarness();
+    try {
+      await h.createPod(manifest('init-containers'));
+      await h.until(() => h.pod('init-demo')?.status?.phase === 'Running');
+      const st = h.pod('init-demo')!.status!;
+      assert.equal(st.initContainerStatuses![0].state?.terminated?.reason, 'Completed');
+      assert.ok(st.containerStatuses![0].ready);
+      const started = h.events('init-demo').filter((e) => e.reason === 'Started').map((e) => e.fieldPath);
+      assert.deepEqual(started, ['spec.initContainers{install}', 'spec.containers{nginx}']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('projected-secrets: ContainerCreating with FailedMount naming both secrets, Running once they exist', async () => {
+    const h = await newHarness();
+    try {
+      const pod = manifest('projected-secrets');
+      const name = pod.metadata!.name!;
+      await h.createPod(pod);
+      await h.clock.advance(2000);
+      const fm = h.events(name).find((e) => e.reason === 'FailedMount');
+      assert.match(fm!.message, /^MountVolume\.SetUp failed for volume "[^"]+" : \[secret "user" not found, secret "pass" not found\]$/);
+      for (const [n, k, v] of [
+        ['user', 'username.txt', 'admin'],
+        ['pass', 'password.txt', 's3cr3t'],
+      ]) {
+        await h.client.create(R.secrets, 'default', { apiVersion: 'v1', kind: 'Secret', metadata: { name: n }, data: { [k]: Buffer.from(v).toString('base64') } } as KObject);
+      }
+      await h.until(() => h.pod(name)?.status?.phase === 'Running', 200_000, 1000);
+    } finally {
+      await h.close();
+    }
+  });
+});
