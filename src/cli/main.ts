@@ -13,6 +13,7 @@ program
   .description('run the API server, storage, controllers, scheduler and a kubelet in one process')
   .option('--data-dir <dir>', 'directory for the database, certificates and kubelet files', './data')
   .option('--bind-address <ip>', 'address the API server listens on', '127.0.0.1')
+  .option('--advertise-address <ip>', 'address published for the kubernetes Service endpoints (default: the host IPv4 when binding loopback)')
   .option('--secure-port <port>', 'HTTPS port of the API server', (v) => parseInt(v, 10), 6443)
   .option('--node-name <name>', 'name of the local node', hostname().toLowerCase())
   .option('--runtime <kind>', 'container runtime: sim (simulated) or remote (CRI)', 'sim')
@@ -29,6 +30,7 @@ program
     const s = await runServer({
       dataDir: o.dataDir,
       bindAddress: o.bindAddress,
+      advertiseAddress: o.advertiseAddress,
       securePort: o.securePort,
       nodeName: o.nodeName,
       runtime: o.runtime,

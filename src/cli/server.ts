@@ -26,10 +26,13 @@ import { startScheduler } from '../scheduler/index.js';
 import { startKubelet } from '../kubelet/index.js';
 import { SimRuntime } from '../cri/sim/index.js';
 import { writeKubeconfig } from './kubeconfig.js';
+import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 
 export interface ServerOptions {
   dataDir: string;
   bindAddress: string;
+  /** address published in default/kubernetes endpoints (default: bind address, or the host's IPv4 when binding loopback) */
+  advertiseAddress?: string;
   securePort: number;
   nodeName: string;
   runtime: 'sim' | 'remote';
@@ -67,14 +70,16 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const t0 = performance.now();
   const dataDir = resolve(o.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const advertise = o.bindAddress === '0.0.0.0' || o.bindAddress === '::' ? '127.0.0.1' : o.bindAddress;
+  const local = o.bindAddress === '0.0.0.0' || o.bindAddress === '::' ? '127.0.0.1' : o.bindAddress;
+  // the address in the default/kubernetes endpoints (upstream --advertise-address): never loopback
+  const advertise = o.advertiseAddress ?? (local.startsWith('127.') || local === '::1' ? defaultHostIP() : local);
   const svcIP = kubernetesServiceIP(o.serviceClusterIPRange);
   const host = hostname();
   const [pki, storage] = await Promise.all([
     ensurePKI(
       dataDir,
       ['localhost', host, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
-      [...new Set(['127.0.0.1', advertise, svcIP])],
+      [...new Set(['127.0.0.1', local, advertise, svcIP])],
     ),
     openStorage({ kind: 'sqlite', dataDir }),
   ]);
@@ -84,7 +89,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     definitions: allDefinitions({ serviceCIDR: o.serviceClusterIPRange }),
     subresources: [podBinding],
     admission: [namespaceLifecycle],
-    serverAddress: `${advertise}:${o.securePort}`,
+    serverAddress: `${local}:${o.securePort}`,
   });
   await api.start();
   const server = await listen(api, {
@@ -96,7 +101,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : o.securePort;
-  const url = `https://${advertise.includes(':') ? `[${advertise}]` : advertise}:${port}`;
+  const url = `https://${local.includes(':') ? `[${local}]` : local}:${port}`;
   const kubeconfig = o.writeKubeconfig ?? join(dataDir, 'kubeconfig.yaml');
   writeKubeconfig(kubeconfig, { server: url, caPEM: pki.ca.cert, certPEM: pki.admin.cert, keyPEM: pki.admin.key });
 

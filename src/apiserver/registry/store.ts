@@ -356,6 +356,9 @@ export class Store {
         throw newConflict(this.groupResource, name);
       }
       meta.resourceVersion = String(current.rv);
+      if (meta.uid && meta.uid !== old.metadata.uid) {
+        throw newConflict(this.groupResource, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
+      }
       // system fields the client cannot change
       meta.uid = old.metadata.uid;
       meta.creationTimestamp = old.metadata.creationTimestamp;
