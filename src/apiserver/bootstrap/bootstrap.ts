@@ -25,6 +25,12 @@ export interface BootstrapOptions {
 
 async function ensure(client: Client, r: (typeof R)[keyof typeof R], ns: string, obj: KObject): Promise<void> {
   try {
+    await client.get(r, ns, obj.metadata!.name!);
+    return;
+  } catch (e) {
+    if (!isNotFound(e)) throw e;
+  }
+  try {
     await client.create(r, ns, obj);
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
