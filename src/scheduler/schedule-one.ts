@@ -11,6 +11,7 @@ import { rfc3339 } from '../client/events.js';
 import { R } from '../client/types.js';
 import { CycleState } from './framework/cycle-state.js';
 import { Diagnosis, ERR_NO_NODES_AVAILABLE, FitError } from './framework/fit-error.js';
+import { filterNodes, StatusError } from './framework/filter-nodes.js';
 import type { NodeInfo } from './framework/node-info.js';
 import type { Framework } from './framework/runtime.js';
 import { asStatus, Code, isSuccess, Status } from './framework/status.js';
@@ -39,13 +40,7 @@ export class NoNodesAvailableError extends Error {
   }
 }
 
-/** Thrown for an Error status in the cycle (the scheduler's "SchedulerError"). */
-export class StatusError extends Error {
-  constructor(readonly status: Status) {
-    super(status.message());
-    this.name = 'SchedulingStatusError';
-  }
-}
+export { StatusError };
 
 /**
  * How many feasible nodes to look for: all below 100 nodes; else the percentage
@@ -78,26 +73,18 @@ function findNodesThatPassFilters(sched: Scheduler, fwk: Framework, state: Cycle
   const n = nodes.length;
   let toFind = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? sched.percentageOfNodesToScore, n);
   if (!fwk.hasScorePlugins()) toFind = 1;
-  const feasible: NodeInfo[] = [];
-  const start = sched.nextStartNodeIndex;
+  const start = n ? sched.nextStartNodeIndex % n : 0;
   if (!fwk.hasFilterPlugins()) {
+    const feasible: NodeInfo[] = [];
     for (let i = 0; i < toFind && i < n; i++) feasible.push(nodes[(start + i) % n]!);
     return feasible;
   }
-  for (let i = 0; i < n; i++) {
-    const ni = nodes[(start + i) % n]!;
-    const s = fwk.runFilterPluginsWithNominatedPods(state, pod, ni);
-    if (s === null || s.code === Code.Success) {
-      feasible.push(ni);
-      if (feasible.length >= toFind) break;
-    } else if (s.code === Code.Error) {
-      throw new StatusError(s);
-    } else {
-      d.nodeToStatus.set(ni.name, s);
-      d.addPluginStatus(s);
-    }
+  const t0 = performance.now();
+  try {
+    return filterNodes(fwk, state, pod, nodes, start, toFind, d);
+  } finally {
+    sched.metrics?.extensionPointTotals.set('Filter', (sched.metrics.extensionPointTotals.get('Filter') ?? 0) + performance.now() - t0);
   }
-  return feasible;
 }
 
 /** PreFilter, then Filter (nominated node first), recording why nodes failed. */
@@ -211,6 +198,8 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
   }
   const podCycle = sched.queue.schedulingCycle();
   const state = new CycleState();
+  state.recordPluginMetrics = sched.random() < sched.pluginMetricsSampleRate;
+  const t0 = performance.now();
   sched.cache.updateSnapshot(sched.snapshot);
   fwk.setSnapshot(sched.snapshot);
 
@@ -230,6 +219,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
       st = new Status(Code.Unschedulable, [], e);
     } else if (e instanceof StatusError) st = e.status;
     else st = asStatus(e);
+    recordAttempt(sched, fwk, st.isRejected() ? 'unschedulable' : 'error', t0);
     await handleSchedulingFailure(sched, fwk, qpi, st, nominating, podCycle);
     return;
   }
@@ -258,7 +248,14 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
     await handleSchedulingFailure(sched, fwk, qpi, ps.isRejected() ? singleNodeFitError(pod, host, ps) : ps, clearNomination, podCycle);
     return;
   }
-  sched.trackBinding(bindingCycle(sched, fwk, state, qpi, assumed, host, podCycle));
+  sched.trackBinding(bindingCycle(sched, fwk, state, qpi, assumed, host, podCycle, t0));
+}
+
+/** scheduler_schedule_attempts_total and scheduler_scheduling_attempt_duration_seconds. */
+function recordAttempt(sched: Scheduler, fwk: Framework, result: 'scheduled' | 'unschedulable' | 'error', t0: number): void {
+  const m = sched.metrics;
+  m.scheduleAttempts.labels(result, fwk.profileName).inc();
+  m.schedulingAttemptDuration.labels(result, fwk.profileName).observe((performance.now() - t0) / 1000);
 }
 
 /** WaitOnPermit → PreBind → Bind → PostBind; on failure undoes the assumption and requeues. */
@@ -270,6 +267,7 @@ async function bindingCycle(
   assumed: Pod,
   host: string,
   podCycle: number,
+  t0: number,
 ): Promise<void> {
   let s = await fwk.waitOnPermit(assumed);
   if (s) {
@@ -280,7 +278,15 @@ async function bindingCycle(
   s = await fwk.runPreBindPlugins(state, assumed, host);
   if (!s) s = await fwk.runBindPlugins(state, assumed, host);
   sched.cache.finishBinding(assumed);
-  if (s) return handleBindingCycleError(sched, fwk, state, qpi, assumed, host, s, podCycle);
+  if (s) {
+    recordAttempt(sched, fwk, 'error', t0);
+    return handleBindingCycleError(sched, fwk, state, qpi, assumed, host, s, podCycle);
+  }
+  recordAttempt(sched, fwk, 'scheduled', t0);
+  sched.metrics.podSchedulingAttempts.observe(qpi.attempts);
+  if (qpi.initialAttemptTimestamp !== undefined) {
+    sched.metrics.podSchedulingSLIDuration.labels(String(qpi.attempts)).observe(Math.max(0, sched.clock.now() - qpi.initialAttemptTimestamp) / 1000);
+  }
   const m = assumed.metadata ?? {};
   fwk.eventRecorder.event(podRef(assumed), 'Normal', 'Scheduled', `Successfully assigned ${m.namespace}/${m.name} to ${host}`);
   sched.onBound?.(assumed, host);

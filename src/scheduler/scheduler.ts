@@ -1,32 +1,29 @@
 /**
- * The scheduler: informers on pending pods (spec.nodeName empty, a schedulerName of
- * one of the profiles), on assigned non-terminal pods and on nodes feed the queue and
- * the cache; a loop pops pods and runs their scheduling cycles one at a time, while
- * binding cycles run concurrently. The loop yields to the event loop every few ms.
+ * The scheduler: informers feed the queue (pending pods of its profiles) and the cache
+ * (nodes, assigned pods); a loop pops pods and runs their scheduling cycles one at a
+ * time, while binding cycles run concurrently. The loop yields to the event loop every
+ * few ms so watch events and binding responses are processed.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/scheduler.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/eventhandlers.go
  */
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { KObject } from '../api/resource.js';
 import type { EventRecorder } from '../client/events.js';
-import { Informer } from '../client/informer.js';
-import { R, type Client } from '../client/types.js';
+import type { Client } from '../client/types.js';
 import { Cache } from './cache/cache.js';
+import type { ClusterListers } from './framework/listers.js';
 import { DEFAULT_SCHEDULER_NAME, defaultProfile, type Profile } from './framework/profile.js';
 import type { Registry } from './framework/registry.js';
 import { Framework } from './framework/runtime.js';
 import { Snapshot } from './framework/snapshot.js';
-import { ActionType, eventMatches, Events, podKey, type ClusterEvent, type ClusterEventWithHint, type QueuedPodInfo } from './framework/types.js';
+import { ActionType, eventMatches, podKey, type ClusterEvent, type ClusterEventWithHint, type QueuedPodInfo } from './framework/types.js';
 import { realTimers, type Timers } from './framework/waiting-pods.js';
+import { addEventHandlers } from './event-handlers.js';
+import { SchedulerInformers, type PodObj } from './informers.js';
+import { SchedulerMetrics } from './metrics.js';
 import { newInTreeRegistry } from './plugins/registry.js';
-import { SCHEDULING_GATED_MESSAGE, SCHEDULING_GATED_REASON } from './plugins/SchedulingGates.js';
 import { realClock, SchedulingQueue, type Clock } from './queue/scheduling-queue.js';
-import { scheduleOne, updatePodStatus } from './schedule-one.js';
-
-/** Pod/Node as informer objects. */
-type PodObj = Pod & KObject;
-type NodeObj = Node & KObject;
+import { scheduleOne } from './schedule-one.js';
 
 export interface SchedulerOptions {
   client: Client;
@@ -48,6 +45,10 @@ export interface SchedulerOptions {
   random?: () => number;
   /** ms the loop runs before yielding to the event loop; default 5 */
   yieldEveryMs?: number;
+  /** where metrics go; default a new SchedulerMetrics */
+  metrics?: SchedulerMetrics;
+  /** share of cycles recording per-plugin durations (upstream 10 %); default 0.1 */
+  pluginMetricsSampleRate?: number;
 }
 
 /** Node changes that matter to scheduling, as cluster events (upstream nodeSchedulingPropertiesChange). */
@@ -85,20 +86,22 @@ export class Scheduler {
   readonly snapshot = new Snapshot();
   readonly percentageOfNodesToScore: number | undefined;
   readonly random: () => number;
+  readonly metrics: SchedulerMetrics;
+  readonly informers: SchedulerInformers;
+  readonly listers: ClusterListers;
+  readonly pluginMetricsSampleRate: number;
   /** where the next cycle starts examining nodes (round-robin across cycles) */
   nextStartNodeIndex = 0;
   /** test hook: called after a successful bind */
   onBound?: (pod: Pod, node: string) => void;
 
-  readonly pendingPods: Informer<PodObj>;
-  readonly assignedPods: Informer<PodObj>;
-  readonly nodes: Informer<NodeObj>;
   private readonly bindings = new Set<Promise<void>>();
-  private readonly eventsByProfile = new Map<string, Map<string, ClusterEventWithHint[]>>();
+  readonly eventsByProfile = new Map<string, Map<string, ClusterEventWithHint[]>>();
   private readonly allEvents: ClusterEvent[] = [];
   private readonly timers: Timers;
   private readonly intervals: unknown[] = [];
   private stopped = false;
+  private started = false;
   private loopDone: Promise<void> = Promise.resolve();
   private readonly yieldEveryMs: number;
   private less?: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
@@ -110,6 +113,10 @@ export class Scheduler {
     this.random = opts.random ?? Math.random;
     this.percentageOfNodesToScore = opts.percentageOfNodesToScore || undefined;
     this.yieldEveryMs = opts.yieldEveryMs ?? 5;
+    this.metrics = opts.metrics ?? new SchedulerMetrics();
+    this.pluginMetricsSampleRate = opts.pluginMetricsSampleRate ?? 0.1;
+    this.informers = new SchedulerInformers(opts.client);
+    this.listers = this.informers.listers();
     let registry = newInTreeRegistry();
     if (opts.outOfTreeRegistry) registry = registry.merge(opts.outOfTreeRegistry);
     this.queue = new SchedulingQueue({
@@ -121,23 +128,29 @@ export class Scheduler {
       preEnqueue: (pod) => this.frameworkForPod(pod)?.runPreEnqueuePlugins(pod) ?? null,
       eventsFor: (pod) => this.eventsByProfile.get(schedulerNameOf(pod)) ?? new Map(),
       anyInterested: (ev) => this.allEvents.some((r) => eventMatches(r, ev)),
+      onIncoming: (queue, event) => this.metrics.queueIncomingPods.labels(queue, event).inc(),
     });
     for (const p of opts.profiles?.length ? opts.profiles : [defaultProfile()]) {
       const name = p.schedulerName || DEFAULT_SCHEDULER_NAME;
       if (this.frameworks.has(name)) throw new Error(`duplicate profile with scheduler name "${name}"`);
-      const fwk = new Framework({ registry, profile: p, client: opts.client, eventRecorder: opts.recorder, nominator: this.queue.nominator, timers: this.timers });
+      const fwk = new Framework({
+        registry,
+        profile: p,
+        client: opts.client,
+        eventRecorder: opts.recorder,
+        nominator: this.queue.nominator,
+        timers: this.timers,
+        listers: this.listers,
+        metrics: this.metrics,
+      });
       this.frameworks.set(name, fwk);
       const evs = fwk.eventsToRegister();
       this.eventsByProfile.set(name, evs);
       for (const l of evs.values()) for (const e of l) this.allEvents.push(e.event);
     }
     this.cache = new Cache(this.clock);
-    this.pendingPods = new Informer<PodObj>(opts.client, R.pods, { fieldSelector: 'spec.nodeName=' });
-    this.assignedPods = new Informer<PodObj>(opts.client, R.pods, {
-      fieldSelector: 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed',
-    });
-    this.nodes = new Informer<NodeObj>(opts.client, R.nodes);
-    this.addEventHandlers();
+    this.metrics.pendingSource = () => ({ ...this.queue.counts() });
+    this.metrics.cacheSource = () => ({ nodes: this.cache.nodeCount(), pods: this.cache.podCount(), assumed_pods: this.cache.assumedPodCount() });
   }
 
   /** The framework of the pod's profile, or undefined if no profile handles it. */
@@ -145,9 +158,15 @@ export class Scheduler {
     return this.frameworks.get(schedulerNameOf(pod));
   }
 
-  /** The latest version of a pending pod from the informer (undefined if gone). */
+  /** The latest version of a pending pod from the informer (undefined if gone or bound). */
   pendingPod(pod: Pod): Pod | undefined {
-    return this.pendingPods.get(podKey(pod));
+    const p = this.informers.pods.get(podKey(pod));
+    return p && !p.spec?.nodeName ? p : undefined;
+  }
+
+  /** The latest version of a pod the scheduler watches. */
+  currentPod(pod: Pod): PodObj | undefined {
+    return this.informers.pods.get(podKey(pod));
   }
 
   /** Registers a binding cycle so stop() can wait for it. */
@@ -156,78 +175,18 @@ export class Scheduler {
     this.bindings.add(q);
   }
 
-  private responsible(pod: Pod): boolean {
+  /** Whether this scheduler schedules the pod (unassigned, one of its profiles). */
+  responsible(pod: Pod): boolean {
     return !pod.spec?.nodeName && this.frameworks.has(schedulerNameOf(pod));
-  }
-
-  private addEventHandlers(): void {
-    this.pendingPods.addEventHandler({
-      add: (pod) => {
-        if (!this.responsible(pod)) return;
-        this.queue.add(pod);
-        this.markGated(pod);
-      },
-      update: (oldPod, pod) => {
-        if (pod.spec?.nodeName) {
-          this.queue.delete(pod);
-          return;
-        }
-        if (!this.responsible(pod)) return;
-        if (oldPod.metadata?.resourceVersion === pod.metadata?.resourceVersion) return;
-        if (this.cache.isAssumedPod(pod)) return;
-        this.queue.update(oldPod, pod);
-        this.markGated(pod);
-      },
-      delete: (pod) => {
-        this.queue.delete(pod);
-        this.frameworkForPod(pod)?.rejectWaitingPod(pod.metadata?.uid ?? '');
-      },
-    });
-    this.assignedPods.addEventHandler({
-      add: (pod) => {
-        this.cache.addPod(pod);
-        this.queue.delete(pod);
-        this.queue.moveAllToActiveOrBackoffQueue(Events.AssignedPodAdd, undefined, pod);
-      },
-      update: (oldPod, pod) => {
-        this.cache.updatePod(oldPod, pod);
-        this.queue.moveAllToActiveOrBackoffQueue(Events.AssignedPodUpdate, oldPod, pod);
-      },
-      delete: (pod) => {
-        this.cache.removePod(pod);
-        this.queue.moveAllToActiveOrBackoffQueue(Events.AssignedPodDelete, pod, undefined);
-      },
-    });
-    this.nodes.addEventHandler({
-      add: (node) => {
-        this.cache.addNode(node);
-        this.queue.moveAllToActiveOrBackoffQueue(Events.NodeAdd, undefined, node);
-      },
-      update: (oldNode, node) => {
-        this.cache.updateNode(oldNode, node);
-        for (const ev of nodeUpdateEvents(oldNode, node)) this.queue.moveAllToActiveOrBackoffQueue(ev, oldNode, node);
-      },
-      delete: (node) => {
-        this.cache.removeNode(node);
-        this.queue.moveAllToActiveOrBackoffQueue(Events.NodeDelete, node, undefined);
-      },
-    });
-  }
-
-  /** Gated pods get PodScheduled=False/SchedulingGated (once). */
-  private markGated(pod: Pod): void {
-    if (this.queue.whereIs(podKey(pod)) !== 'gated') return;
-    const c = pod.status?.conditions?.find((x) => x.type === 'PodScheduled');
-    if (c && c.reason === SCHEDULING_GATED_REASON && c.status === 'False') return;
-    void updatePodStatus(this, pod, { type: 'PodScheduled', status: 'False', reason: SCHEDULING_GATED_REASON, message: SCHEDULING_GATED_MESSAGE }, null);
   }
 
   /** Starts informers, waits for their first lists, then starts the loop and the queue's flush timers. */
   async start(): Promise<void> {
-    this.nodes.start();
-    this.assignedPods.start();
-    this.pendingPods.start();
-    await Promise.all([this.nodes.waitForSync(), this.assignedPods.waitForSync(), this.pendingPods.waitForSync()]);
+    if (this.started) return;
+    this.started = true;
+    await this.informers.probe();
+    addEventHandlers(this);
+    await this.informers.start();
     const every = (ms: number, fn: () => void) => {
       const tick = () => {
         if (this.stopped) return;
@@ -264,14 +223,12 @@ export class Scheduler {
     this.stopped = true;
     this.queue.close();
     for (const h of this.intervals.splice(0)) this.timers.clearTimeout(h);
-    this.pendingPods.stop();
-    this.assignedPods.stop();
-    this.nodes.stop();
+    this.informers.stop();
     await this.loopDone;
     await Promise.all([...this.bindings]);
   }
 }
 
-function schedulerNameOf(pod: Pod): string {
+export function schedulerNameOf(pod: Pod): string {
   return pod.spec?.schedulerName || DEFAULT_SCHEDULER_NAME;
 }

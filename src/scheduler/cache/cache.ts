@@ -10,7 +10,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/backend/cache/cache.go
  */
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import { NodeInfo } from '../framework/node-info.js';
+import { NodeInfo, type ImageStateSummary } from '../framework/node-info.js';
 import type { Snapshot } from '../framework/snapshot.js';
 import { PodInfo, podKey } from '../framework/types.js';
 import type { Clock } from '../queue/scheduling-queue.js';
@@ -42,6 +42,8 @@ export class Cache {
   private head: Item | null = null;
   private readonly pods = new Map<string, PodState>();
   private readonly nodeTree = new NodeTree();
+  /** image name → summary shared by the NodeInfos of the nodes having it */
+  private readonly images = new Map<string, ImageStateSummary>();
 
   /** @param ttlMs how long an assumed pod may stay unconfirmed after binding finished; 0 = forever */
   constructor(
@@ -56,8 +58,30 @@ export class Cache {
     const it = this.items.get(name) ?? this.newItem(name);
     if (it.info.node) this.nodeTree.update(it.info.node, node);
     else this.nodeTree.add(node);
+    const oldImages = it.info.node?.status?.images;
+    const newImages = node.status?.images;
     it.info.setNode(node);
+    if (oldImages !== newImages && (oldImages?.length || newImages?.length)) this.updateImages(it.info, newImages);
     this.moveToHead(it);
+  }
+
+  /** Re-links a node's image summaries (upstream addNodeImageStates/removeNodeImageStates). */
+  private updateImages(info: NodeInfo, images: { names?: string[]; sizeBytes?: number }[] | undefined): void {
+    for (const [name, st] of info.imageStates) {
+      st.numNodes--;
+      if (st.numNodes <= 0) this.images.delete(name);
+    }
+    const m = new Map<string, ImageStateSummary>();
+    for (const img of images ?? []) {
+      for (const name of img.names ?? []) {
+        if (m.has(name)) continue;
+        let st = this.images.get(name);
+        if (!st) this.images.set(name, (st = { size: img.sizeBytes ?? 0, numNodes: 0 }));
+        st.numNodes++;
+        m.set(name, st);
+      }
+    }
+    info.imageStates = m;
   }
 
   updateNode(_old: Node, node: Node): void {
@@ -70,6 +94,7 @@ export class Cache {
     const it = this.items.get(name);
     if (!it) return;
     if (it.info.node) this.nodeTree.remove(it.info.node);
+    if (it.info.imageStates.size) this.updateImages(it.info, undefined);
     it.info.removeNode();
     if (it.info.pods.length === 0) this.removeItem(it);
     else this.moveToHead(it);
@@ -163,6 +188,13 @@ export class Cache {
     return this.pods.size;
   }
 
+  /** Pods assumed and not yet confirmed by the informer. */
+  assumedPodCount(): number {
+    let n = 0;
+    for (const st of this.pods.values()) if (st.assumed) n++;
+    return n;
+  }
+
   /** The cache's NodeInfo (live; do not mutate). For tests and debugging. */
   nodeInfo(name: string): NodeInfo | undefined {
     return this.items.get(name)?.info;
@@ -189,6 +221,10 @@ export class Cache {
         continue;
       }
       const copy = info.clone();
+      const prev = snap.nodeInfoMap.get(info.name);
+      if (copy.podsWithAffinity.length || copy.pvcRefCounts.size || (prev && (prev.podsWithAffinity.length || prev.pvcRefCounts.size))) {
+        snap.invalidateDerived();
+      }
       snap.nodeInfoMap.set(info.name, copy);
       if (!had) listChanged = true;
       else replaced.push(copy);
@@ -211,6 +247,7 @@ export class Cache {
         list.push(ni);
       }
       snap.nodeInfoList = list;
+      snap.invalidateDerived();
     } else {
       for (const ni of replaced) {
         const i = snap.positions.get(ni.name);

@@ -26,6 +26,8 @@ export class CycleState {
   skipFilterPlugins: Set<string> = new Set();
   /** Score plugins to skip because their PreScore returned Skip. */
   skipScorePlugins: Set<string> = new Set();
+  /** whether this cycle records per-plugin durations (upstream samples 10 % of cycles) */
+  recordPluginMetrics = false;
 
   /** Returns the value, or throws {@link StateNotFoundError}. */
   read<T extends StateData>(key: string): T {
@@ -53,6 +55,7 @@ export class CycleState {
     for (const [k, v] of this.storage) c.storage.set(k, v.clone());
     c.skipFilterPlugins = new Set(this.skipFilterPlugins);
     c.skipScorePlugins = new Set(this.skipScorePlugins);
+    c.recordPluginMetrics = this.recordPluginMetrics;
     return c;
   }
 }

@@ -34,12 +34,44 @@ describe('profiles', () => {
     const p = f.plugins;
     assert.deepEqual(p.preEnqueue.map((x) => x.name), ['SchedulingGates']);
     assert.deepEqual(p.queueSort.map((x) => x.name), ['PrioritySort']);
-    assert.deepEqual(p.preFilter.map((x) => x.name), ['NodeAffinity', 'NodePorts', 'NodeResourcesFit']);
-    assert.deepEqual(p.filter.map((x) => x.name), ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit']);
+    assert.deepEqual(p.preFilter.map((x) => x.name), [
+      'NodeAffinity',
+      'NodePorts',
+      'NodeResourcesFit',
+      'VolumeRestrictions',
+      'VolumeBinding',
+      'PodTopologySpread',
+      'InterPodAffinity',
+    ]);
+    assert.deepEqual(p.filter.map((x) => x.name), [
+      'NodeUnschedulable',
+      'NodeName',
+      'TaintToleration',
+      'NodeAffinity',
+      'NodePorts',
+      'NodeResourcesFit',
+      'VolumeRestrictions',
+      'VolumeBinding',
+      'PodTopologySpread',
+      'InterPodAffinity',
+    ]);
     assert.deepEqual(p.postFilter.map((x) => x.name), ['DefaultPreemption']);
     assert.deepEqual(
       p.score.map((x, i) => `${x.name}:${p.scoreWeights[i]}`),
-      ['TaintToleration:3', 'NodeAffinity:2', 'NodeResourcesFit:1', 'NodeResourcesBalancedAllocation:1'],
+      [
+        'TaintToleration:3',
+        'NodeAffinity:2',
+        'NodeResourcesFit:1',
+        'PodTopologySpread:2',
+        'InterPodAffinity:2',
+        'NodeResourcesBalancedAllocation:1',
+        'ImageLocality:1',
+      ],
+    );
+    assert.deepEqual(p.preBind.map((x) => x.name), ['VolumeBinding']);
+    assert.deepEqual(
+      p.preScore.map((x) => x.name),
+      ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation', 'ImageLocality'],
     );
     assert.deepEqual(p.bind.map((x) => x.name), ['DefaultBinder']);
   });
@@ -59,7 +91,14 @@ describe('profiles', () => {
       reg,
     );
     const p = f.plugins;
-    assert.deepEqual(p.score.map((x, i) => `${x.name}:${p.scoreWeights[i]}`), ['NodeAffinity:7', 'TaintToleration:3', 'NodeResourcesFit:1']);
+    assert.deepEqual(p.score.map((x, i) => `${x.name}:${p.scoreWeights[i]}`), [
+      'NodeAffinity:7',
+      'TaintToleration:3',
+      'NodeResourcesFit:1',
+      'PodTopologySpread:2',
+      'InterPodAffinity:2',
+      'ImageLocality:1',
+    ]);
     assert.equal(p.filter.at(-1)!.name, 'Custom');
     assert.equal(p.postFilter.length, 0);
     assert.equal(f.profileName, 'x');

@@ -78,7 +78,13 @@ export class NodeInfo {
   node: Node | null = null;
   /** node name (kept when node is null) */
   name = '';
+  /** node labels ({} when the node has none), for hot-path lookups */
+  labels: Record<string, string> = NO_LABELS;
   pods: PodInfo[] = [];
+  /** pods with podAffinity or podAntiAffinity */
+  podsWithAffinity: PodInfo[] = [];
+  /** pods with required pod anti-affinity terms */
+  podsWithRequiredAntiAffinity: PodInfo[] = [];
   /** sum of the pods' effective requests */
   requested = new Resource();
   /** requested, with the 100m/200Mi defaults for containers without requests */
@@ -86,8 +92,10 @@ export class NodeInfo {
   /** parsed status.allocatable; allowedPodNumber from `pods` */
   allocatable = new Resource();
   usedPorts = new HostPortInfo();
-  /** image name → summary, filled by the snapshot */
-  imageStates = new Map<string, ImageStateSummary>();
+  /** `ns/claim` → number of pods on the node using the PVC */
+  pvcRefCounts = new Map<string, number>();
+  /** image name → summary (size, nodes having it), filled by the cache */
+  imageStates: Map<string, ImageStateSummary> = NO_IMAGES;
   generation = nextGeneration();
 
   constructor(node?: Node) {
@@ -98,6 +106,7 @@ export class NodeInfo {
   setNode(node: Node): void {
     this.node = node;
     this.name = node.metadata?.name ?? '';
+    this.labels = (node.metadata?.labels as Record<string, string> | undefined) ?? NO_LABELS;
     this.allocatable = resourceFromList(node.status?.allocatable as Record<string, string> | undefined);
     this.generation = nextGeneration();
   }
@@ -110,6 +119,10 @@ export class NodeInfo {
 
   addPodInfo(pi: PodInfo): void {
     this.pods.push(pi);
+    if (pi.hasAffinity) {
+      this.podsWithAffinity.push(pi);
+      if (pi.requiredAntiAffinityTerms.length) this.podsWithRequiredAntiAffinity.push(pi);
+    }
     this.update(pi, 1);
   }
 
@@ -121,6 +134,10 @@ export class NodeInfo {
     // order does not matter: swap-remove
     this.pods[i] = this.pods[this.pods.length - 1]!;
     this.pods.pop();
+    if (pi.hasAffinity) {
+      this.podsWithAffinity = this.podsWithAffinity.filter((p) => p.key !== key);
+      this.podsWithRequiredAntiAffinity = this.podsWithRequiredAntiAffinity.filter((p) => p.key !== key);
+    }
     this.update(pi, -1);
     return true;
   }
@@ -134,6 +151,11 @@ export class NodeInfo {
       if (sign > 0) this.usedPorts.add(p);
       else this.usedPorts.remove(p);
     }
+    for (const k of pi.pvcKeys) {
+      const n = (this.pvcRefCounts.get(k) ?? 0) + sign;
+      if (n > 0) this.pvcRefCounts.set(k, n);
+      else this.pvcRefCounts.delete(k);
+    }
     this.generation = nextGeneration();
   }
 
@@ -142,13 +164,20 @@ export class NodeInfo {
     const c = new NodeInfo();
     c.node = this.node;
     c.name = this.name;
+    c.labels = this.labels;
     c.pods = this.pods.slice();
+    c.podsWithAffinity = this.podsWithAffinity.length ? this.podsWithAffinity.slice() : [];
+    c.podsWithRequiredAntiAffinity = this.podsWithRequiredAntiAffinity.length ? this.podsWithRequiredAntiAffinity.slice() : [];
     c.requested = this.requested.clone();
     c.nonZeroRequested = this.nonZeroRequested.clone();
     c.allocatable = this.allocatable;
-    c.usedPorts = this.usedPorts.clone();
+    c.usedPorts = this.usedPorts.size ? this.usedPorts.clone() : new HostPortInfo();
+    c.pvcRefCounts = this.pvcRefCounts.size ? new Map(this.pvcRefCounts) : new Map();
     c.imageStates = this.imageStates;
     c.generation = this.generation;
     return c;
   }
 }
+
+const NO_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_IMAGES: Map<string, ImageStateSummary> = new Map();

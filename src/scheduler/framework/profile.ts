@@ -68,8 +68,13 @@ export function defaultPlugins(): Plugins {
         { name: 'NodeAffinity', weight: 2 },
         { name: 'NodePorts' },
         { name: 'NodeResourcesFit', weight: 1 },
+        { name: 'VolumeRestrictions' },
+        { name: 'VolumeBinding' },
+        { name: 'PodTopologySpread', weight: 2 },
+        { name: 'InterPodAffinity', weight: 2 },
         { name: 'DefaultPreemption' },
         { name: 'NodeResourcesBalancedAllocation', weight: 1 },
+        { name: 'ImageLocality', weight: 1 },
         { name: 'DefaultBinder' },
       ],
     },
@@ -80,6 +85,7 @@ export function defaultPlugins(): Plugins {
 export function defaultPluginConfig(): PluginConfig[] {
   return [
     { name: 'DefaultPreemption', args: { minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100 } },
+    { name: 'InterPodAffinity', args: { hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: false } },
     { name: 'NodeAffinity', args: {} },
     {
       name: 'NodeResourcesBalancedAllocation',
@@ -91,6 +97,8 @@ export function defaultPluginConfig(): PluginConfig[] {
         scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] },
       },
     },
+    { name: 'PodTopologySpread', args: { defaultingType: 'System' } },
+    { name: 'VolumeBinding', args: { bindTimeoutSeconds: 600 } },
   ];
 }
 

@@ -14,6 +14,7 @@ import { buildPlugins, type PluginLists } from './build.js';
 import { CycleState } from './cycle-state.js';
 import type { NodeToStatus } from './fit-error.js';
 import * as I from './interface.js';
+import { staticListers, type ClusterListers } from './listers.js';
 import type { NodeInfo } from './node-info.js';
 import { completeProfile, type Profile } from './profile.js';
 import type { Registry } from './registry.js';
@@ -30,6 +31,8 @@ import {
   type QueuedPodInfo,
 } from './types.js';
 import { realTimers, WaitingPod, type Timers } from './waiting-pods.js';
+import type { ExtensionPointName, SchedulerMetrics } from '../metrics.js';
+import { codeName } from './status.js';
 
 /** Longest a Permit plugin may make a pod wait (upstream maxTimeout, 15 min). */
 export const MAX_PERMIT_TIMEOUT_MS = 15 * 60 * 1000;
@@ -44,6 +47,10 @@ export interface FrameworkOptions {
   eventRecorder: EventRecorder;
   nominator?: I.PodNominator;
   timers?: Timers;
+  /** informer-backed listers; default empty */
+  listers?: ClusterListers;
+  /** where durations and counts are recorded; default none */
+  metrics?: SchedulerMetrics | null;
 }
 
 function wrapError(what: string, plugin: string, s: Status): Status {
@@ -56,8 +63,11 @@ export class Framework implements I.Handle {
   readonly client: Client;
   readonly eventRecorder: EventRecorder;
   nominator: I.PodNominator;
+  readonly listers: ClusterListers;
+  readonly metrics: SchedulerMetrics | null;
   readonly plugins: PluginLists;
   private snapshot = new Snapshot();
+  private scoreBuf: number[] = [];
   private readonly waitingPods = new Map<string, WaitingPod>();
   private readonly timers: Timers;
 
@@ -69,7 +79,21 @@ export class Framework implements I.Handle {
     this.eventRecorder = opts.eventRecorder;
     this.nominator = opts.nominator ?? emptyNominator;
     this.timers = opts.timers ?? realTimers;
+    this.listers = opts.listers ?? staticListers();
+    this.metrics = opts.metrics ?? null;
     this.plugins = buildPlugins(profile, opts.registry, this);
+  }
+
+  /** Records an extension point's duration (from `t0`, performance.now() ms) and status. */
+  observe(point: ExtensionPointName, t0: number, s: Status | null): void {
+    const m = this.metrics;
+    if (m) m.observeExtensionPoint(point, s ? codeName(s.code) : 'Success', this.profileName, performance.now() - t0);
+  }
+
+  /** Records one plugin's duration when the cycle samples plugin metrics. */
+  observePlugin(state: CycleState, plugin: string, point: ExtensionPointName, t0: number, s: Status | null): void {
+    if (!state.recordPluginMetrics || !this.metrics) return;
+    this.metrics.pluginExecutionDuration.labels(plugin, point, s ? codeName(s.code) : 'Success').observe((performance.now() - t0) / 1000);
   }
 
   // ---- Handle ----
@@ -132,12 +156,21 @@ export class Framework implements I.Handle {
    * plugins whose result narrowed the nodes.
    */
   runPreFilterPlugins(state: CycleState, pod: Pod): [PreFilterResult | null, Status | null, Set<string>] {
+    const t0 = performance.now();
+    const r = this.runPreFilterPluginsInner(state, pod);
+    this.observe('PreFilter', t0, r[1]);
+    return r;
+  }
+
+  private runPreFilterPluginsInner(state: CycleState, pod: Pod): [PreFilterResult | null, Status | null, Set<string>] {
     let result: PreFilterResult | null = null;
     let returnStatus: Status | null = null;
     const pluginsWithNodes = new Set<string>();
     const nodes = this.snapshot.list();
     for (const p of this.plugins.preFilter) {
+      const t1 = performance.now();
       const [r, s] = p.preFilter(state, pod, nodes);
+      this.observePlugin(state, p.name, 'PreFilter', t1, s);
       if (s && s.code === Code.Skip) {
         state.skipFilterPlugins.add(p.name);
         continue;
@@ -194,7 +227,7 @@ export class Framework implements I.Handle {
       if (skip.size !== 0 && skip.has(p.name)) continue;
       const s = p.filter(state, pod, nodeInfo);
       if (s !== null && s.code !== Code.Success) {
-        if (!s.isRejected()) return wrapError('Filter', p.name, s);
+        if (!s.isRejected()) return asStatus(new Error(`running "${p.name}" filter plugin: ${s.message()}`)).withPlugin(p.name);
         return s.withPlugin(p.name);
       }
     }
@@ -233,6 +266,13 @@ export class Framework implements I.Handle {
 
   /** Runs PostFilter plugins until one succeeds or is UnschedulableAndUnresolvable. */
   async runPostFilterPlugins(state: CycleState, pod: Pod, m: NodeToStatus): Promise<[PostFilterResult | null, Status | null]> {
+    const t0 = performance.now();
+    const r = await this.runPostFilterPluginsInner(state, pod, m);
+    this.observe('PostFilter', t0, r[1]);
+    return r;
+  }
+
+  private async runPostFilterPluginsInner(state: CycleState, pod: Pod, m: NodeToStatus): Promise<[PostFilterResult | null, Status | null]> {
     const reasons: string[] = [];
     let rejector = '';
     let result: PostFilterResult | null = null;
@@ -252,15 +292,23 @@ export class Framework implements I.Handle {
 
   /** Runs PreScore plugins; Skip disables the plugin's Score for this cycle. */
   runPreScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[]): Status | null {
+    const t0 = performance.now();
+    let out: Status | null = null;
     for (const p of this.plugins.preScore) {
+      const t1 = performance.now();
       const s = p.preScore(state, pod, nodes);
+      this.observePlugin(state, p.name, 'PreScore', t1, s);
       if (s && s.code === Code.Skip) {
         state.skipScorePlugins.add(p.name);
         continue;
       }
-      if (!isSuccess(s)) return wrapError('PreScore', p.name, s!);
+      if (!isSuccess(s)) {
+        out = wrapError('PreScore', p.name, s!);
+        break;
+      }
     }
-    return null;
+    this.observe('PreScore', t0, out);
+    return out;
   }
 
   /**
@@ -268,27 +316,43 @@ export class Framework implements I.Handle {
    * the weighted scores. Returns the totals (`totals[i]` for `nodes[i]`) or an error.
    */
   runScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[]): [number[], Status | null] {
+    const t0 = performance.now();
+    const r = this.runScorePluginsInner(state, pod, nodes);
+    this.observe('Score', t0, r[1]);
+    return r;
+  }
+
+  private runScorePluginsInner(state: CycleState, pod: Pod, nodes: NodeInfo[]): [number[], Status | null] {
     const n = nodes.length;
     const totals = new Array<number>(n).fill(0);
     const list = this.plugins.score;
-    const scores = new Array<number>(n);
+    const scores = this.scoreBuf.length >= n ? this.scoreBuf : (this.scoreBuf = new Array<number>(n));
+    scores.length = n;
+    const skip = state.skipScorePlugins;
     for (let k = 0; k < list.length; k++) {
       const p = list[k]!;
-      if (state.skipScorePlugins.has(p.name)) continue;
-      for (let i = 0; i < n; i++) {
-        const r = p.score(state, pod, nodes[i]!);
-        if (typeof r !== 'number') return [totals, wrapError('Score', p.name, r)];
-        scores[i] = r;
+      if (skip.size !== 0 && skip.has(p.name)) continue;
+      const t1 = performance.now();
+      if (p.scoreAll) {
+        const s = p.scoreAll(state, pod, nodes, scores);
+        if (s) return [totals, wrapError('Score', p.name, s)];
+      } else {
+        for (let i = 0; i < n; i++) {
+          const r = p.score(state, pod, nodes[i]!);
+          if (typeof r !== 'number') return [totals, wrapError('Score', p.name, r)];
+          scores[i] = r;
+        }
       }
       const ext = p.scoreExtensions?.();
       if (ext) {
         const s = ext.normalizeScore(state, pod, scores, nodes);
         if (!isSuccess(s)) return [totals, wrapError('Normalize score', p.name, s!)];
       }
+      this.observePlugin(state, p.name, 'Score', t1, null);
       const w = this.plugins.scoreWeights[k]!;
       for (let i = 0; i < n; i++) {
         const v = scores[i]!;
-        if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE || !Number.isFinite(v)) {
+        if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE || v !== v) {
           return [
             totals,
             asStatus(
@@ -305,24 +369,36 @@ export class Framework implements I.Handle {
   // ---- reserve / permit ----
 
   runReservePluginsReserve(state: CycleState, pod: Pod, nodeName: string): Status | null {
+    const t0 = performance.now();
+    let out: Status | null = null;
     for (const p of this.plugins.reserve) {
       const s = p.reserve(state, pod, nodeName);
       if (!isSuccess(s)) {
-        if (s!.isRejected()) return s!.withPlugin(p.name);
-        return wrapError('Reserve', p.name, s!);
+        out = s!.isRejected() ? s!.withPlugin(p.name) : wrapError('Reserve', p.name, s!);
+        break;
       }
     }
-    return null;
+    this.observe('Reserve', t0, out);
+    return out;
   }
 
   /** Unreserve in reverse order (upstream). */
   runReservePluginsUnreserve(state: CycleState, pod: Pod, nodeName: string): void {
+    const t0 = performance.now();
     const l = this.plugins.reserve;
     for (let i = l.length - 1; i >= 0; i--) l[i]!.unreserve(state, pod, nodeName);
+    this.observe('Unreserve', t0, null);
   }
 
   /** Runs Permit plugins. Wait: the pod is parked until allowed/rejected/timed out (see waitOnPermit). */
   runPermitPlugins(state: CycleState, pod: Pod, nodeName: string): Status | null {
+    const t0 = performance.now();
+    const s = this.runPermitPluginsInner(state, pod, nodeName);
+    this.observe('Permit', t0, s);
+    return s;
+  }
+
+  private runPermitPluginsInner(state: CycleState, pod: Pod, nodeName: string): Status | null {
     const waits = new Map<string, number>();
     for (const p of this.plugins.permit) {
       const [s, timeout] = p.permit(state, pod, nodeName);
@@ -367,18 +443,29 @@ export class Framework implements I.Handle {
   // ---- binding cycle ----
 
   async runPreBindPlugins(state: CycleState, pod: Pod, nodeName: string): Promise<Status | null> {
+    if (this.plugins.preBind.length === 0) return null;
+    const t0 = performance.now();
+    let out: Status | null = null;
     for (const p of this.plugins.preBind) {
       const s = await p.preBind(state, pod, nodeName);
       if (!isSuccess(s)) {
-        if (s!.isRejected()) return s!.withPlugin(p.name);
-        return wrapError('PreBind', p.name, s!);
+        out = s!.isRejected() ? s!.withPlugin(p.name) : wrapError('PreBind', p.name, s!);
+        break;
       }
     }
-    return null;
+    this.observe('PreBind', t0, out);
+    return out;
   }
 
   /** Runs Bind plugins until one does not Skip. All skipping gives a Skip status. */
   async runBindPlugins(state: CycleState, pod: Pod, nodeName: string): Promise<Status | null> {
+    const t0 = performance.now();
+    const s = await this.runBindPluginsInner(state, pod, nodeName);
+    this.observe('Bind', t0, s);
+    return s;
+  }
+
+  private async runBindPluginsInner(state: CycleState, pod: Pod, nodeName: string): Promise<Status | null> {
     let last: Status | null = null;
     for (const p of this.plugins.bind) {
       const s = await p.bind(state, pod, nodeName);
@@ -396,7 +483,10 @@ export class Framework implements I.Handle {
   }
 
   runPostBindPlugins(state: CycleState, pod: Pod, nodeName: string): void {
+    if (this.plugins.postBind.length === 0) return;
+    const t0 = performance.now();
     for (const p of this.plugins.postBind) p.postBind(state, pod, nodeName);
+    this.observe('PostBind', t0, null);
   }
 
   /** A fresh CycleState (convenience for callers). */

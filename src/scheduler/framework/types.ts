@@ -7,6 +7,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/events.go
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { affinityTerms, NO_TERMS, NO_WEIGHTED, weightedAffinityTerms, type AffinityTerm, type WeightedAffinityTerm } from './affinity.js';
 import { computePodRequests, type Resource } from './resource.js';
 
 /** A host port a pod claims: `ip` defaults to 0.0.0.0, `protocol` to TCP. */
@@ -39,9 +40,30 @@ export function podHostPorts(pod: Pod): HostPort[] {
   return out;
 }
 
+/** `namespace/claim` keys of the PVCs a pod's volumes use (ephemeral volumes: `<pod>-<volume>`). */
+export function podPVCKeys(pod: Pod): string[] {
+  const vols = pod.spec?.volumes;
+  if (!vols || vols.length === 0) return NO_STRINGS;
+  const ns = pod.metadata?.namespace ?? '';
+  let out: string[] | null = null;
+  for (const v of vols) {
+    let claim = '';
+    if (v.persistentVolumeClaim) claim = v.persistentVolumeClaim.claimName;
+    else if (v.ephemeral) claim = `${pod.metadata?.name ?? ''}-${v.name}`;
+    else continue;
+    (out ??= []).push(`${ns}/${claim}`);
+  }
+  return out ?? NO_STRINGS;
+}
+
+const NO_STRINGS: string[] = [];
+const NO_PORTS: HostPort[] = [];
+
 /**
  * A pod with the data every cycle needs precomputed. Build one per pod object (a new
- * object after each update); never mutate `pod`.
+ * object after each update); never mutate `pod`. Inter-pod affinity terms are parsed
+ * only for pods that have them; a parse error is kept in `parseError` (the pod is then
+ * unschedulable by InterPodAffinity, as upstream's NewPodInfo error).
  */
 export class PodInfo {
   readonly key: string;
@@ -54,6 +76,16 @@ export class PodInfo {
   /** memory (bytes) with the 200Mi default for containers lacking a request */
   readonly nonZeroMemory: number;
   readonly hostPorts: HostPort[];
+  /** PVC keys (`ns/claim`) of the pod's volumes */
+  readonly pvcKeys: string[];
+  requiredAffinityTerms: AffinityTerm[] = NO_TERMS;
+  requiredAntiAffinityTerms: AffinityTerm[] = NO_TERMS;
+  preferredAffinityTerms: WeightedAffinityTerm[] = NO_WEIGHTED;
+  preferredAntiAffinityTerms: WeightedAffinityTerm[] = NO_WEIGHTED;
+  /** the pod has podAffinity or podAntiAffinity (upstream podWithAffinity) */
+  readonly hasAffinity: boolean;
+  /** message of a selector parse error in the affinity terms, '' if none */
+  parseError = '';
 
   constructor(readonly pod: Pod) {
     this.key = podKey(pod);
@@ -63,7 +95,21 @@ export class PodInfo {
     const nz = computePodRequests(pod, true);
     this.nonZeroCPU = nz.milliCPU;
     this.nonZeroMemory = nz.memory;
-    this.hostPorts = podHostPorts(pod);
+    const ports = podHostPorts(pod);
+    this.hostPorts = ports.length ? ports : NO_PORTS;
+    this.pvcKeys = podPVCKeys(pod);
+    const a = pod.spec?.affinity;
+    this.hasAffinity = !!a && (!!a.podAffinity || !!a.podAntiAffinity);
+    if (this.hasAffinity) {
+      try {
+        this.requiredAffinityTerms = affinityTerms(pod, a!.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
+        this.requiredAntiAffinityTerms = affinityTerms(pod, a!.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
+        this.preferredAffinityTerms = weightedAffinityTerms(pod, a!.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+        this.preferredAntiAffinityTerms = weightedAffinityTerms(pod, a!.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+      } catch (e) {
+        this.parseError = e instanceof Error ? e.message : String(e);
+      }
+    }
   }
 }
 

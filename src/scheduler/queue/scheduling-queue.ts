@@ -52,6 +52,8 @@ export interface QueueOptions {
   eventsFor?: (pod: Pod) => Map<string, ClusterEventWithHint[]>;
   /** whether any plugin registered an event matching `ev` (lets the queue skip scans) */
   anyInterested?: (ev: ClusterEvent) => boolean;
+  /** a pod entered `queue` (active|backoff|unschedulable|gated) because of `event` (metrics) */
+  onIncoming?: (queue: string, event: string) => void;
 }
 
 interface InFlightEvent {
@@ -110,7 +112,8 @@ export class SchedulingQueue {
     this.backoffQ.delete(key);
     this.unschedulable.delete(key);
     this.nominator.add(qpi.podInfo);
-    this.moveToActiveQ(qpi);
+    const active = this.moveToActiveQ(qpi);
+    this.opts.onIncoming?.(active ? 'active' : 'gated', 'PodAdd');
   }
 
   /** Runs PreEnqueue; pushes to activeQ or parks as gated. Returns whether it became active. */
@@ -248,9 +251,13 @@ export class SchedulingQueue {
     }
     this.done(uid);
     this.nominator.add(qpi.podInfo);
+    let queue = 'unschedulable';
     if (!requeue) this.unschedulable.set(key, qpi);
-    else if (this.isBackingOff(qpi)) this.backoffQ.addOrUpdate(qpi);
-    else this.moveToActiveQ(qpi);
+    else if (this.isBackingOff(qpi)) {
+      this.backoffQ.addOrUpdate(qpi);
+      queue = 'backoff';
+    } else queue = this.moveToActiveQ(qpi) ? 'active' : 'gated';
+    this.opts.onIncoming?.(queue, 'ScheduleAttemptFailure');
   }
 
   /** Whether the event may make the pod (rejected by its unschedulable/pending plugins) schedulable. */
@@ -294,8 +301,13 @@ export class SchedulingQueue {
     }
     for (const q of moving) {
       this.unschedulable.delete(q.podInfo.key);
-      if (this.isBackingOff(q)) this.backoffQ.addOrUpdate(q);
-      else this.moveToActiveQ(q);
+      if (this.isBackingOff(q)) {
+        this.backoffQ.addOrUpdate(q);
+        this.opts.onIncoming?.('backoff', ev.label);
+      } else {
+        this.moveToActiveQ(q);
+        this.opts.onIncoming?.('active', ev.label);
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/events.js';
 import { CycleState } from '../framework/cycle-state.js';
 import type { Handle, PreScorePlugin, ScorePlugin } from '../framework/interface.js';
+import { staticListers } from '../framework/listers.js';
 import { NodeInfo } from '../framework/node-info.js';
 import { Snapshot } from '../framework/snapshot.js';
 import type { Status } from '../framework/status.js';
@@ -28,6 +29,9 @@ export function testHandle(snapshot = new Snapshot(), over: Partial<Handle> = {}
     client: new FakeClient(),
     eventRecorder: nopRecorder,
     nominator: { nominatedPodsForNode: () => [] },
+    listers: staticListers(),
+    getWaitingPod: () => undefined,
+    metrics: null,
     runFilterPluginsWithNominatedPods: () => null,
     runPreFilterExtensionAddPod: () => null,
     runPreFilterExtensionRemovePod: () => null,

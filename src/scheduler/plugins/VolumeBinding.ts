@@ -1,0 +1,190 @@
+/**
+ * VolumeBinding (basics): PreFilter requires every PVC the pod uses to exist, not be
+ * lost or deleting, and — unless its StorageClass binds WaitForFirstConsumer — to be
+ * bound; Filter checks that bound PVs exist and their node affinity admits the node,
+ * and that unbound WaitForFirstConsumer claims can be met on the node (a matching
+ * available PV, or a StorageClass with a provisioner); PreBind marks claims to be
+ * provisioned with `volume.kubernetes.io/selected-node`.
+ *
+ * Not implemented: binding static PVs to claims in PreBind and waiting for the PV
+ * controller; storage capacity tracking (CSIStorageCapacity).
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/binder.go
+ */
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { R } from '../../client/types.js';
+import type { CycleState, StateData } from '../framework/cycle-state.js';
+import type { EnqueueExtensions, FilterPlugin, Handle, PreBindPlugin, PreFilterPlugin } from '../framework/interface.js';
+import type { NodeInfo } from '../framework/node-info.js';
+import { resourceFromList } from '../framework/resource.js';
+import { asStatus, Code, Status } from '../framework/status.js';
+import { ActionType, type ClusterEventWithHint, type PreFilterResult } from '../framework/types.js';
+import { CompiledNodeSelector } from './helper/node-affinity.js';
+import { pvcNotFoundMessage } from './VolumeRestrictions.js';
+
+export const Name = 'VolumeBinding';
+
+const stateKey = Name;
+
+/** Reasons, as upstream. */
+export const ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind";
+export const ErrReasonNodeConflict = 'node(s) had volume node affinity conflict';
+export const ErrReasonPVNotExist = 'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
+export const ErrUnboundImmediate = 'pod has unbound immediate PersistentVolumeClaims';
+/** The annotation PreBind sets on claims to be provisioned for the chosen node. */
+export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
+
+class StateData_ implements StateData {
+  constructor(
+    readonly bound: PersistentVolumeClaim[],
+    readonly delayed: PersistentVolumeClaim[],
+    /** node name → claims to provision there (filled by Filter) */
+    readonly toProvision = new Map<string, PersistentVolumeClaim[]>(),
+  ) {}
+  clone(): StateData {
+    return this;
+  }
+}
+
+function pvNodeAffinityMatches(pv: PersistentVolume, node: Node): boolean {
+  const req = pv.spec?.nodeAffinity?.required;
+  if (!req) return true;
+  return new CompiledNodeSelector(req).match(node);
+}
+
+/** Whether `pv` could satisfy `pvc` (class, access modes, capacity, not claimed by another). */
+function pvMatches(pv: PersistentVolume, pvc: PersistentVolumeClaim): boolean {
+  if (pv.status?.phase && pv.status.phase !== 'Available') return false;
+  if (pv.spec?.claimRef && (pv.spec.claimRef.name !== pvc.metadata?.name || pv.spec.claimRef.namespace !== pvc.metadata?.namespace)) return false;
+  if ((pv.spec?.storageClassName ?? '') !== (pvc.spec?.storageClassName ?? '')) return false;
+  for (const m of pvc.spec?.accessModes ?? []) if (!pv.spec?.accessModes?.includes(m)) return false;
+  const want = pvc.spec?.resources?.requests?.storage;
+  const have = pv.spec?.capacity?.storage;
+  if (want && have) {
+    const w = resourceFromList({ 'ephemeral-storage': want }).ephemeralStorage;
+    const h = resourceFromList({ 'ephemeral-storage': have }).ephemeralStorage;
+    if (h < w) return false;
+  }
+  return true;
+}
+
+export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlugin, EnqueueExtensions {
+  readonly name = Name;
+
+  constructor(private readonly handle: Handle) {}
+
+  private isDelayed(pvc: PersistentVolumeClaim): boolean {
+    const cls = pvc.spec?.storageClassName;
+    if (!cls) return false;
+    return this.handle.listers.storageClass(cls)?.volumeBindingMode === 'WaitForFirstConsumer';
+  }
+
+  preFilter(state: CycleState, pod: Pod, _nodes: NodeInfo[]): [PreFilterResult | null, Status | null] {
+    const vols = pod.spec?.volumes;
+    const ns = pod.metadata?.namespace ?? '';
+    const bound: PersistentVolumeClaim[] = [];
+    const delayed: PersistentVolumeClaim[] = [];
+    let immediateUnbound = false;
+    let hasPVC = false;
+    for (const v of vols ?? []) {
+      let name: string;
+      let ephemeral = false;
+      if (v.persistentVolumeClaim) name = v.persistentVolumeClaim.claimName;
+      else if (v.ephemeral) {
+        name = `${pod.metadata?.name ?? ''}-${v.name}`;
+        ephemeral = true;
+      } else continue;
+      hasPVC = true;
+      const pvc = this.handle.listers.pvc(ns, name);
+      if (!pvc) {
+        const msg = ephemeral ? `waiting for ephemeral volume controller to create the persistentvolumeclaim "${name}"` : pvcNotFoundMessage(name);
+        return [null, new Status(Code.UnschedulableAndUnresolvable, [msg])];
+      }
+      if (pvc.status?.phase === 'Lost') {
+        return [null, new Status(Code.UnschedulableAndUnresolvable, [`persistentvolumeclaim "${name}" bound to non-existent persistentvolume "${pvc.spec?.volumeName ?? ''}"`])];
+      }
+      if (pvc.metadata?.deletionTimestamp) return [null, new Status(Code.UnschedulableAndUnresolvable, [`persistentvolumeclaim "${name}" is being deleted`])];
+      if (ephemeral && !pvc.metadata?.ownerReferences?.some((o) => o.controller && o.uid === pod.metadata?.uid)) {
+        return [null, new Status(Code.UnschedulableAndUnresolvable, [`PVC ${ns}/${name} was not created for pod ${ns}/${pod.metadata?.name ?? ''} (pod is not owner)`])];
+      }
+      if (pvc.spec?.volumeName) bound.push(pvc);
+      else if (this.isDelayed(pvc)) delayed.push(pvc);
+      else immediateUnbound = true;
+    }
+    if (!hasPVC) {
+      state.write(stateKey, new StateData_([], []));
+      return [null, new Status(Code.Skip)];
+    }
+    if (immediateUnbound) return [null, new Status(Code.UnschedulableAndUnresolvable, [ErrUnboundImmediate])];
+    state.write(stateKey, new StateData_(bound, delayed));
+    return [null, null];
+  }
+
+  filter(state: CycleState, _pod: Pod, nodeInfo: NodeInfo): Status | null {
+    const s = state.get<StateData_>(stateKey);
+    if (!s) return asStatus(new Error(`reading "${stateKey}" from cycleState: not found`));
+    const node = nodeInfo.node!;
+    const reasons: string[] = [];
+    for (const pvc of s.bound) {
+      const pv = this.handle.listers.pv(pvc.spec!.volumeName!);
+      if (!pv) {
+        if (!reasons.includes(ErrReasonPVNotExist)) reasons.push(ErrReasonPVNotExist);
+        continue;
+      }
+      if (!pvNodeAffinityMatches(pv, node) && !reasons.includes(ErrReasonNodeConflict)) reasons.push(ErrReasonNodeConflict);
+    }
+    const provision: PersistentVolumeClaim[] = [];
+    for (const pvc of s.delayed) {
+      const cls = this.handle.listers.storageClass(pvc.spec!.storageClassName!);
+      const staticPV = this.findPV(pvc, node);
+      if (staticPV) continue;
+      const prov = cls?.provisioner;
+      if (prov && prov !== 'kubernetes.io/no-provisioner' && allowedTopologiesMatch(cls?.allowedTopologies, node)) provision.push(pvc);
+      else if (!reasons.includes(ErrReasonBindConflict)) reasons.push(ErrReasonBindConflict);
+    }
+    if (reasons.length) return new Status(Code.UnschedulableAndUnresolvable, reasons);
+    if (provision.length) s.toProvision.set(nodeInfo.name, provision);
+    return null;
+  }
+
+  private findPV(pvc: PersistentVolumeClaim, node: Node): PersistentVolume | undefined {
+    const all = this.handle.listers.pvs();
+    return all.find((pv) => pvMatches(pv, pvc) && pvNodeAffinityMatches(pv, node));
+  }
+
+  async preBind(state: CycleState, _pod: Pod, nodeName: string): Promise<Status | null> {
+    const s = state.get<StateData_>(stateKey);
+    if (!s) return null;
+    for (const pvc of s.toProvision.get(nodeName) ?? []) {
+      if (pvc.metadata?.annotations?.[ANN_SELECTED_NODE] === nodeName) continue;
+      try {
+        await this.handle.client.patch(R.persistentvolumeclaims, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', 'merge', {
+          metadata: { annotations: { [ANN_SELECTED_NODE]: nodeName } },
+        });
+      } catch (e) {
+        return asStatus(e);
+      }
+    }
+    return null;
+  }
+
+  eventsToRegister(): ClusterEventWithHint[] {
+    return [
+      { event: { resource: 'StorageClass', actionType: ActionType.Add | ActionType.Update, label: 'StorageClassChange' } },
+      { event: { resource: 'PersistentVolumeClaim', actionType: ActionType.Add | ActionType.Update, label: 'PvcChange' } },
+      { event: { resource: 'PersistentVolume', actionType: ActionType.Add | ActionType.Update, label: 'PvChange' } },
+      { event: { resource: 'Node', actionType: ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeTaint, label: 'NodeChange' } },
+    ];
+  }
+}
+
+function allowedTopologiesMatch(topos: { matchLabelExpressions?: { key: string; values: string[] }[] }[] | undefined, node: Node): boolean {
+  if (!topos || topos.length === 0) return true;
+  const l = node.metadata?.labels ?? {};
+  return topos.some((t) => (t.matchLabelExpressions ?? []).every((e) => e.values.includes(l[e.key] ?? '\x00')));
+}
+
+export function New(_args: unknown, handle: Handle): VolumeBinding {
+  return new VolumeBinding(handle);
+}
