@@ -12,8 +12,9 @@
  * - `test EXPR` / `[ EXPR ]` with `-e -f -d -s -z -n`, `= !=`, `-eq -ne -lt -le -gt -ge`, `!`
  * - `printenv [NAME…]` (exit 1 when a name is unset), `env`, `export N=V`, `hostname`,
  *   `date`, `id`, `cd DIR`, `exec CMD…`, `tail [-f|-F] FILE`, `head`, `grep [-q] PATTERN [FILE]`
- * - `wget [-q] [-O FILE] URL`, `curl [-s] [-o FILE] URL` — no network: they succeed and
- *   write a placeholder page `<html>simulated response from URL</html>`
+ * - `wget URL`, `curl URL` — the simulation has no network (as the test machines have no
+ *   outbound network): they fail as busybox wget (`wget: bad address 'HOST'`, exit 1) and
+ *   curl (`curl: (6) Could not resolve host: HOST`, exit 6) do
  * - `trap ACTION TERM` — StopContainer's SIGTERM runs ACTION and ends the process with its status
  * - `kill`, `set`, `shift`, `read` — accepted, exit 0
  *
@@ -474,12 +475,13 @@ class Shell {
       case 'wget':
       case 'curl': {
         const url = args.filter((a) => /^[a-z]+:\/\//.test(a))[0] ?? args[args.length - 1] ?? '';
-        const oi = args.findIndex((a) => a === '-O' || a === '-o');
-        const body = `<html>simulated response from ${url}</html>\n`;
-        if (oi >= 0 && args[oi + 1] && args[oi + 1] !== '-') fs.write(args[oi + 1], body);
-        else if (cmd === 'curl' || args[oi + 1] === '-') out.write(body);
-        else fs.write(path.posix.basename(url) || 'index.html', body);
-        return 0;
+        const host = /^[a-z]+:\/\/([^/:]+)/.exec(url)?.[1] ?? url;
+        if (cmd === 'wget') {
+          err.write(`wget: bad address '${host}'\n`);
+          return 1;
+        }
+        err.write(`curl: (6) Could not resolve host: ${host}\n`);
+        return 6;
       }
       default:
         // An unknown program: behaves like a server and runs until stopped.
