@@ -119,6 +119,24 @@ describe('e2e: kubectl against k8ts server', () => {
     assert.match(r.stderr, /Error from server \(NotFound\): error when creating ".*qos-guaranteed\.yaml": namespaces "qos-example" not found/);
   });
 
+  it('streams changes with get -w', async () => {
+    const watching = c.kubectlAsync(['get', 'pods', '-w'], { timeoutMs: 8000 });
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(c.kubectl(['run', 'watched', '--image=busybox:1.36', '--restart=Never', '--', 'sleep', '3600']).code, 0);
+    const r = await watching;
+    assert.match(r.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n/);
+    assert.match(r.stdout, /watched\s+0\/1\s+Pending\s+0/);
+    assert.match(r.stdout, /watched\s+1\/1\s+Running\s+0/);
+  });
+
+  it('keeps acknowledged writes across kill -9', async () => {
+    for (let i = 0; i < 20; i++) assert.equal(c.kubectl(['create', 'configmap', `k9-${i}`, `--from-literal=i=${i}`]).code, 0);
+    await c.kill();
+    await c.restart();
+    const names = c.kubectl(['get', 'cm', '-o', 'name']).stdout;
+    for (let i = 0; i < 20; i++) assert.ok(names.includes(`configmap/k9-${i}\n`), `k9-${i} lost`);
+  });
+
   it('keeps every object across a restart', async () => {
     assert.equal(c.kubectl(['create', 'configmap', 'keep', '--from-literal=x=y']).code, 0);
     await c.restart();
