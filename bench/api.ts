@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-bench-'));
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent'], {
+  const proc = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const kc = join(dir, 'kubeconfig.yaml');

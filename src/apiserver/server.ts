@@ -28,8 +28,21 @@ export interface ListenOptions {
 /** Handles HTTP upgrades (exec/attach/port-forward WebSockets); registered by the streaming code. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo | undefined) => boolean;
 
-/** Identity from a verified client certificate, or undefined. */
+const socketUsers = new WeakMap<TLSSocket, UserInfo | null>();
+
+/**
+ * Identity from a verified client certificate, or undefined. Computed once per TLS
+ * connection (the certificate cannot change on a connection).
+ */
 export function userFromCertificate(sock: TLSSocket): UserInfo | undefined {
+  const cached = socketUsers.get(sock);
+  if (cached !== undefined) return cached ?? undefined;
+  const u = certificateUser(sock);
+  socketUsers.set(sock, u ?? null);
+  return u;
+}
+
+function certificateUser(sock: TLSSocket): UserInfo | undefined {
   if (!sock.authorized) return undefined;
   const cert = sock.getPeerCertificate();
   if (!cert || !cert.subject) return undefined;

@@ -175,11 +175,12 @@ export class RestClient implements Client {
       path,
       { ...this.baseHeaders },
       (chunk) => {
+        const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
         if (statusCode >= 300) {
-          errorBody += chunk.toString('utf8');
+          errorBody += text;
           return;
         }
-        pending += chunk.toString('utf8');
+        pending += text;
         let nl: number;
         while ((nl = pending.indexOf('\n')) >= 0) {
           const line = pending.slice(0, nl);

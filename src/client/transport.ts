@@ -27,7 +27,7 @@ export interface Transport {
     method: string,
     path: string,
     headers: Record<string, string>,
-    onData: (chunk: Buffer) => void,
+    onData: (chunk: Buffer | string) => void,
     onEnd: (err?: Error) => void,
     onStatus?: (status: number) => void,
   ): StreamHandle;
@@ -85,7 +85,7 @@ export class InProcessTransport implements Transport {
     method: string,
     path: string,
     headers: Record<string, string>,
-    onData: (chunk: Buffer) => void,
+    onData: (chunk: Buffer | string) => void,
     onEnd: (err?: Error) => void,
     onStatus?: (status: number) => void,
   ): StreamHandle {
@@ -107,11 +107,11 @@ export class InProcessTransport implements Transport {
       },
       write(c) {
         if (closed || c === '') return;
-        onData(typeof c === 'string' ? Buffer.from(c) : c);
+        onData(c);
       },
       end(c) {
         if (closed) return;
-        if (c !== undefined && c !== '') onData(typeof c === 'string' ? Buffer.from(c) : c);
+        if (c !== undefined && c !== '') onData(c);
         finish();
       },
       onClose(cb) {
@@ -203,7 +203,7 @@ export class HttpsTransport implements Transport {
     method: string,
     path: string,
     headers: Record<string, string>,
-    onData: (chunk: Buffer) => void,
+    onData: (chunk: Buffer | string) => void,
     onEnd: (err?: Error) => void,
     onStatus?: (status: number) => void,
   ): StreamHandle {

@@ -98,6 +98,8 @@ export class Store {
   private readonly lookup?: ObjectLookup;
   readonly groupResource: { group: string; resource: string };
   readonly groupKind: { group: string; kind: string };
+  /** writes in flight by key: the watch cache adopts these objects instead of decoding */
+  private readonly writing = new Map<string, { value: string; obj: Obj; cached?: CachedObject }>();
   /** stored kv → served object (with the definition's storage conversion) */
   readonly decode: Decoder;
   /** served object → stored value */
@@ -122,7 +124,18 @@ export class Store {
     this.groupKind = { group: def.group, kind: def.kind };
     const attrs = def.fieldSelectorAttrs;
     const indexFunc = def.resource === 'pods' && attrs ? (o: CachedObject) => attrs(o.obj)['spec.nodeName'] ?? '' : undefined;
-    this.cache = new WatchCache(opts.storage, this.prefix, indexFunc, 8192, this.decode);
+    // Objects this store is writing are handed to the watch cache as they are (when the
+    // stored text is the one written), instead of being parsed again from storage.
+    const decode = this.decode;
+    this.cache = new WatchCache(opts.storage, this.prefix, indexFunc, 8192, (k, v, r) => {
+      const w = this.writing.get(k);
+      if (w !== undefined && w.value === v && w.cached === undefined) {
+        w.obj.metadata.resourceVersion = String(r);
+        w.cached = new CachedObject(k, w.obj, r);
+        return w.cached;
+      }
+      return decode(k, v, r);
+    });
   }
 
   /** `/registry/pods/<ns>/<name>` or `/registry/nodes/<name>` */
@@ -284,15 +297,36 @@ export class Store {
     if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
     const key = this.key(ns, meta.name!);
     try {
-      const kv = await this.storage.create(key, this.encode(obj));
-      obj.metadata.resourceVersion = String(kv.modRevision);
-      const stored = new CachedObject(key, obj, kv.modRevision);
+      const kv = await this.write(key, obj, (v) => this.storage.create(key, v));
+      const stored = this.adopt(key, obj, kv.modRevision);
       await def.hooks?.afterCreate?.(obj, sctx);
       return stored;
     } catch (e) {
       if (e instanceof KeyExistsError) throw newAlreadyExists(this.groupResource, meta.name!);
       throw e;
     }
+  }
+
+  /**
+   * Runs a storage write while announcing the object to the watch cache, so the cache
+   * shares it (and its JSON) with the response instead of parsing the stored text.
+   */
+  private async write<R>(key: string, obj: Obj, op: (value: string) => Promise<R>, value = this.encode(obj)): Promise<R> {
+    const entry = { value, obj };
+    this.writing.set(key, entry);
+    try {
+      return await op(value);
+    } finally {
+      if (this.writing.get(key) === entry) this.writing.delete(key);
+    }
+  }
+
+  /** The CachedObject for a completed write: the one the cache adopted, or a new one. */
+  private adopt(key: string, obj: Obj, rev: number): CachedObject {
+    obj.metadata.resourceVersion = String(rev);
+    const c = this.cache.get(key);
+    if (c && c.rv === rev && c.obj === obj) return c;
+    return new CachedObject(key, obj, rev);
   }
 
   private validateName(name: string, prefix: boolean): string[] {
@@ -402,9 +436,9 @@ export class Store {
           await def.hooks?.afterDelete?.(obj, sctx);
           return { obj: new CachedObject(key, obj, kv.modRevision), created: false };
         }
-        const kv = await this.storage.update(key, value, current.rv);
-        obj.metadata.resourceVersion = String(kv.modRevision);
-        return { obj: new CachedObject(key, obj, kv.modRevision), created: false };
+        const rev = current.rv;
+        const kv = await this.write(key, obj, (v) => this.storage.update(key, v, rev), value);
+        return { obj: this.adopt(key, obj, kv.modRevision), created: false };
       } catch (e) {
         if (e instanceof RevisionMismatchError) {
           if (rv) throw newConflict(this.groupResource, name);
