@@ -7,7 +7,10 @@
  *   and creates per server CPU-second (from /proc/<pid>/stat)
  * - list of all pods (ms), as JSON
  *
- * Usage: npm run bench:api [-- --pods 20000 --concurrency 64]
+ * By default the API server runs alone (--disable-scheduler --disable-controller-manager);
+ * `--all` keeps the scheduler and controllers in the measured process.
+ *
+ * Usage: npm run bench:api [-- --pods 20000 --concurrency 64 --all]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -42,7 +45,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-bench-'));
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent'], {
+  const proc = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent', ...(args.includes('--all') ? [] : ['--disable-scheduler', '--disable-controller-manager'])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const kc = join(dir, 'kubeconfig.yaml');

@@ -22,6 +22,8 @@ program
   .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
   .option('--cluster-cidr <cidr>', 'CIDR that node podCIDRs are carved from', '10.42.0.0/16')
   .option('--disable-agent', 'do not run a kubelet in this process')
+  .option('--disable-scheduler', 'do not run the scheduler in this process')
+  .option('--disable-controller-manager', 'do not run the controllers in this process')
   .action(async (o) => {
     if (o.runtime !== 'sim' && o.runtime !== 'remote') {
       console.error(`error: --runtime must be sim or remote, not ${o.runtime}`);
@@ -39,6 +41,8 @@ program
       serviceClusterIPRange: o.serviceClusterIpRange,
       clusterCIDR: o.clusterCidr,
       disableAgent: !!o.disableAgent,
+      disableScheduler: !!o.disableScheduler,
+      disableControllerManager: !!o.disableControllerManager,
     });
     let stopping = false;
     const shutdown = (sig: string): void => {

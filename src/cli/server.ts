@@ -42,6 +42,10 @@ export interface ServerOptions {
   clusterCIDR: string;
   /** disable the local kubelet (control plane only) */
   disableAgent?: boolean;
+  /** do not run the scheduler in this process (k3s --disable-scheduler) */
+  disableScheduler?: boolean;
+  /** do not run the controllers in this process (k3s --disable-controller-manager) */
+  disableControllerManager?: boolean;
   quiet?: boolean;
 }
 
@@ -109,19 +113,23 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
 
   const stops: (() => Promise<void>)[] = [];
-  const ctrlClient = clientFor(identities.controllers);
-  const controllers = await startControllers({
-    client: ctrlClient,
-    recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
-  });
-  stops.push(() => controllers.stop());
+  if (!o.disableControllerManager) {
+    const ctrlClient = clientFor(identities.controllers);
+    const controllers = await startControllers({
+      client: ctrlClient,
+      recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
+    });
+    stops.push(() => controllers.stop());
+  }
 
-  const schedClient = clientFor(identities.scheduler);
-  const scheduler = await startScheduler({
-    client: schedClient,
-    recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }),
-  });
-  stops.push(() => scheduler.stop());
+  if (!o.disableScheduler) {
+    const schedClient = clientFor(identities.scheduler);
+    const scheduler = await startScheduler({
+      client: schedClient,
+      recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }),
+    });
+    stops.push(() => scheduler.stop());
+  }
 
   const nodes: { name: string; cidr: string }[] = [];
   if (!o.disableAgent) nodes.push({ name: o.nodeName, cidr: nodePodCIDR(o.clusterCIDR, 0) });
