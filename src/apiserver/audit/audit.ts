@@ -76,6 +76,11 @@ export class Auditor {
     this.now = o.now ?? (() => new Date());
   }
 
+  /** Flushes and closes the sink. */
+  async close(): Promise<void> {
+    await this.o.sink.close?.();
+  }
+
   static fromFiles(policyPath: string, logPath: string): Auditor {
     return new Auditor({ policy: parsePolicy(readFileSync(policyPath, 'utf8')), sink: fileSink(logPath) });
   }
