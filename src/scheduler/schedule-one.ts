@@ -11,7 +11,7 @@ import { rfc3339 } from '../client/events.js';
 import { R } from '../client/types.js';
 import { CycleState } from './framework/cycle-state.js';
 import { Diagnosis, ERR_NO_NODES_AVAILABLE, FitError } from './framework/fit-error.js';
-import { filterNodes, StatusError } from './framework/filter-nodes.js';
+import { filterNodes, rowsOf, StatusError, type Feasible } from './framework/filter-nodes.js';
 import type { NodeInfo } from './framework/node-info.js';
 import type { Framework } from './framework/runtime.js';
 import { asStatus, Code, isSuccess, Status } from './framework/status.js';
@@ -69,7 +69,7 @@ export function podRef(pod: Pod): KObject {
 }
 
 /** Runs Filter over nodes from the round-robin start index until enough feasible nodes are found. */
-function findNodesThatPassFilters(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod, d: Diagnosis, nodes: NodeInfo[]): NodeInfo[] {
+function findNodesThatPassFilters(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod, d: Diagnosis, nodes: NodeInfo[]): Feasible {
   const n = nodes.length;
   let toFind = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? sched.percentageOfNodesToScore, n);
   if (!fwk.hasScorePlugins()) toFind = 1;
@@ -77,7 +77,7 @@ function findNodesThatPassFilters(sched: Scheduler, fwk: Framework, state: Cycle
   if (!fwk.hasFilterPlugins()) {
     const feasible: NodeInfo[] = [];
     for (let i = 0; i < toFind && i < n; i++) feasible.push(nodes[(start + i) % n]!);
-    return feasible;
+    return { nodes: feasible, idx: rowsOf(fwk, feasible) };
   }
   const t0 = performance.now();
   try {
@@ -88,7 +88,7 @@ function findNodesThatPassFilters(sched: Scheduler, fwk: Framework, state: Cycle
 }
 
 /** PreFilter, then Filter (nominated node first), recording why nodes failed. */
-function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod): [NodeInfo[], Diagnosis] {
+function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod): [Feasible, Diagnosis] {
   const d = new Diagnosis();
   const snap = sched.snapshot;
   const all = snap.list();
@@ -99,14 +99,14 @@ function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState
     d.nodeToStatus.absentNodesStatus = s!;
     d.preFilterMsg = s!.message();
     d.addPluginStatus(s!);
-    return [[], d];
+    return [{ nodes: [], idx: new Int32Array(0) }, d];
   }
   const nominated = pod.status?.nominatedNodeName;
   if (nominated) {
     const ni = snap.get(nominated);
     if (ni) {
       const f = findNodesThatPassFilters(sched, fwk, state, pod, d, [ni]);
-      if (f.length) return [f, d];
+      if (f.nodes.length) return [f, d];
     }
   }
   let nodes = all;
@@ -121,7 +121,7 @@ function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState
     ]);
   }
   const feasible = findNodesThatPassFilters(sched, fwk, state, pod, d, nodes);
-  const processed = feasible.length + d.nodeToStatus.size;
+  const processed = feasible.nodes.length + d.nodeToStatus.size;
   if (all.length) sched.nextStartNodeIndex = (sched.nextStartNodeIndex + processed) % all.length;
   return [feasible, d];
 }
@@ -149,7 +149,8 @@ export function selectHost(nodes: NodeInfo[], totals: number[], random: () => nu
 export function schedulePod(sched: Scheduler, fwk: Framework, state: CycleState, pod: Pod): ScheduleResult {
   const snap = sched.snapshot;
   if (snap.numNodes() === 0) throw new NoNodesAvailableError();
-  const [feasible, d] = findNodesThatFitPod(sched, fwk, state, pod);
+  const [f, d] = findNodesThatFitPod(sched, fwk, state, pod);
+  const feasible = f.nodes;
   if (feasible.length === 0) throw new FitError(pod, snap.numNodes(), d);
   if (feasible.length === 1) return { suggestedHost: feasible[0]!.name, evaluatedNodes: 1 + d.nodeToStatus.size, feasibleNodes: 1 };
   let totals: number[];
@@ -157,7 +158,7 @@ export function schedulePod(sched: Scheduler, fwk: Framework, state: CycleState,
   else {
     const ps = fwk.runPreScorePlugins(state, pod, feasible);
     if (ps) throw new StatusError(ps);
-    const [t, s] = fwk.runScorePlugins(state, pod, feasible);
+    const [t, s] = fwk.runScorePlugins(state, pod, feasible, f.idx);
     if (s) throw new StatusError(s);
     totals = t;
   }

@@ -239,19 +239,15 @@ export class Cache {
     }
     if (listChanged) {
       const list: NodeInfo[] = [];
-      snap.positions.clear();
       for (const n of this.nodeTree.list()) {
         const ni = snap.nodeInfoMap.get(n);
-        if (!ni) continue;
-        snap.positions.set(n, list.length);
-        list.push(ni);
+        if (ni) list.push(ni);
       }
-      snap.nodeInfoList = list;
-      snap.invalidateDerived();
+      snap.setList(list);
     } else {
       for (const ni of replaced) {
         const i = snap.positions.get(ni.name);
-        if (i !== undefined) snap.nodeInfoList[i] = ni;
+        if (i !== undefined) snap.replaceAt(i, ni);
       }
     }
   }

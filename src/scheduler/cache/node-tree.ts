@@ -19,6 +19,7 @@ export function zoneKey(node: Node): string {
 
 export class NodeTree {
   private readonly tree = new Map<string, string[]>();
+  private readonly names = new Set<string>();
   private readonly zones: string[] = [];
   private count = 0;
   private cached: string[] | null = null;
@@ -35,7 +36,8 @@ export class NodeTree {
       this.tree.set(z, (l = []));
       this.zones.push(z);
     }
-    if (l.includes(name)) return;
+    if (this.names.has(name)) return;
+    this.names.add(name);
     l.push(name);
     this.count++;
     this.cached = null;
@@ -49,6 +51,7 @@ export class NodeTree {
     const i = l.indexOf(name);
     if (i < 0) return;
     l.splice(i, 1);
+    this.names.delete(name);
     this.count--;
     if (l.length === 0) {
       this.tree.delete(z);

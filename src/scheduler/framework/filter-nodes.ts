@@ -30,7 +30,26 @@ export class StatusError extends Error {
 const MIN_CHUNK = 8;
 
 let buf: NodeInfo[] = [];
+let bufIdx = new Int32Array(0);
 let out: (Status | null)[] = [];
+
+/** Feasible nodes with their snapshot rows (−1 when unknown). */
+export interface Feasible {
+  nodes: NodeInfo[];
+  idx: Int32Array;
+}
+
+/** The snapshot rows of `nodes` (−1 for NodeInfos that are not the snapshot's). */
+export function rowsOf(fwk: Framework, nodes: NodeInfo[]): Int32Array {
+  const list = fwk.snapshotSharedLister().nodeInfoList;
+  const idx = new Int32Array(nodes.length);
+  for (let i = 0; i < nodes.length; i++) {
+    const ni = nodes[i]!;
+    const r = ni.index;
+    idx[i] = r >= 0 && list[r] === ni ? r : -1;
+  }
+  return idx;
+}
 
 /** Whether a node has nominated pods the filter must account for. */
 function hasNominated(fwk: Framework, ni: NodeInfo, prio: number, uid: string | undefined): boolean {
@@ -57,9 +76,14 @@ function wrapFilterError(plugin: string, s: Status): Status {
  *
  * @throws StatusError when a plugin returns an Error status
  */
-export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: NodeInfo[], start: number, toFind: number, d: Diagnosis): NodeInfo[] {
+export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: NodeInfo[], start: number, toFind: number, d: Diagnosis): Feasible {
   const n = nodes.length;
   const feasible: NodeInfo[] = [];
+  const feasibleIdx: number[] = [];
+  const snap = fwk.snapshotSharedLister();
+  const list = snap.nodeInfoList;
+  const cols = snap.cols;
+  const direct = nodes === list;
   const skip = state.skipFilterPlugins;
   const filters: FilterPlugin[] = skip.size === 0 ? fwk.plugins.filter : fwk.plugins.filter.filter((p) => !skip.has(p.name));
   const nominatorEmpty = fwk.nominator.isEmpty?.() ?? false;
@@ -72,16 +96,25 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
     const size = Math.min(n - examined, need < MIN_CHUNK ? MIN_CHUNK : need);
     if (buf.length < size) {
       buf = new Array<NodeInfo>(size);
+      bufIdx = new Int32Array(size);
       out = new Array<Status | null>(size);
     }
     let k = 0;
     for (let i = 0; i < size; i++) {
-      let idx = start + examined + i;
-      if (idx >= n) idx -= n;
-      const ni = nodes[idx]!;
+      let pos = start + examined + i;
+      if (pos >= n) pos -= n;
+      const ni = nodes[pos]!;
+      let row = pos;
+      if (!direct) {
+        row = ni.index;
+        if (row < 0 || list[row] !== ni) row = -1;
+      }
       if (!nominatorEmpty && hasNominated(fwk, ni, prio, uid)) {
         const s = fwk.runFilterPluginsWithNominatedPods(state, pod, ni);
-        if (s === null || s.code === Code.Success) feasible.push(ni);
+        if (s === null || s.code === Code.Success) {
+          feasible.push(ni);
+          feasibleIdx.push(row);
+        }
         else if (s.code === Code.Error) throw new StatusError(s);
         else {
           d.nodeToStatus.set(ni.name, s);
@@ -89,25 +122,31 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
         }
         continue;
       }
+      bufIdx[k] = row;
       buf[k++] = ni;
     }
     examined += size;
     for (let f = 0; f < filters.length && k > 0; f++) {
       const p = filters[f]!;
       const t0 = sample ? performance.now() : 0;
-      if (p.filterAll) p.filterAll(state, pod, buf, k, out);
+      if (p.filterAll) p.filterAll(state, pod, buf, bufIdx, cols, k, out);
       else for (let i = 0; i < k; i++) out[i] = p.filter(state, pod, buf[i]!);
       let j = 0;
       for (let i = 0; i < k; i++) {
         const s = out[i]!;
-        if (s === null || s.code === Code.Success) buf[j++] = buf[i]!;
-        else reject(d, p.name, buf[i]!, s);
+        if (s === null || s.code === Code.Success) {
+          bufIdx[j] = bufIdx[i]!;
+          buf[j++] = buf[i]!;
+        } else reject(d, p.name, buf[i]!, s);
       }
       k = j;
       if (sample) fwk.observePlugin(state, p.name, 'Filter', t0, null);
     }
-    for (let i = 0; i < k; i++) feasible.push(buf[i]!);
+    for (let i = 0; i < k; i++) {
+      feasible.push(buf[i]!);
+      feasibleIdx.push(bufIdx[i]!);
+    }
   }
   if (feasible.length > toFind) feasible.length = toFind;
-  return feasible;
+  return { nodes: feasible, idx: Int32Array.from(feasibleIdx.length > toFind ? feasibleIdx.slice(0, toFind) : feasibleIdx) };
 }

@@ -97,6 +97,8 @@ export class NodeInfo {
   /** image name → summary (size, nodes having it), filled by the cache */
   imageStates: Map<string, ImageStateSummary> = NO_IMAGES;
   generation = nextGeneration();
+  /** row in its snapshot's list and columns; -1 when not a snapshot's copy */
+  index = -1;
 
   constructor(node?: Node) {
     if (node) this.setNode(node);

@@ -136,11 +136,38 @@ const nonMissingDefaults = {
  * `podRequests` (sum of app containers and sidecars, at least each init container's
  * need, plus overhead). With `withDefaults`, containers lacking a cpu/memory request
  * count as 100m/200Mi (the "non-zero" requests the scoring plugins use). Malformed
- * quantities (never stored by a validating API server) give an empty vector.
+ * quantities (never stored by a validating API server) give an empty vector. Results
+ * are cached per pod object and shared: callers must not mutate them.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/component-helpers/resource/helpers.go
  */
 export function computePodRequests(pod: Pod, withDefaults = false): Resource {
+  const spec = pod.spec;
+  const key = spec?.containers;
+  if (!key) return computeUncached(pod, withDefaults);
+  const cache = withDefaults ? nonZeroCache : requestsCache;
+  const hit = cache.get(key);
+  if (hit !== undefined && hit.init === spec.initContainers && hit.overhead === spec.overhead) return hit.r;
+  const r = computeUncached(pod, withDefaults);
+  cache.set(key, { init: spec.initContainers, overhead: spec.overhead, r });
+  return r;
+}
+
+interface CachedRequests {
+  init: unknown;
+  overhead: unknown;
+  r: Resource;
+}
+
+/**
+ * Results keyed by the pod's containers array (shared by the shallow copies the
+ * scheduler makes, e.g. the assumed pod) and checked against the init containers and
+ * overhead; pods are never mutated once received. Shared results: do not mutate.
+ */
+const requestsCache = new WeakMap<object, CachedRequests>();
+const nonZeroCache = new WeakMap<object, CachedRequests>();
+
+function computeUncached(pod: Pod, withDefaults: boolean): Resource {
   const r = new Resource();
   let reqs;
   try {

@@ -11,6 +11,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Client } from '../../client/types.js';
 import { buildPlugins, type PluginLists } from './build.js';
+import { rowsOf } from './filter-nodes.js';
 import { CycleState } from './cycle-state.js';
 import type { NodeToStatus } from './fit-error.js';
 import * as I from './interface.js';
@@ -315,14 +316,15 @@ export class Framework implements I.Handle {
    * Runs Score plugins over `nodes`, normalizes, checks the [0, 100] range and sums
    * the weighted scores. Returns the totals (`totals[i]` for `nodes[i]`) or an error.
    */
-  runScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[]): [number[], Status | null] {
+  runScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[], idx?: Int32Array): [number[], Status | null] {
     const t0 = performance.now();
-    const r = this.runScorePluginsInner(state, pod, nodes);
+    const r = this.runScorePluginsInner(state, pod, nodes, idx ?? rowsOf(this, nodes));
     this.observe('Score', t0, r[1]);
     return r;
   }
 
-  private runScorePluginsInner(state: CycleState, pod: Pod, nodes: NodeInfo[]): [number[], Status | null] {
+  private runScorePluginsInner(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array): [number[], Status | null] {
+    const cols = this.snapshot.cols;
     const n = nodes.length;
     const totals = new Array<number>(n).fill(0);
     const list = this.plugins.score;
@@ -334,7 +336,7 @@ export class Framework implements I.Handle {
       if (skip.size !== 0 && skip.has(p.name)) continue;
       const t1 = performance.now();
       if (p.scoreAll) {
-        const s = p.scoreAll(state, pod, nodes, scores);
+        const s = p.scoreAll(state, pod, nodes, idx, cols, scores);
         if (s) return [totals, wrapError('Score', p.name, s)];
       } else {
         for (let i = 0; i < n; i++) {

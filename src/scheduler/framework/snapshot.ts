@@ -7,6 +7,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/backend/cache/snapshot.go
  */
+import { NodeColumns } from './node-columns.js';
 import type { NodeInfo } from './node-info.js';
 
 export class Snapshot {
@@ -18,6 +19,8 @@ export class Snapshot {
   readonly positions = new Map<string, number>();
   /** the cache generation this snapshot reflects */
   generation = 0;
+  /** hot per-node numbers by row (= position in nodeInfoList) */
+  readonly cols = new NodeColumns();
   private derivedDirty = true;
   private withAffinity: NodeInfo[] = [];
   private withRequiredAntiAffinity: NodeInfo[] = [];
@@ -34,6 +37,27 @@ export class Snapshot {
 
   numNodes(): number {
     return this.nodeInfoList.length;
+  }
+
+  /** Replaces the node list, re-indexing every row. */
+  setList(list: NodeInfo[]): void {
+    this.nodeInfoList = list;
+    this.positions.clear();
+    this.cols.resize(list.length);
+    for (let i = 0; i < list.length; i++) {
+      const ni = list[i]!;
+      ni.index = i;
+      this.positions.set(ni.name, i);
+      this.cols.set(i, ni);
+    }
+    this.derivedDirty = true;
+  }
+
+  /** Replaces the NodeInfo at row `i` (same node). */
+  replaceAt(i: number, ni: NodeInfo): void {
+    ni.index = i;
+    this.nodeInfoList[i] = ni;
+    this.cols.set(i, ni);
   }
 
   /**
@@ -82,8 +106,7 @@ export class Snapshot {
   static from(infos: NodeInfo[]): Snapshot {
     const s = new Snapshot();
     for (const ni of infos) s.nodeInfoMap.set(ni.name, ni);
-    s.nodeInfoList = infos.slice();
-    infos.forEach((ni, i) => s.positions.set(ni.name, i));
+    s.setList(infos.slice());
     return s;
   }
 }

@@ -6,6 +6,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/imagelocality/image_locality.go
  */
+import type { NodeColumns } from '../framework/node-columns.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type { Handle, PreScorePlugin, ScorePlugin } from '../framework/interface.js';
@@ -53,18 +54,13 @@ export class ImageLocality implements PreScorePlugin, ScorePlugin {
   constructor(private readonly handle: Handle) {}
 
   /** Precomputes the normalized image names; Skip when no node reports images. */
-  preScore(state: CycleState, pod: Pod, nodes: NodeInfo[]): Status | null {
-    let anyImages = false;
-    for (const ni of nodes) {
-      if (ni.imageStates.size) {
-        anyImages = true;
-        break;
-      }
-    }
+  preScore(state: CycleState, pod: Pod, _nodes: NodeInfo[]): Status | null {
+    const snap = this.handle.snapshotSharedLister();
+    const anyImages = snap.cols.withImages > 0;
     const images: string[] = [];
     for (const c of pod.spec?.initContainers ?? []) images.push(normalizedImageName(c.image ?? ''));
     for (const c of pod.spec?.containers ?? []) images.push(normalizedImageName(c.image ?? ''));
-    const total = this.handle.snapshotSharedLister().numNodes();
+    const total = snap.numNodes();
     state.write(preScoreStateKey, new PreScoreState(images, images.length, total));
     // every node scores 0 when none has images: the plugin's score would not change the ranking
     return anyImages ? null : new Status(Code.Skip);
@@ -84,6 +80,11 @@ export class ImageLocality implements PreScorePlugin, ScorePlugin {
       if (st) sum += Math.trunc(st.size * (st.numNodes / s.totalNumNodes));
     }
     return calculatePriority(sum, s.numContainers);
+  }
+
+  scoreAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, scores: number[]): Status | null {
+    for (let i = 0; i < nodes.length; i++) scores[i] = this.score(state, pod, nodes[i]!) as number;
+    return null;
   }
 
   scoreExtensions(): null {

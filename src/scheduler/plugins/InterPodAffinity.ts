@@ -8,6 +8,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/interpodaffinity/filtering.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/interpodaffinity/scoring.go
  */
+import type { NodeColumns } from '../framework/node-columns.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { Labels } from '../../apimachinery/labels.js';
 import { AffinityTerm, podMatchesAllAffinityTerms, type WeightedAffinityTerm } from '../framework/affinity.js';
@@ -190,6 +191,10 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     return null;
   }
 
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    for (let i = 0; i < n; i++) out[i] = this.filter(state, pod, nodes[i]!);
+  }
+
   preScore(state: CycleState, pod: Pod, nodes: NodeInfo[]): Status | null {
     if (nodes.length === 0) return null;
     const a = pod.spec?.affinity;
@@ -236,6 +241,15 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
       if (v !== undefined) score += values.get(v) ?? 0;
     }
     return score;
+  }
+
+  scoreAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, scores: number[]): Status | null {
+    for (let i = 0; i < nodes.length; i++) {
+      const r = this.score(state, pod, nodes[i]!);
+      if (typeof r !== 'number') return r;
+      scores[i] = r;
+    }
+    return null;
   }
 
   scoreExtensions(): ScoreExtensions {

@@ -6,6 +6,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go
  */
+import type { NodeColumns } from '../framework/node-columns.js';
 import type { Node, NodeAffinity as V1NodeAffinity, Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type {
@@ -110,6 +111,10 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
     return null;
   }
 
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    for (let i = 0; i < n; i++) out[i] = this.filter(state, pod, nodes[i]!);
+  }
+
   preScore(state: CycleState, pod: Pod, _nodes: NodeInfo[]): Status | null {
     const preferred = podPreferred(pod);
     if (!preferred && !this.addedPrefSchedTerms) return new Status(Code.Skip);
@@ -125,6 +130,11 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
     const preferred = s ? s.preferred : podPreferred(pod);
     if (preferred) count += preferred.score(node);
     return count;
+  }
+
+  scoreAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, scores: number[]): Status | null {
+    for (let i = 0; i < nodes.length; i++) scores[i] = this.score(state, pod, nodes[i]!) as number;
+    return null;
   }
 
   scoreExtensions(): ScoreExtensions {

@@ -3,6 +3,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/nodename/node_name.go
  */
+import type { NodeColumns } from '../framework/node-columns.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, FilterPlugin, Handle } from '../framework/interface.js';
@@ -27,6 +28,14 @@ export class NodeName implements FilterPlugin, EnqueueExtensions {
   filter(_state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status | null {
     if (fits(pod, nodeInfo.name)) return null;
     return new Status(Code.UnschedulableAndUnresolvable, [ErrReason]);
+  }
+
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    if (!pod.spec?.nodeName) {
+      for (let i = 0; i < n; i++) out[i] = null;
+      return;
+    }
+    for (let i = 0; i < n; i++) out[i] = this.filter(state, pod, nodes[i]!);
   }
 
   eventsToRegister(): ClusterEventWithHint[] {

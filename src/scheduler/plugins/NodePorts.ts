@@ -4,6 +4,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/nodeports/node_ports.go
  */
+import { F_PORTS, type NodeColumns } from '../framework/node-columns.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, FilterPlugin, Handle, PreFilterPlugin } from '../framework/interface.js';
@@ -55,6 +56,14 @@ export class NodePorts implements PreFilterPlugin, FilterPlugin, EnqueueExtensio
     const ports = s ? s.ports : podHostPorts(pod);
     for (const p of ports) if (nodeInfo.usedPorts.checkConflict(p)) return new Status(Code.Unschedulable, [ErrReason]);
     return null;
+  }
+
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    const flags = cols.flags;
+    for (let i = 0; i < n; i++) {
+      const r = idx[i]!;
+      out[i] = r >= 0 && (flags[r]! & F_PORTS) === 0 ? null : this.filter(state, pod, nodes[i]!);
+    }
   }
 
   eventsToRegister(): ClusterEventWithHint[] {

@@ -5,6 +5,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go
  */
+import type { NodeColumns } from '../framework/node-columns.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, Handle, PreScorePlugin, ScorePlugin } from '../framework/interface.js';
@@ -44,6 +45,13 @@ export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlu
     return this.scorer.score(nodeInfo, s ? s.podRequests : this.scorer.podRequests(pod));
   }
 
+  scoreAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, scores: number[]): Status | null {
+    const s = state.get<PreScoreState>(preScoreStateKey);
+    const req = s ? s.podRequests : this.scorer.podRequests(pod);
+    this.scorer.scoreAll(nodes, idx, cols, req, scores);
+    return null;
+  }
+
   scoreExtensions(): null {
     return null;
   }
@@ -62,5 +70,5 @@ export function New(args: unknown, _handle: Handle): NodeResourcesBalancedAlloca
     { name: 'cpu', weight: 1 },
     { name: 'memory', weight: 1 },
   ];
-  return new NodeResourcesBalancedAllocation(new ResourceAllocationScorer(resources, balancedResourceScorer, true));
+  return new NodeResourcesBalancedAllocation(new ResourceAllocationScorer(resources, balancedResourceScorer, true, 'balanced'));
 }

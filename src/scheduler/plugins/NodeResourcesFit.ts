@@ -7,6 +7,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/noderesources/fit.go
  */
+import type { NodeColumns } from '../framework/node-columns.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, FilterPlugin, Handle, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../framework/interface.js';
@@ -164,6 +165,29 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     );
   }
 
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    const s = state.get<PreFilterState>(preFilterStateKey);
+    const req = s ? s.request : computePodRequests(pod);
+    const general = req.scalar !== null && req.scalar.size > 0;
+    const rc = req.milliCPU;
+    const rm = req.memory;
+    const re = req.ephemeralStorage;
+    const { allocCPU, allocMem, allocEph, allocPods, reqCPU, reqMem, reqEph, pods } = cols;
+    for (let i = 0; i < n; i++) {
+      const r = idx[i]!;
+      if (r < 0 || general) {
+        out[i] = this.filter(state, pod, nodes[i]!);
+        continue;
+      }
+      const short =
+        pods[r]! + 1 > allocPods[r]! ||
+        (rc > 0 && rc > allocCPU[r]! - reqCPU[r]!) ||
+        (rm > 0 && rm > allocMem[r]! - reqMem[r]!) ||
+        (re > 0 && re > allocEph[r]! - reqEph[r]!);
+      out[i] = short ? this.filter(state, pod, nodes[i]!) : null;
+    }
+  }
+
   preScore(state: CycleState, pod: Pod, _nodes: NodeInfo[]): Status | null {
     state.write(preScoreStateKey, new PreScoreState(this.scorer.podRequests(pod)));
     return null;
@@ -172,6 +196,13 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): number | Status {
     const s = state.get<PreScoreState>(preScoreStateKey);
     return this.scorer.score(nodeInfo, s ? s.podRequests : this.scorer.podRequests(pod));
+  }
+
+  scoreAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, scores: number[]): Status | null {
+    const s = state.get<PreScoreState>(preScoreStateKey);
+    const req = s ? s.podRequests : this.scorer.podRequests(pod);
+    this.scorer.scoreAll(nodes, idx, cols, req, scores);
+    return null;
   }
 
   scoreExtensions(): null {
@@ -207,12 +238,15 @@ export function New(args: unknown, _handle: Handle): NodeResourcesFit {
   ];
   const type = strategy.type ?? 'LeastAllocated';
   let f;
+  let fast: 'least' | 'most' | null = null;
   switch (type) {
     case 'LeastAllocated':
       f = leastAllocatedScorer(resources);
+      fast = 'least';
       break;
     case 'MostAllocated':
       f = mostAllocatedScorer(resources);
+      fast = 'most';
       break;
     case 'RequestedToCapacityRatio':
       f = requestedToCapacityRatioScorer(resources, strategy.requestedToCapacityRatio?.shape ?? []);
@@ -223,6 +257,6 @@ export function New(args: unknown, _handle: Handle): NodeResourcesFit {
   return new NodeResourcesFit(
     new Set(a.ignoredResources ?? []),
     new Set(a.ignoredResourceGroups ?? []),
-    new ResourceAllocationScorer(resources, f, false),
+    new ResourceAllocationScorer(resources, f, false, fast),
   );
 }

@@ -4,6 +4,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.go
  */
+import { F_NO_NODE, F_UNSCHEDULABLE, type NodeColumns } from '../framework/node-columns.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, FilterPlugin, Handle } from '../framework/interface.js';
@@ -30,6 +31,14 @@ export class NodeUnschedulable implements FilterPlugin, EnqueueExtensions {
     if (!node.spec?.unschedulable) return null;
     if (tolerationsTolerateTaint(pod.spec?.tolerations, unschedulableTaint)) return null;
     return new Status(Code.UnschedulableAndUnresolvable, [ErrReasonUnschedulable]);
+  }
+
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    const flags = cols.flags;
+    for (let i = 0; i < n; i++) {
+      const r = idx[i]!;
+      out[i] = r >= 0 && (flags[r]! & (F_NO_NODE | F_UNSCHEDULABLE)) === 0 ? null : this.filter(state, pod, nodes[i]!);
+    }
   }
 
   eventsToRegister(): ClusterEventWithHint[] {

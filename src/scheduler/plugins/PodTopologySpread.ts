@@ -9,6 +9,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/podtopologyspread/
  * @see https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/
  */
+import type { NodeColumns } from '../framework/node-columns.js';
 import type { Node, Pod, TopologySpreadConstraint } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type {
@@ -188,6 +189,10 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     return null;
   }
 
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    for (let i = 0; i < n; i++) out[i] = this.filter(state, pod, nodes[i]!);
+  }
+
   preScore(state: CycleState, pod: Pod, filtered: NodeInfo[]): Status | null {
     const all = this.handle.snapshotSharedLister().list();
     if (all.length === 0) return new Status(Code.Skip);
@@ -258,6 +263,15 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       score += cnt * s.weights[i]! + (c.maxSkew - 1);
     }
     return Math.round(score);
+  }
+
+  scoreAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, scores: number[]): Status | null {
+    for (let i = 0; i < nodes.length; i++) {
+      const r = this.score(state, pod, nodes[i]!);
+      if (typeof r !== 'number') return r;
+      scores[i] = r;
+    }
+    return null;
   }
 
   scoreExtensions(): ScoreExtensions {

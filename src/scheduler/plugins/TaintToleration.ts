@@ -5,6 +5,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go
  */
+import { F_TAINTED, type NodeColumns } from '../framework/node-columns.js';
 import type { Node, Pod, Toleration } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, FilterPlugin, Handle, PreScorePlugin, ScoreExtensions, ScorePlugin } from '../framework/interface.js';
@@ -41,6 +42,14 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
     return new Status(Code.UnschedulableAndUnresolvable, [errReasonUntoleratedTaint(t.key, t.value ?? '')]);
   }
 
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    const flags = cols.flags;
+    for (let i = 0; i < n; i++) {
+      const r = idx[i]!;
+      out[i] = r >= 0 && (flags[r]! & F_TAINTED) === 0 ? null : this.filter(state, pod, nodes[i]!);
+    }
+  }
+
   preScore(state: CycleState, pod: Pod, _nodes: NodeInfo[]): Status | null {
     const tols = (pod.spec?.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
     state.write(preScoreStateKey, new PreScoreState(tols));
@@ -55,6 +64,15 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
     let n = 0;
     for (const t of taints) if (t.effect === 'PreferNoSchedule' && !tolerationsTolerateTaint(tols, t)) n++;
     return n;
+  }
+
+  scoreAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, scores: number[]): Status | null {
+    const flags = cols.flags;
+    for (let i = 0; i < nodes.length; i++) {
+      const r = idx[i]!;
+      scores[i] = r >= 0 && (flags[r]! & F_TAINTED) === 0 ? 0 : (this.score(state, pod, nodes[i]!) as number);
+    }
+    return null;
   }
 
   scoreExtensions(): ScoreExtensions {

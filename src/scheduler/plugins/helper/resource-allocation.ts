@@ -10,6 +10,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/noderesources/most_allocated.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/noderesources/requested_to_capacity_ratio.go
  */
+import type { NodeColumns } from '../../framework/node-columns.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { NodeInfo } from '../../framework/node-info.js';
 import { computePodRequests, isScalarResourceName, type Resource } from '../../framework/resource.js';
@@ -43,21 +44,109 @@ const MEMORY = 1;
 const EPHEMERAL = 2;
 const SCALAR = 3;
 
+/** Built-in strategies with an allocation-free path for exactly [cpu, memory]. */
+export type FastKind = 'least' | 'most' | 'balanced' | null;
+
 export class ResourceAllocationScorer {
   private readonly req: number[];
   private readonly alloc: number[];
   /** per configured resource: CPU, MEMORY, EPHEMERAL or SCALAR */
   private readonly kinds: number[];
+  /** cpu and memory weights of the fast path */
+  private readonly w0: number;
+  private readonly w1: number;
+  private readonly fast: FastKind;
 
   constructor(
     readonly resources: ResourceSpec[],
     private readonly scorer: Scorer,
     /** use actual requests (BalancedAllocation) instead of non-zero ones */
     private readonly useRequested: boolean,
+    fast: FastKind = null,
   ) {
     this.req = new Array(resources.length).fill(0);
     this.alloc = new Array(resources.length).fill(0);
     this.kinds = resources.map((r) => (r.name === 'cpu' ? CPU : r.name === 'memory' ? MEMORY : r.name === 'ephemeral-storage' ? EPHEMERAL : SCALAR));
+    const cpuMem = this.kinds.length === 2 && this.kinds[0] === CPU && this.kinds[1] === MEMORY;
+    this.fast = cpuMem ? fast : null;
+    this.w0 = resources[0]?.weight ?? 1;
+    this.w1 = resources[1]?.weight ?? 1;
+  }
+
+  /**
+   * Scores many nodes: the [cpu, memory] fast path reads the snapshot columns (rows
+   * `idx[i]`), other configurations (or rows −1) go node by node.
+   */
+  scoreAll(nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, podRequests: number[], scores: number[]): void {
+    const n = nodes.length;
+    if (this.fast === null) {
+      for (let i = 0; i < n; i++) scores[i] = this.score(nodes[i]!, podRequests);
+      return;
+    }
+    const reqC = this.useRequested ? cols.reqCPU : cols.nzCPU;
+    const reqM = this.useRequested ? cols.reqMem : cols.nzMem;
+    const allocC = cols.allocCPU;
+    const allocM = cols.allocMem;
+    const p0 = podRequests[0]!;
+    const p1 = podRequests[1]!;
+    for (let i = 0; i < n; i++) {
+      const r = idx[i]!;
+      scores[i] = r < 0 ? this.score(nodes[i]!, podRequests) : this.combine(allocC[r]!, allocM[r]!, reqC[r]! + p0, reqM[r]! + p1);
+    }
+  }
+
+  /** The [cpu, memory] fast path (same integer arithmetic as the general one). */
+  private scoreFast(nodeInfo: NodeInfo, podRequests: number[]): number {
+    const requested = this.useRequested ? nodeInfo.requested : nodeInfo.nonZeroRequested;
+    const alloc = nodeInfo.allocatable;
+    return this.combine(alloc.milliCPU, alloc.memory, requested.milliCPU + podRequests[0]!, requested.memory + podRequests[1]!);
+  }
+
+  /** Score from allocatable (a0 cpu, a1 memory) and requested-with-the-pod (r0, r1). */
+  private combine(a0: number, a1: number, r0: number, r1: number): number {
+    const q0 = a0 === 0 ? 0 : r0;
+    const q1 = a1 === 0 ? 0 : r1;
+    const w0 = this.w0;
+    const w1 = this.w1;
+    switch (this.fast) {
+      case 'least': {
+        let score = 0;
+        let ws = 0;
+        if (a0 !== 0) {
+          score += (q0 > a0 ? 0 : Math.trunc(((a0 - q0) * MAX_NODE_SCORE) / a0)) * w0;
+          ws += w0;
+        }
+        if (a1 !== 0) {
+          score += (q1 > a1 ? 0 : Math.trunc(((a1 - q1) * MAX_NODE_SCORE) / a1)) * w1;
+          ws += w1;
+        }
+        return ws === 0 ? 0 : Math.trunc(score / ws);
+      }
+      case 'most': {
+        let score = 0;
+        let ws = 0;
+        if (a0 !== 0) {
+          score += Math.trunc(((q0 > a0 ? a0 : q0) * MAX_NODE_SCORE) / a0) * w0;
+          ws += w0;
+        }
+        if (a1 !== 0) {
+          score += Math.trunc(((q1 > a1 ? a1 : q1) * MAX_NODE_SCORE) / a1) * w1;
+          ws += w1;
+        }
+        return ws === 0 ? 0 : Math.trunc(score / ws);
+      }
+      default: {
+        if (a0 === 0 || a1 === 0) {
+          // fewer than two fractions: std 0
+          return MAX_NODE_SCORE;
+        }
+        let f0 = q0 / a0;
+        let f1 = q1 / a1;
+        if (f0 > 1) f0 = 1;
+        if (f1 > 1) f1 = 1;
+        return Math.trunc((1 - Math.abs((f0 - f1) / 2)) * MAX_NODE_SCORE);
+      }
+    }
   }
 
   /** The pod's request per configured resource (cpu in millicores). */
@@ -68,6 +157,7 @@ export class ResourceAllocationScorer {
 
   /** Score of a node for a pod with the given per-resource requests. */
   score(nodeInfo: NodeInfo, podRequests: number[]): number {
+    if (this.fast !== null) return this.scoreFast(nodeInfo, podRequests);
     const requested = this.useRequested ? nodeInfo.requested : nodeInfo.nonZeroRequested;
     const alloc = nodeInfo.allocatable;
     for (let i = 0; i < this.kinds.length; i++) {
@@ -171,7 +261,6 @@ export function balancedResourceScorer(requested: number[], allocatable: number[
   let total = 0;
   let f0 = 0;
   let f1 = 0;
-  const fractions: number[] = [];
   for (let i = 0; i < requested.length; i++) {
     if (allocatable[i] === 0) continue;
     let f = requested[i]! / allocatable[i]!;
@@ -179,7 +268,6 @@ export function balancedResourceScorer(requested: number[], allocatable: number[
     total += f;
     if (n === 0) f0 = f;
     else if (n === 1) f1 = f;
-    fractions.push(f);
     n++;
   }
   let std = 0;
@@ -187,7 +275,12 @@ export function balancedResourceScorer(requested: number[], allocatable: number[
   else if (n > 2) {
     const mean = total / n;
     let sum = 0;
-    for (const f of fractions) sum += (f - mean) * (f - mean);
+    for (let i = 0; i < requested.length; i++) {
+      if (allocatable[i] === 0) continue;
+      let f = requested[i]! / allocatable[i]!;
+      if (f > 1) f = 1;
+      sum += (f - mean) * (f - mean);
+    }
     std = Math.sqrt(sum / n);
   }
   return Math.trunc((1 - std) * MAX_NODE_SCORE);
