@@ -27,8 +27,8 @@ export interface ReadLogOptions {
   stream?: LogStream;
 }
 
-/** Where the log bytes go; a returned promise is awaited (backpressure). */
-export type LogSink = (chunk: Buffer) => void | Promise<void>;
+/** Where the log bytes go (with the stream they came from); a returned promise is awaited (backpressure). */
+export type LogSink = (chunk: Buffer, stream: 'stdout' | 'stderr') => void | Promise<void>;
 
 export interface ReadLogDeps {
   /** follow: is the container still running? (it stops following once false) */
@@ -37,6 +37,8 @@ export interface ReadLogDeps {
   pollMs?: number;
   /** stops reading (client gone) */
   signal?: AbortSignal;
+  /** called once the file is open, before anything is written (e.g. to send response headers) */
+  onOpen?: () => void;
   /** file-change notification (default fs.watch); returns an unsubscribe function */
   watch?: (path: string, onChange: () => void) => () => void;
 }
@@ -86,7 +88,7 @@ class LogWriter {
     let out = e.content;
     if (this.o.timestamps && startsLine) out = Buffer.concat([Buffer.from(`${e.timestamp} `, 'latin1'), out]);
     if (out.length > this.remain) out = out.subarray(0, this.remain);
-    if (out.length) await this.sink(out);
+    if (out.length) await this.sink(out, e.stream);
     this.remain -= out.length;
     return this.remain > 0;
   }
@@ -105,6 +107,7 @@ export async function readLogs(path: string, o: ReadLogOptions, sink: LogSink, d
     const why = code === 'ENOENT' ? 'no such file or directory' : (e as Error).message;
     throw new LogFileError(`failed to try resolving symlinks in path ${JSON.stringify(path)}: lstat ${path}: ${why}`);
   }
+  deps.onOpen?.();
   const writer = new LogWriter(o, sink);
   const limited = o.tailLines !== undefined && !o.follow;
   let left = o.tailLines ?? 0;

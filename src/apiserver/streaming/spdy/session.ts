@@ -224,9 +224,9 @@ export class SpdySession extends EventEmitter {
     }
   }
 
-  /** The transport closed underneath the session. */
+  /** The transport closed underneath the session (frames already received are handled first). */
   transportClosed(): void {
-    this.teardown();
+    void this.readChain.then(() => this.teardown());
   }
 
   /**

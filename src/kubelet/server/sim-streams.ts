@@ -1,0 +1,103 @@
+/**
+ * Exec, attach and port-forward for a runtime without a streaming server (the
+ * simulated runtime), served in-process:
+ * - exec runs the command with the runtime's ExecSync once the client's stdin ended
+ *   (stdin is fed to the command through a pipe `printf '%s' DATA | CMD…`, which the
+ *   simulated shell interprets); output is delivered when the command finishes;
+ * - attach follows the container's log file from its current end (what the main
+ *   process writes from now on) until the container stops;
+ * - port-forward fails every connection: simulated containers run no processes, so
+ *   nothing listens on any port.
+ *
+ * Limits (documented, not hidden): no interactive sessions (`exec -it sh`), no
+ * stdin for attach, and clients on protocols without stdin half-close (v1–v4
+ * WebSockets) get their command run without stdin.
+ */
+import type { Duplex } from 'node:stream';
+import { streamExitCode, streamInternalError, streamSuccess, type StreamStatus } from '../../apiserver/streaming/channel.js';
+import type { Runtime } from '../../cri/api.js';
+import { readLogs } from '../logs/read.js';
+import { isContainerRunning } from './containers.js';
+import type { PortForwarder, StreamIO } from './streams.js';
+
+/** Single-quotes `s` for a POSIX shell. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function collect(r: NonNullable<StreamIO['stdin']>, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const done = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
+    r.on('data', (c: Buffer) => chunks.push(c));
+    r.once('end', done);
+    r.once('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+function write(w: NonNullable<StreamIO['stdout']> | undefined, data: Buffer): Promise<void> {
+  if (!w || data.length === 0) return Promise.resolve();
+  return new Promise((resolve) => w.write(data, () => resolve()));
+}
+
+/** Runs `cmd` with ExecSync (see module doc). */
+export async function simExec(runtime: Runtime, containerId: string, cmd: string[], io: StreamIO): Promise<StreamStatus> {
+  let argv = cmd;
+  if (io.stdin && io.stdinCanEnd) {
+    const input = await collect(io.stdin, io.signal);
+    if (io.signal.aborted) return streamSuccess();
+    if (input) argv = ['sh', '-c', `printf '%s' ${shellQuote(input)} | ${cmd.map(shellQuote).join(' ')}`];
+  }
+  let r;
+  try {
+    r = await runtime.execSync(containerId, argv, 0);
+  } catch (e) {
+    return streamInternalError(`error executing command in container: ${(e as Error).message}`);
+  }
+  if (io.tty) {
+    // a terminal: one output stream, newlines as CR LF
+    const all = Buffer.concat([r.stdout, r.stderr]).toString('utf8').replace(/\r?\n/g, '\r\n');
+    await write(io.stdout, Buffer.from(all));
+  } else {
+    await write(io.stdout, r.stdout);
+    await write(io.stderr, r.stderr);
+  }
+  return r.exitCode === 0 ? streamSuccess() : streamExitCode(r.exitCode);
+}
+
+/** Streams what the container writes from now on, until it stops (see module doc). */
+export async function simAttach(runtime: Runtime, containerId: string, io: StreamIO, pollMs = 500): Promise<StreamStatus> {
+  let logPath: string;
+  try {
+    logPath = (await runtime.containerStatus(containerId)).logPath;
+  } catch (e) {
+    return streamInternalError(`error attaching to container: ${(e as Error).message}`);
+  }
+  if (!logPath) return streamInternalError('error attaching to container: the container has no log file');
+  try {
+    await readLogs(
+      logPath,
+      { follow: true, tailLines: 0 },
+      (c, stream) => write(io.tty || stream === 'stdout' ? io.stdout : io.stderr, c),
+      { isRunning: () => isContainerRunning(runtime, containerId), signal: io.signal, pollMs },
+    );
+  } catch (e) {
+    return streamInternalError(`error attaching to container: ${(e as Error).message}`);
+  }
+  return streamSuccess();
+}
+
+/** Fails every connection (no process listens in a simulated pod). */
+export function simPortForwarder(podSandboxId: string): PortForwarder {
+  return {
+    async forward(port: number, _requestId: string, data: Duplex): Promise<void> {
+      data.resume();
+      data.end();
+      throw new Error(
+        `error forwarding port ${port} to pod ${podSandboxId}, uid : the simulated runtime (sim) runs no processes: nothing listens on port ${port}`,
+      );
+    },
+    close(): void {},
+  };
+}
