@@ -133,16 +133,21 @@ export class Scheduler {
     for (const p of opts.profiles?.length ? opts.profiles : [defaultProfile()]) {
       const name = p.schedulerName || DEFAULT_SCHEDULER_NAME;
       if (this.frameworks.has(name)) throw new Error(`duplicate profile with scheduler name "${name}"`);
-      const fwk = new Framework({
-        registry,
-        profile: p,
-        client: opts.client,
-        eventRecorder: opts.recorder,
-        nominator: this.queue.nominator,
-        timers: this.timers,
-        listers: this.listers,
-        metrics: this.metrics,
-      });
+      let fwk: Framework;
+      try {
+        fwk = new Framework({
+          registry,
+          profile: p,
+          client: opts.client,
+          eventRecorder: opts.recorder,
+          nominator: this.queue.nominator,
+          timers: this.timers,
+          listers: this.listers,
+          metrics: this.metrics,
+        });
+      } catch (e) {
+        throw new Error(`initializing profiles: creating profile for scheduler name ${name}: ${(e as Error).message}`);
+      }
       this.frameworks.set(name, fwk);
       const evs = fwk.eventsToRegister();
       this.eventsByProfile.set(name, evs);

@@ -76,7 +76,11 @@ export function buildPlugins(profile: Profile, registry: Registry, handle: I.Han
     if (p) return p;
     const f = registry.get(name);
     if (!f) throw new Error(`plugin "${name}" does not exist`);
-    p = f(args.get(name), handle);
+    try {
+      p = f(args.get(name), handle);
+    } catch (e) {
+      throw new Error(`initializing plugin "${name}": ${(e as Error).message}`);
+    }
     all.set(name, p);
     return p;
   };
