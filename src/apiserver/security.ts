@@ -261,7 +261,10 @@ export function buildSecurity(o: SecurityOptions = {}): Security {
       running.push(await startClusterRoleAggregation(c.clientFor(controllerUser('clusterrole-aggregation-controller'))));
       running.push(await startResourceQuotaController({ client: c.clientFor(controllerUser('resourcequota-controller')) }));
       running.push(await startCSRController({ client: c.clientFor(controllerUser('certificate-controller')), ca: c.ca }));
-      if (c.ca) running.push(await startRootCACertPublisher(c.clientFor(controllerUser('root-ca-cert-publisher')), c.ca.cert));
+      if (c.ca) {
+        const kcm = c.clientFor({ username: 'system:kube-controller-manager', groups: ['system:authenticated'] });
+        running.push(await startRootCACertPublisher(c.clientFor(controllerUser('root-ca-cert-publisher')), c.ca.cert, kcm));
+      }
       return {
         async stop() {
           for (const r of running.reverse()) await r.stop();

@@ -15,9 +15,13 @@ const DESCRIPTION = 'kubernetes.io/description';
 const DESCRIPTION_TEXT =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
 
-export async function startRootCACertPublisher(client: Client, caPEM: string): Promise<{ stop(): Promise<void> }> {
-  const namespaces = new Informer<Namespace & KObject>(client, R.namespaces);
-  const cms = new Informer<ConfigMap & KObject>(client, R.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
+/**
+ * @param client writes ConfigMaps (ServiceAccount kube-system/root-ca-cert-publisher)
+ * @param informerClient lists and watches (the controller manager's own identity, as upstream's shared informers)
+ */
+export async function startRootCACertPublisher(client: Client, caPEM: string, informerClient: Client = client): Promise<{ stop(): Promise<void> }> {
+  const namespaces = new Informer<Namespace & KObject>(informerClient, R.namespaces);
+  const cms = new Informer<ConfigMap & KObject>(informerClient, R.configmaps, { fieldSelector: `metadata.name=${ROOT_CA_CONFIGMAP}` });
   const sync = async (ns: string): Promise<void> => {
     const n = namespaces.getByName('', ns);
     if (!n || n.status?.phase === 'Terminating') return;
