@@ -52,16 +52,20 @@ describe('shared manifests on the simulated runtime', { skip: !existsSync(DIR) &
     }
   });
 
-  test('init-containers: install runs before nginx, then Running 1/1', async () => {
+  test('init-containers: without outbound network wget fails: Init:Error, then Init:CrashLoopBackOff; nginx never starts', async () => {
     const h = await newHarness();
     try {
       await h.createPod(manifest('init-containers'));
-      await h.until(() => h.pod('init-demo')?.status?.phase === 'Running');
+      const init = () => h.pod('init-demo')?.status?.initContainerStatuses?.[0];
+      await h.until(() => init()?.state?.terminated?.reason === 'Error' || init()?.lastState?.terminated?.reason === 'Error');
+      assert.equal((init()?.state?.terminated ?? init()?.lastState?.terminated)?.exitCode, 1);
+      await h.until(() => init()?.state?.waiting?.reason === 'CrashLoopBackOff', 60_000, 500);
       const st = h.pod('init-demo')!.status!;
-      assert.equal(st.initContainerStatuses![0].state?.terminated?.reason, 'Completed');
-      assert.ok(st.containerStatuses![0].ready);
-      const started = h.events('init-demo').filter((e) => e.reason === 'Started').map((e) => e.fieldPath);
-      assert.deepEqual(started, ['spec.initContainers{install}', 'spec.containers{nginx}']);
+      assert.equal(st.phase, 'Pending');
+      assert.equal(st.containerStatuses![0].state?.waiting?.reason, 'PodInitializing');
+      const started = h.events('init-demo').filter((e) => e.reason === 'Started');
+      assert.deepEqual(started.map((e) => e.fieldPath), ['spec.initContainers{install}'], 'only the init container starts');
+      assert.ok(started[0]!.count >= 2, 'and it is restarted');
     } finally {
       await h.close();
     }
