@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import type { UserInfo } from '../../api/resource.js';
 import { parseRequestInfo } from '../http/request-info.js';
+import { decodeProtobufObject } from '../protobuf/index.js';
 import type { ApiRequest, ResponseWriter } from '../http/types.js';
 import { auditContext, type AuditContext } from './context.js';
 import { evaluatePolicy, parsePolicy, type Policy, type Stage } from './policy.js';
@@ -49,6 +50,13 @@ function userJSON(u: UserInfo | undefined): Record<string, unknown> {
 
 function parseBody(contentType: string | undefined, body: Buffer | undefined): unknown {
   if (!body || body.length === 0) return undefined;
+  if (contentType?.startsWith('application/vnd.kubernetes.protobuf')) {
+    try {
+      return decodeProtobufObject(body).object;
+    } catch {
+      return undefined;
+    }
+  }
   if (contentType && !contentType.includes('json')) return undefined;
   try {
     return JSON.parse(body.toString('utf8'));
