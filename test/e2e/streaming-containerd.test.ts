@@ -252,6 +252,34 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
     assert.match(a.stdout, /late2\n/);
   });
 
+  it('k8ts runtime ps|pods|images|logs inspect containerd over CRI', async () => {
+    const rt = (args: string[]): Promise<Run> =>
+      new Promise((resolve) => {
+        const code = "import { Command } from 'commander'; import { runtimeCommand } from './src/cli/runtime.ts'; await new Command('k8ts').addCommand(runtimeCommand()).parseAsync(['node', 'k8ts', ...process.argv.slice(1)]);";
+        const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, '--', 'runtime', '-r', ctrd.endpoint, ...args], { cwd: join(import.meta.dirname, '..', '..') });
+        let stdout = '';
+        let stderr = '';
+        p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        p.on('exit', (c) => resolve({ code: c ?? -1, stdout, stderr }));
+      });
+    const ps = await rt(['ps']);
+    assert.equal(ps.code, 0, ps.stderr);
+    assert.match(ps.stdout, /^CONTAINER\s+IMAGE\s+CREATED\s+STATE\s+NAME\s+ATTEMPT\s+POD ID\s+POD\n/);
+    assert.match(ps.stdout, /\sRUNNING\s+c\s+0\s+[0-9a-f]{13}\s+logger\n/);
+    const pods = await rt(['pods', '--name', '^web$']);
+    assert.match(pods.stdout, /\sREADY\s+web\s+default\s+0\s/);
+    const images = await rt(['images']);
+    assert.match(images.stdout, /busybox\s+1\.36\s/);
+    const id = (await kubectl(['get', 'pod', 'logger', '-o', 'jsonpath={.status.containerStatuses[0].containerID}'])).stdout.replace(/^containerd:\/\//, '');
+    const logs = await rt(['logs', '--tail', '1', id.slice(0, 12)]);
+    assert.equal(logs.code, 0, logs.stderr);
+    assert.equal(logs.stdout, 'line4\n');
+    const missing = await rt(['logs', 'nope']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /error: container "nope" not found/);
+  });
+
   it('kubectl port-forward reaches the pod’s listener', async () => {
     const pf = kubectl(['port-forward', 'pod/web', ':80'], { timeoutMs: 60_000 });
     const local = await eventually(() => /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(pf.out())?.[1], 20_000);
