@@ -15,6 +15,9 @@ export const Reason = {
   KillingContainer: 'Killing',
   BackOffStartContainer: 'BackOff',
   ExceededGracePeriod: 'ExceededGracePeriod',
+  FailedPostStartHook: 'FailedPostStartHook',
+  FailedPreStopHook: 'FailedPreStopHook',
+  FailedToCreatePodContainer: 'FailedCreatePodContainer',
   // images
   PullingImage: 'Pulling',
   PulledImage: 'Pulled',
@@ -52,6 +55,7 @@ export const WaitingReason = {
   CreateContainerError: 'CreateContainerError',
   RunContainerError: 'RunContainerError',
   PreStartHookError: 'PreStartHookError',
+  PostStartHookError: 'PostStartHookError',
 } as const;
 
 export const Msg = {
@@ -77,6 +81,10 @@ export const Msg = {
   failedStartup: (c: string) => `Container ${c} failed startup probe, will be restarted`,
   definitionChanged: (c: string) => `Container ${c} definition changed, will be restarted`,
   sandboxChanged: 'Pod sandbox changed, it will be killed and re-created.',
+  /** upstream keeps hook output out of events (it may hold secrets) */
+  postStartHookFailed: 'PostStartHook failed',
+  preStopHookFailed: 'PreStopHook failed',
+  podCgroupFailed: (err: string) => `unable to ensure pod container exists: ${err}`,
   createSandboxFailed: (err: string) => `Failed to create pod sandbox: ${err}`,
   nodeStatus: (node: string, ev: string) => `Node ${node} status is now: ${ev}`,
   startingKubelet: 'Starting kubelet.',

@@ -21,9 +21,13 @@ import { NodeLease } from './nodelease/lease.js';
 import { NodeStatusManager } from './nodestatus/node-status.js';
 import { machineInfo } from './nodestatus/setters.js';
 import { simulatedNetworkProber, type NetworkProber } from './prober/probe.js';
+import { hostNetworkProber } from './prober/network.js';
+import { PodCgroups } from './cm/pod-cgroups.js';
 
 export { Kubelet } from './kubelet.js';
 export { simulatedNetworkProber, type NetworkProber, type ProbeOutcome } from './prober/probe.js';
+export { hostNetworkProber } from './prober/network.js';
+export { startNodeRuntime, type NodeRuntime, type NodeRuntimeOptions } from './runtime-setup.js';
 export { KUBELET_VERSION } from './nodestatus/setters.js';
 
 export interface KubeletOptions {
@@ -47,8 +51,16 @@ export interface KubeletOptions {
   clusterDNS?: string[];
   /** default "cluster.local" */
   clusterDomain?: string;
-  /** httpGet/tcpSocket/grpc probes (default: simulated success on `sim` runtimes; required for `remote`) */
+  /** httpGet/tcpSocket/grpc probes (default: simulated success on `sim` runtimes, {@link hostNetworkProber} on `remote`) */
   networkProber?: NetworkProber;
+  /**
+   * upstream `--cgroup-root`: when set, every pod gets the cgroup
+   * `<cgroupRoot>/kubepods[/burstable|/besteffort]/pod<uid>` (created with the pod's
+   * limits, removed with the pod); unset: the runtime places pods. Ignored on `sim`.
+   */
+  cgroupRoot?: string;
+  /** the kubelet server's port, published as status.daemonEndpoints (default 10250) */
+  kubeletPort?: number;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -70,12 +82,13 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
   fs.mkdirSync(path.join(kubeletDir, 'logs'), { recursive: true });
   const machine = machineInfo(o.dataDir, o.nodeName, { cpu: o.cpu, memory: o.memory, hostIP: o.nodeIP });
   if (o.podCIDR) await o.runtime.updateRuntimeConfig(o.podCIDR);
-  const nodeStatus = new NodeStatusManager({ client: o.client, recorder, clock, runtime: o.runtime, nodeName: o.nodeName, podCIDR: o.podCIDR, machine });
+  const nodeStatus = new NodeStatusManager({ client: o.client, recorder, clock, runtime: o.runtime, nodeName: o.nodeName, podCIDR: o.podCIDR, machine, kubeletPort: o.kubeletPort });
   await nodeStatus.register();
   nodeStatus.start();
   const lease = new NodeLease(o.client, clock, o.nodeName, () => nodeStatus.uid);
   lease.start();
-  const network = o.networkProber ?? simulatedNetworkProber;
+  const network = o.networkProber ?? (o.runtime.kind === 'remote' ? hostNetworkProber : simulatedNetworkProber);
+  const cgroups = o.cgroupRoot !== undefined && o.runtime.kind === 'remote' ? new PodCgroups(o.cgroupRoot) : undefined;
   const kubelet = new Kubelet({
     client: o.client,
     runtime: o.runtime,
@@ -86,6 +99,7 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     machine,
     dns: { clusterDNS: o.clusterDNS ?? [], clusterDomain: o.clusterDomain ?? 'cluster.local' },
     network,
+    cgroups,
     log: o.log,
   });
   await kubelet.start();

@@ -15,7 +15,9 @@ import type { EventRecorder } from '../client/events.js';
 import { Informer } from '../client/informer.js';
 import { R, type Client } from '../client/types.js';
 import { CRILabels, type Runtime } from '../cri/api.js';
+import { value } from '../apimachinery/quantity.js';
 import type { Clock, TimerHandle } from './clock.js';
+import type { PodCgroups } from './cm/pod-cgroups.js';
 import { podRef, type RuntimePodStatus } from './container/runtime.js';
 import type { NodeAllocatable, RuntimeFieldValues } from './env/downward.js';
 import type { EnvDeps } from './env/env.js';
@@ -45,6 +47,8 @@ export interface KubeletCoreOptions {
   machine: MachineInfo;
   dns: DNSSettings;
   network: NetworkProber;
+  /** pod cgroups under `--cgroup-root` (undefined: the runtime places pods) */
+  cgroups?: PodCgroups;
   /** periodic resync of every pod, ms (default 1000) */
   resyncMs?: number;
   /** orphan cleanup period, ms (default 2000) */
@@ -86,6 +90,7 @@ export class Kubelet {
       kubeletDir: o.kubeletDir,
       dns: o.dns,
       nodeHostname: o.machine.hostname,
+      memoryCapacity: value(o.machine.memory),
     });
     this.workers = new PodWorkers(
       (uid) => this.syncPod(uid),
@@ -229,9 +234,18 @@ export class Kubelet {
     } catch {
       return; // FailedMount recorded; retried with back-off on later syncs
     }
+    let cgroupParent: string | undefined;
+    if (this.o.cgroups) {
+      try {
+        cgroupParent = this.o.cgroups.ensure(pod);
+      } catch (e) {
+        this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedToCreatePodContainer, Msg.podCgroupFailed((e as Error).message));
+        return;
+      }
+    }
     const actions = computePodActions(pod, ps, this.prober);
     const podDir = this.volumes.podDir(uid);
-    const changed = await this.runtimeManager.syncPod(pod, ps, actions, { volumes, podDir, envDeps: (ips) => this.envDeps(pod, ips) });
+    const changed = await this.runtimeManager.syncPod(pod, ps, actions, { volumes, podDir, envDeps: (ips) => this.envDeps(pod, ips), cgroupParent });
     const latest = this.pods.get(uid) ?? pod;
     if (changed) {
       ps = await this.podStatus(latest);
@@ -245,32 +259,44 @@ export class Kubelet {
   /**
    * Stops a pod (upstream SyncTerminatingPod → SyncTerminatedPod): Killing events and
    * StopContainer with the grace period, StopPodSandbox, final status with a terminal
-   * phase; when deleting also RemovePodSandbox, pod directories, and the API delete
-   * (grace 0, uid precondition).
+   * phase, the pod cgroup removed; when deleting also RemovePodSandbox, pod
+   * directories, and the API delete (grace 0, uid precondition).
    */
   private async terminate(pod: Pod, ps: RuntimePodStatus, deleting: boolean): Promise<void> {
     const uid = pod.metadata?.uid ?? '';
     if (this.states.get(uid) !== 'terminated') {
-      await this.runtimeManager.killPod(pod, ps);
+      // liveness/startup probes stop before the kill, so they cannot restart what is being stopped
       this.prober.removePod(uid);
+      await this.runtimeManager.killPod(pod, ps, deleting ? this.deletionGrace(pod) : undefined);
       const after = await this.podStatus(pod);
       await this.status.setPodStatus(pod, this.apiStatus(pod, after, true));
       this.states.set(uid, 'terminated');
       ps = after;
     }
+    this.o.cgroups?.remove(uid);
     if (!deleting) return;
     await this.runtimeManager.removePod(ps);
     await this.volumes.cleanupPod(uid);
+    this.o.cgroups?.remove(uid);
     await this.status.deletePod(pod);
     this.runtimeManager.forgetPod(uid);
+  }
+
+  /** The grace period of a pod being deleted (upstream pod workers: the deletion grace, at least 1 s). */
+  private deletionGrace(pod: Pod): number {
+    const g = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    return Math.max(1, g);
   }
 
   /** A pod that is gone from the API: stop and remove whatever the runtime still has. */
   private async cleanupOrphan(uid: string): Promise<void> {
     const ps = await getPodStatus(this.o.runtime, uid, '', '', this.runtimeName);
-    for (const c of ps.containers) if (c.state === 'running') await this.o.runtime.stopContainer(c.id, 2);
+    // what the runtime recorded (grace period, preStop) stands in for the lost spec
+    const orphan: Pod = { metadata: { uid, name: ps.name, namespace: ps.namespace }, spec: { containers: [] } };
+    await this.runtimeManager.killPod(orphan, ps, 2);
     await this.runtimeManager.removePod(ps);
     await this.volumes.cleanupPod(uid);
+    this.o.cgroups?.remove(uid);
     this.prober.removePod(uid);
     this.runtimeManager.forgetPod(uid);
     this.status.forget(uid);
@@ -286,6 +312,7 @@ export class Kubelet {
       if (uid && !this.pods.has(uid)) orphans.add(uid);
     }
     for (const uid of this.volumes.podDirsOnDisk()) if (!this.pods.has(uid)) orphans.add(uid);
+    for (const uid of this.o.cgroups?.podsOnDisk() ?? []) if (!this.pods.has(uid)) orphans.add(uid);
     for (const uid of orphans) if (!this.workers.busy(uid)) this.workers.wake(uid);
   }
 

@@ -6,7 +6,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/container/runtime.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/container/helpers.go
  */
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../../api/resource.js';
 
 export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';
@@ -35,6 +35,8 @@ export interface RuntimeContainerStatus {
   hash: string;
   /** host path of the termination message file, if any */
   terminationMessageHostPath?: string;
+  /** the preStop hook recorded at creation (runs even when the pod spec is gone) */
+  preStop?: LifecycleHandler;
 }
 
 export interface RuntimeSandboxStatus {

@@ -2,8 +2,9 @@
  * ContainerConfig for one container (upstream generateContainerConfig): command and
  * args with `$(VAR)` expansion, environment, mounts (volumes with subPath and
  * readOnly, the kubelet-managed /etc/hosts, the termination-message file), CRI
- * labels/annotations, log path `<name>/<restartCount>.log`, Linux resources and
- * security context; runAsNonRoot is verified like upstream.
+ * labels/annotations, log path `<name>/<restartCount>.log` (relative to the sandbox's
+ * log directory `<ns>_<pod>_<uid>`), Linux resources (resources.ts) and security
+ * context (security-context.ts).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_container.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_container_linux.go
@@ -13,73 +14,11 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import type { ContainerConfig, LinuxContainerResources, LinuxContainerSecurityContext, Mount } from '../../cri/api.js';
-import { milliValue, parseQuantity, value } from '../../apimachinery/quantity.js';
-import { formatPod } from '../container/runtime.js';
+import type { ContainerConfig, Mount } from '../../cri/api.js';
 import { ContainerConfigError, expandCommandAndArgs } from '../env/env.js';
 import { containerAnnotations, containerLabels } from './labels.js';
-
-const QUOTA_PERIOD = 100_000;
-
-/** Upstream milliCPUToShares: 0 → 2, else milli×1024/1000 (at least 2). */
-export function milliCPUToShares(milli: number): number {
-  if (milli === 0) return 2;
-  return Math.max(2, Math.floor((milli * 1024) / 1000));
-}
-
-/** Upstream milliCPUToQuota with the default 100 ms period (at least 1 ms). */
-export function milliCPUToQuota(milli: number, period = QUOTA_PERIOD): number {
-  if (milli === 0) return 0;
-  return Math.max(1000, Math.floor((milli * period) / 1000));
-}
-
-export function linuxResources(c: Container): LinuxContainerResources {
-  const req = c.resources?.requests ?? {};
-  const lim = c.resources?.limits ?? {};
-  const r: LinuxContainerResources = { cpuShares: milliCPUToShares(req.cpu !== undefined ? milliValue(parseQuantity(String(req.cpu))) : 0) };
-  if (lim.cpu !== undefined) {
-    r.cpuPeriod = QUOTA_PERIOD;
-    r.cpuQuota = milliCPUToQuota(milliValue(parseQuantity(String(lim.cpu))));
-  }
-  if (lim.memory !== undefined) r.memoryLimitInBytes = value(parseQuantity(String(lim.memory)));
-  return r;
-}
-
-export function securityContext(pod: Pod, c: Container): LinuxContainerSecurityContext {
-  const psc = pod.spec?.securityContext ?? {};
-  const sc = c.securityContext ?? {};
-  const spec = pod.spec;
-  const out: LinuxContainerSecurityContext = {
-    namespaceOptions: { network: spec?.hostNetwork ? 'NODE' : 'POD', pid: spec?.hostPID ? 'NODE' : spec?.shareProcessNamespace ? 'POD' : 'CONTAINER', ipc: spec?.hostIPC ? 'NODE' : 'POD' },
-  };
-  const uid = sc.runAsUser ?? psc.runAsUser;
-  const gid = sc.runAsGroup ?? psc.runAsGroup;
-  if (uid !== undefined) out.runAsUser = uid;
-  if (gid !== undefined) out.runAsGroup = gid;
-  const groups = [...(psc.supplementalGroups ?? []), ...(psc.fsGroup !== undefined ? [psc.fsGroup] : [])];
-  if (groups.length) out.supplementalGroups = groups;
-  if (sc.privileged) out.privileged = true;
-  if (sc.readOnlyRootFilesystem) out.readonlyRootfs = true;
-  if (sc.allowPrivilegeEscalation === false) out.noNewPrivs = true;
-  if (sc.capabilities) out.capabilities = { addCapabilities: [...(sc.capabilities.add ?? [])], dropCapabilities: [...(sc.capabilities.drop ?? [])] };
-  const seccomp = sc.seccompProfile ?? psc.seccompProfile;
-  if (seccomp) out.seccomp = { profileType: seccomp.type as 'RuntimeDefault', ...(seccomp.localhostProfile ? { localhostRef: seccomp.localhostProfile } : {}) };
-  return out;
-}
-
-/**
- * Upstream verifyRunAsNonRoot.
- * @throws ContainerConfigError `container has runAsNonRoot and image will run as root (pod: "…", container: …)`
- */
-export function verifyRunAsNonRoot(pod: Pod, c: Container, imageUid: number | undefined): void {
-  const nonRoot = c.securityContext?.runAsNonRoot ?? pod.spec?.securityContext?.runAsNonRoot;
-  if (!nonRoot) return;
-  const uid = c.securityContext?.runAsUser ?? pod.spec?.securityContext?.runAsUser ?? imageUid;
-  if (uid === 0) throw new ContainerConfigError(`container has runAsNonRoot and image will run as root (pod: ${JSON.stringify(formatPod(pod))}, container: ${c.name})`);
-  if (uid === undefined) {
-    throw new ContainerConfigError(`container has runAsNonRoot and image has non-numeric user (), cannot verify user is non-root (pod: ${JSON.stringify(formatPod(pod))}, container: ${c.name})`);
-  }
-}
+import { linuxResources } from './resources.js';
+import { containerSecurityContext, type ImageUser } from './security-context.js';
 
 /** Writes the kubelet-managed hosts file of a pod; returns its path. */
 export function writeEtcHosts(podDir: string, podIPs: string[], hostname: string): string {
@@ -109,7 +48,19 @@ export interface ContainerConfigInput {
   volumes: Map<string, string>;
   podDir: string;
   etcHostsPath?: string;
+  /** the image's user (ImageStatus uid / username) */
+  imageUser: ImageUser;
+  /** the node's memory in bytes (OOM score of Burstable containers) */
+  memoryCapacity: number;
+  /** directory of Localhost seccomp profiles (`<kubeletDir>/seccomp`) */
+  seccompRoot: string;
 }
+
+const PROPAGATION = {
+  None: 'PROPAGATION_PRIVATE',
+  HostToContainer: 'PROPAGATION_HOST_TO_CONTAINER',
+  Bidirectional: 'PROPAGATION_BIDIRECTIONAL',
+} as const;
 
 /** @throws ContainerConfigError for mounts of unknown volumes */
 export function generateContainerConfig(i: ContainerConfigInput): ContainerConfig {
@@ -122,8 +73,17 @@ export function generateContainerConfig(i: ContainerConfigInput): ContainerConfi
     const sub = vm.subPath ?? (vm.subPathExpr ? expandCommandAndArgs({ name: '', args: [vm.subPathExpr] }, i.env).args[0] : '');
     if (sub && (path.isAbsolute(sub) || sub.split('/').includes('..'))) throw new ContainerConfigError(`failed to prepare subPath for volumeMount ${JSON.stringify(vm.name)} of container ${JSON.stringify(c.name)}`);
     const hostPath = sub ? path.join(host, sub) : host;
-    if (sub && !fs.existsSync(hostPath) && host.startsWith(i.podDir)) fs.mkdirSync(hostPath, { recursive: true });
-    mounts.push({ containerPath: vm.mountPath, hostPath, readonly: !!vm.readOnly, propagation: 'PROPAGATION_PRIVATE' });
+    if (sub && !fs.existsSync(hostPath)) {
+      // created now with the volume's mode, so an fsGroup volume's subdirectory stays group-writable
+      try {
+        const mode = fs.statSync(host).mode & 0o7777;
+        fs.mkdirSync(hostPath, { recursive: true, mode });
+        fs.chmodSync(hostPath, mode);
+      } catch {
+        throw new ContainerConfigError(`failed to create subPath directory for volumeMount ${JSON.stringify(vm.name)} of container ${JSON.stringify(c.name)}`);
+      }
+    }
+    mounts.push({ containerPath: vm.mountPath, hostPath, readonly: !!vm.readOnly, propagation: PROPAGATION[(vm.mountPropagation ?? 'None') as keyof typeof PROPAGATION] ?? 'PROPAGATION_PRIVATE' });
   }
   if (i.etcHostsPath && !mounts.some((m) => m.containerPath === '/etc/hosts')) {
     mounts.push({ containerPath: '/etc/hosts', hostPath: i.etcHostsPath, readonly: false });
@@ -134,6 +94,7 @@ export function generateContainerConfig(i: ContainerConfigInput): ContainerConfi
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, randomBytes(4).toString('hex'));
     fs.writeFileSync(file, '', { mode: 0o666 });
+    fs.chmodSync(file, 0o666);
     mounts.push({ containerPath: tmp, hostPath: file, readonly: false });
   }
   return {
@@ -150,6 +111,6 @@ export function generateContainerConfig(i: ContainerConfigInput): ContainerConfi
     stdin: !!c.stdin,
     stdinOnce: !!c.stdinOnce,
     tty: !!c.tty,
-    linux: { resources: linuxResources(c), securityContext: securityContext(pod, c) },
+    linux: { resources: linuxResources(pod, c, i.memoryCapacity), securityContext: containerSecurityContext(pod, c, i.imageUser, i.seccompRoot) },
   };
 }

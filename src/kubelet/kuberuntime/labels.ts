@@ -16,6 +16,7 @@ export const Annotations = {
   podTerminationGracePeriod: 'io.kubernetes.pod.terminationGracePeriod',
   podDeletionGracePeriod: 'io.kubernetes.pod.deletionGracePeriod',
   containerPorts: 'io.kubernetes.container.ports',
+  containerPreStopHandler: 'io.kubernetes.container.preStopHandler',
 } as const;
 
 /** Sandbox labels: the pod's labels plus name/namespace/uid. */
@@ -44,6 +45,7 @@ export function containerAnnotations(pod: Pod, c: Container, restartCount: numbe
   };
   if (pod.spec?.terminationGracePeriodSeconds !== undefined) a[Annotations.podTerminationGracePeriod] = String(pod.spec.terminationGracePeriodSeconds);
   if (pod.metadata?.deletionGracePeriodSeconds !== undefined) a[Annotations.podDeletionGracePeriod] = String(pod.metadata.deletionGracePeriodSeconds);
+  if (c.lifecycle?.preStop) a[Annotations.containerPreStopHandler] = JSON.stringify(c.lifecycle.preStop);
   if (c.ports?.length) a[Annotations.containerPorts] = JSON.stringify(c.ports);
   return a;
 }

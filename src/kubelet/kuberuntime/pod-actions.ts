@@ -18,7 +18,12 @@ export interface ContainerToKill {
   status: RuntimeContainerStatus;
   /** Killing event message ('' = default `Stopping container x`) */
   message: string;
+  /** why: a failed probe's own terminationGracePeriodSeconds applies to its kills */
+  reason?: KillReason;
 }
+
+/** Why a container is killed (upstream containerKillReason). */
+export type KillReason = 'liveness' | 'startup' | 'postStartHook' | '';
 
 export interface PodActions {
   killPod: boolean;
@@ -86,9 +91,9 @@ export function computePodActions(pod: Pod, ps: RuntimePodStatus, probes: ProbeV
         continue;
       }
       if (st.state === 'running') {
-        const msg = probeKillMessage(c, st, probes);
+        const [msg, reason] = probeKill(c, st, probes);
         if (msg) {
-          a.containersToKill.push({ container: c, status: st, message: msg });
+          a.containersToKill.push({ container: c, status: st, message: msg, reason });
           a.initToStart.push(c);
         } else if (!probes.started(st.containerID, c) && !regularStarted) {
           initDone = false;
@@ -140,18 +145,19 @@ export function computePodActions(pod: Pod, ps: RuntimePodStatus, probes: ProbeV
       continue;
     }
     let msg = '';
+    let reason: KillReason = '';
     let restart = policy !== 'Never';
     if (st.hash && st.hash !== containerHash(c)) {
       msg = Msg.definitionChanged(c.name);
       restart = true;
-    } else msg = probeKillMessage(c, st, probes);
+    } else [msg, reason] = probeKill(c, st, probes);
     if (!msg) {
       keep++;
       continue;
     }
     if (!restart) msg = msg.replace(/, will be restarted$/, '');
     else a.containersToStart.push(c);
-    a.containersToKill.push({ container: c, status: st, message: msg });
+    a.containersToKill.push({ container: c, status: st, message: msg, reason });
   }
   if (keep === 0 && a.containersToStart.length === 0) {
     a.killPod = true;
@@ -160,8 +166,8 @@ export function computePodActions(pod: Pod, ps: RuntimePodStatus, probes: ProbeV
   return a;
 }
 
-function probeKillMessage(c: Container, st: RuntimeContainerStatus, probes: ProbeVerdicts): string {
-  if (probes.livenessFailed(st.containerID)) return Msg.failedLiveness(c.name);
-  if (probes.startupFailed(st.containerID)) return Msg.failedStartup(c.name);
-  return '';
+function probeKill(c: Container, st: RuntimeContainerStatus, probes: ProbeVerdicts): [string, KillReason] {
+  if (probes.livenessFailed(st.containerID)) return [Msg.failedLiveness(c.name), 'liveness'];
+  if (probes.startupFailed(st.containerID)) return [Msg.failedStartup(c.name), 'startup'];
+  return ['', ''];
 }

@@ -8,19 +8,22 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_container.go
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { PodSandboxConfig, Runtime } from '../../cri/api.js';
 import type { EventRecorder } from '../../client/events.js';
-import { formatDuration, type Clock } from '../clock.js';
+import { formatDuration, sleep, type Clock } from '../clock.js';
 import { containerFieldPath, formatPod, latestStatus, podRef, type RuntimePodStatus } from '../container/runtime.js';
 import { ContainerConfigError, makeEnvironmentVariables, type EnvDeps } from '../env/env.js';
 import { Msg, Reason, WaitingReason } from '../events.js';
 import type { ImageManager } from '../images/image-manager.js';
+import { runLifecycleHandler } from '../lifecycle/handlers.js';
 import { Backoff } from '../util/backoff.js';
-import { generateContainerConfig, verifyRunAsNonRoot, writeEtcHosts } from './container-config.js';
-import { criErrorMessage, criErrorString } from './errors.js';
-import type { PodActions } from './pod-actions.js';
+import { generateContainerConfig, writeEtcHosts } from './container-config.js';
+import { criErrorMessage, criErrorString, isNotFound } from './errors.js';
+import type { KillReason, PodActions } from './pod-actions.js';
 import { generateSandboxConfig, type DNSSettings } from './sandbox-config.js';
+import { verifyRunAsNonRoot, type ImageUser } from './security-context.js';
 
 /** Why a container is waiting: the last start failure (upstream ReasonCache). */
 export class ReasonCache {
@@ -48,6 +51,8 @@ export interface RuntimeManagerDeps {
   kubeletDir: string;
   dns: DNSSettings;
   nodeHostname: string;
+  /** the node's memory in bytes (OOM score adjustment of Burstable containers) */
+  memoryCapacity: number;
 }
 
 /** Per-sync inputs the kubelet provides. */
@@ -57,6 +62,8 @@ export interface SyncContext {
   podDir: string;
   /** environment dependencies once the pod IPs are known */
   envDeps(podIPs: string[]): EnvDeps;
+  /** the pod's cgroup (sandbox cgroup_parent) when the kubelet manages pod cgroups */
+  cgroupParent?: string;
 }
 
 const MIN_GRACE_S = 2;
@@ -69,6 +76,7 @@ export class KubeRuntimeManager {
   }
 
   private event(pod: Pod, c: Container | undefined, type: 'Normal' | 'Warning', reason: string, msg: string): void {
+    if (!pod.metadata?.name) return; // an orphan rebuilt from CRI labels: no object to record against
     this.d.recorder.event(podRef(pod), type, reason, msg, c ? containerFieldPath(pod, c.name) : undefined);
   }
 
@@ -79,18 +87,16 @@ export class KubeRuntimeManager {
       changed = (await this.killPod(pod, ps)) || changed;
       if (!a.createSandbox) return changed;
     } else {
-      for (const k of a.containersToKill) {
-        await this.killContainer(pod, k.container, k.status.id, k.message, this.gracePeriod(pod, false));
-        changed = true;
-      }
+      await Promise.all(a.containersToKill.map((k) => this.killContainer(pod, k.container, k.status.id, k.message, k.reason ?? '')));
+      changed = changed || a.containersToKill.length > 0;
     }
     let sandboxId = a.sandboxId;
     let config: PodSandboxConfig;
     let podIPs = ps.ips;
     if (a.createSandbox) {
       if (a.sandboxId) this.event(pod, undefined, 'Normal', Reason.SandboxChanged, Msg.sandboxChanged);
-      config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, this.d.nodeHostname);
-      fs.mkdirSync(config.logDirectory, { recursive: true });
+      config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
+      fs.mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 });
       try {
         sandboxId = await this.d.runtime.runPodSandbox(config, pod.spec?.runtimeClassName);
       } catch (e) {
@@ -106,7 +112,7 @@ export class KubeRuntimeManager {
         return changed;
       }
     } else {
-      config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, this.d.nodeHostname);
+      config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
     }
     const etcHosts = pod.spec?.hostNetwork ? undefined : writeEtcHosts(ctx.podDir, podIPs, config.hostname);
     const env = ctx.envDeps(podIPs);
@@ -156,14 +162,27 @@ export class KubeRuntimeManager {
     const img = await this.d.images.ensureImageExists(pod, c, sandboxConfig);
     if (!img.ok) return fail(img.reason, img.message);
     const prev = latestStatus(ps, c.name);
-    const restartCount = prev ? prev.restartCount + 1 : 0;
+    const logDir = path.join(sandboxConfig.logDirectory, c.name);
+    const restartCount = prev ? prev.restartCount + 1 : restartCountFromLogDir(logDir);
     let containerId: string;
     try {
       const vars = await makeEnvironmentVariables(pod, c, env);
-      const imageUid = (await this.d.runtime.imageStatus({ image: img.imageRef }).catch(() => undefined))?.uid;
-      verifyRunAsNonRoot(pod, c, imageUid);
-      const cfg = generateContainerConfig({ pod, container: c, restartCount, imageRef: img.imageRef, env: vars, volumes: ctx.volumes, podDir: ctx.podDir, etcHostsPath: etcHosts });
-      fs.mkdirSync(`${sandboxConfig.logDirectory}/${c.name}`, { recursive: true });
+      const imageUser = await this.imageUser(img.imageRef);
+      verifyRunAsNonRoot(pod, c, imageUser);
+      fs.mkdirSync(logDir, { recursive: true, mode: 0o755 });
+      const cfg = generateContainerConfig({
+        pod,
+        container: c,
+        restartCount,
+        imageRef: img.imageRef,
+        env: vars,
+        volumes: ctx.volumes,
+        podDir: ctx.podDir,
+        etcHostsPath: etcHosts,
+        imageUser,
+        memoryCapacity: this.d.memoryCapacity,
+        seccompRoot: path.join(this.d.kubeletDir, 'seccomp'),
+      });
       try {
         containerId = await this.d.runtime.createContainer(sandboxId, cfg, sandboxConfig);
       } catch (e) {
@@ -180,36 +199,104 @@ export class KubeRuntimeManager {
       return fail(WaitingReason.RunContainerError, criErrorMessage(e));
     }
     this.event(pod, c, 'Normal', Reason.StartedContainer, Msg.started(c.name));
+    const postStart = c.lifecycle?.postStart;
+    if (postStart) {
+      const msg = await runLifecycleHandler(this.hooks(), pod, c, containerId, postStart);
+      if (msg !== undefined) {
+        this.event(pod, c, 'Warning', Reason.FailedPostStartHook, Msg.postStartHookFailed);
+        await this.killContainer(pod, c, containerId, 'FailedPostStartHook', 'postStartHook').catch(() => undefined);
+        this.d.reasons.set(uid, c.name, WaitingReason.PostStartHookError, msg);
+        return 'failed';
+      }
+    }
     this.d.reasons.delete(uid, c.name);
     return 'started';
   }
 
-  /** Grace period for stopping containers, in seconds (at least 2 unless 0 was asked for on delete). */
-  gracePeriod(pod: Pod, deleting: boolean): number {
-    const g = (deleting ? pod.metadata?.deletionGracePeriodSeconds : undefined) ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
-    return Math.max(MIN_GRACE_S, g);
+  /** The user an image runs as (upstream getImageUser: uid, else user name, else root). */
+  private async imageUser(imageRef: string): Promise<ImageUser> {
+    const st = await this.d.runtime.imageStatus({ image: imageRef }).catch(() => undefined);
+    if (st?.uid !== undefined) return { uid: st.uid };
+    if (st?.username) return { username: st.username };
+    return { uid: 0 };
   }
 
-  async killContainer(pod: Pod, c: Container | undefined, id: string, message: string, graceS: number): Promise<void> {
-    const name = c?.name ?? '';
-    this.event(pod, c, 'Normal', Reason.KillingContainer, message || Msg.stopping(name));
-    await this.d.runtime.stopContainer(id, graceS);
+  private hooks(): Parameters<typeof runLifecycleHandler>[0] {
+    return {
+      runtime: this.d.runtime,
+      recorder: this.d.recorder,
+      clock: this.d.clock,
+      podIPs: async (pod) => {
+        const sbs = await this.d.runtime.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': pod.metadata?.uid ?? '' }, state: 'SANDBOX_READY' });
+        for (const sb of sbs) {
+          const st = await this.d.runtime.podSandboxStatus(sb.id);
+          if (st.network?.ip) return [st.network.ip, ...st.network.additionalIps.map((x) => x.ip)];
+        }
+        return [];
+      },
+    };
   }
 
   /**
-   * Stops every running container (regular ones first, then sidecars) with the grace
-   * period, then every ready sandbox. Returns whether anything was stopped.
+   * Grace period for stopping a container, in seconds (upstream setTerminationGracePeriod):
+   * the deletion grace period once the pod is being deleted, else a failed probe's own
+   * terminationGracePeriodSeconds, else the pod's (default 30).
    */
-  async killPod(pod: Pod, ps: RuntimePodStatus, graceS = this.gracePeriod(pod, !!pod.metadata?.deletionTimestamp)): Promise<boolean> {
+  gracePeriod(pod: Pod, c?: Container, reason: KillReason = ''): number {
+    const del = pod.metadata?.deletionGracePeriodSeconds;
+    if (del !== undefined && pod.metadata?.deletionTimestamp) return del;
+    const probe = reason === 'liveness' ? c?.livenessProbe : reason === 'startup' ? c?.startupProbe : undefined;
+    if (probe?.terminationGracePeriodSeconds !== undefined) return probe.terminationGracePeriodSeconds;
+    return pod.spec?.terminationGracePeriodSeconds ?? 30;
+  }
+
+  /**
+   * Upstream killContainer: `Killing` event, the preStop hook (bounded by the grace
+   * period, whose elapsed whole seconds it consumes), then StopContainer with what is
+   * left (at least 2 s): the runtime sends SIGTERM, and SIGKILL when that runs out.
+   * A container already gone (NotFound) counts as stopped.
+   */
+  async killContainer(pod: Pod, c: Container | undefined, id: string, message: string, reason: KillReason = '', graceOverride?: number): Promise<void> {
+    const name = c?.name ?? '';
+    let grace = graceOverride ?? this.gracePeriod(pod, c, reason);
+    this.event(pod, c, 'Normal', Reason.KillingContainer, message || Msg.stopping(name));
+    const preStop = c?.lifecycle?.preStop;
+    if (preStop && grace > 0) {
+      const start = this.d.clock.now();
+      const hook = runLifecycleHandler(this.hooks(), pod, c!, id, preStop).then((msg) => {
+        if (msg !== undefined) this.event(pod, c, 'Warning', Reason.FailedPreStopHook, Msg.preStopHookFailed);
+      });
+      await Promise.race([hook, sleep(this.d.clock, grace * 1000)]);
+      grace -= Math.floor((this.d.clock.now() - start) / 1000);
+    }
+    grace = Math.max(MIN_GRACE_S, grace);
+    try {
+      await this.d.runtime.stopContainer(id, grace);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+  }
+
+  /**
+   * Stops every running container (regular ones in parallel first, then sidecars), each
+   * with its preStop hook and the grace period, then every ready sandbox. Returns
+   * whether anything was stopped.
+   */
+  async killPod(pod: Pod, ps: RuntimePodStatus, graceOverride?: number): Promise<boolean> {
     const spec = pod.spec;
     const byName = new Map<string, Container>([...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => [c.name, c]));
     const running = ps.containers.filter((s) => s.state === 'running' || s.state === 'created');
     const isSidecar = (n: string): boolean => !!spec?.initContainers?.some((c) => c.name === n);
     const stop = (list: typeof running): Promise<void[]> =>
       Promise.all(
-        list.map((s) => {
-          if (s.state === 'created') return this.d.runtime.stopContainer(s.id, 0);
-          return this.killContainer(pod, byName.get(s.name) ?? ({ name: s.name } as Container), s.id, '', graceS);
+        list.map(async (s) => {
+          if (s.state === 'created') {
+            await this.d.runtime.stopContainer(s.id, 0).catch((e: unknown) => {
+              if (!isNotFound(e)) throw e;
+            });
+            return;
+          }
+          await this.killContainer(pod, byName.get(s.name) ?? this.restoreSpec(s), s.id, '', '', graceOverride);
         }),
       );
     await stop(running.filter((s) => !isSidecar(s.name)));
@@ -221,6 +308,11 @@ export class KubeRuntimeManager {
       changed = true;
     }
     return changed;
+  }
+
+  /** What the runtime recorded of a container whose spec is gone (upstream restoreSpecsFromContainerLabels). */
+  private restoreSpec(s: RuntimePodStatus['containers'][number]): Container {
+    return { name: s.name, ...(s.preStop ? { lifecycle: { preStop: s.preStop } } : {}) };
   }
 
   /** Removes every container and sandbox of the pod (after killPod). */
@@ -237,4 +329,24 @@ export class KubeRuntimeManager {
     this.d.images.backoff.forgetPrefix(`${uid}_`);
     this.d.reasons.forgetPod(uid);
   }
+}
+
+/**
+ * Upstream calcRestartCountByLogDir: when the runtime lost a container's history (e.g.
+ * after a node reboot), continue after the highest `<n>.log` in its log directory
+ * instead of overwriting 0.log.
+ */
+export function restartCountFromLogDir(dir: string): number {
+  let n = 0;
+  let files: string[];
+  try {
+    files = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const f of files) {
+    const m = /^(\d+)\.log(\..*)?$/.exec(f);
+    if (m) n = Math.max(n, Number(m[1]) + 1);
+  }
+  return n;
 }

@@ -5,11 +5,12 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_manager.go (GetPodStatus)
  */
-import * as fs from 'node:fs';
+import type { LifecycleHandler } from 'kubernetes-types/core/v1.js';
 import { CRILabels, type ContainerStatus, type Runtime } from '../../cri/api.js';
 import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../container/runtime.js';
 import { isNotFound } from './errors.js';
 import { Annotations } from './labels.js';
+import { readTerminationMessage, tailOfCRILog } from './termination-message.js';
 
 const ms = (ns: number): number => (ns ? Math.floor(ns / 1e6) : 0);
 
@@ -26,22 +27,6 @@ function toState(s: ContainerStatus['state']): RuntimeContainerStatus['state'] {
   }
 }
 
-/** Upstream reads at most 4 KiB of the termination message file. */
-function readTerminationMessage(file: string | undefined): string {
-  if (!file) return '';
-  try {
-    const fd = fs.openSync(file, 'r');
-    try {
-      const buf = Buffer.alloc(4096);
-      const n = fs.readSync(fd, buf, 0, 4096, 0);
-      return buf.subarray(0, n).toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return '';
-  }
-}
 
 /** Converts one CRI container status (ns timestamps) into the kubelet's view (ms). */
 export function toRuntimeContainerStatus(s: ContainerStatus, sandboxId: string, runtimeName: string): RuntimeContainerStatus {
@@ -50,8 +35,19 @@ export function toRuntimeContainerStatus(s: ContainerStatus, sandboxId: string, 
   const state = toState(s.state);
   let message = s.message;
   if (state === 'exited') {
-    const tm = readTerminationMessage(tmHost);
+    // upstream convertToKubeContainerStatus: the file's content, else (FallbackToLogsOnError,
+    // failed, and the container did run) the tail of its log
+    const fallback = s.annotations[Annotations.terminationMessagePolicy] === 'FallbackToLogsOnError' && s.exitCode !== 0 && s.reason !== 'ContainerCannotRun';
+    let tm = tmHost ? readTerminationMessage(tmHost) : undefined;
+    if ((tm === undefined || tm === '') && fallback) tm = tailOfCRILog(s.logPath);
     if (tm) message = tm;
+  }
+  let preStop: LifecycleHandler | undefined;
+  try {
+    const raw = s.annotations[Annotations.containerPreStopHandler];
+    if (raw) preStop = JSON.parse(raw) as LifecycleHandler;
+  } catch {
+    preStop = undefined;
   }
   return {
     id: s.id,
@@ -70,6 +66,7 @@ export function toRuntimeContainerStatus(s: ContainerStatus, sandboxId: string, 
     restartCount: Number(s.annotations[Annotations.restartCount] ?? s.metadata.attempt) || 0,
     hash: s.annotations[Annotations.containerHash] ?? '',
     terminationMessageHostPath: tmHost,
+    ...(preStop ? { preStop } : {}),
   };
 }
 

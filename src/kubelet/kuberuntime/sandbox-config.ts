@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import type { Pod, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { DNSConfig, PodSandboxConfig } from '../../cri/api.js';
 import { sandboxLabels } from './labels.js';
+import { sandboxSecurityContext } from './security-context.js';
 
 export interface DNSSettings {
   /** cluster DNS server IPs (kubelet --cluster-dns); empty → ClusterFirst falls back to Default */
@@ -73,7 +74,11 @@ export function podLogDir(kubeletDir: string, pod: Pod): string {
   return path.join(kubeletDir, 'logs', `${m.namespace}_${m.name}_${m.uid}`);
 }
 
-export function generateSandboxConfig(pod: Pod, attempt: number, kubeletDir: string, dns: DNSSettings, nodeHostname: string): PodSandboxConfig {
+/**
+ * @param cgroupParent the pod cgroup (cgroupfs path) when the kubelet manages pod cgroups;
+ *   else the runtime picks one
+ */
+export function generateSandboxConfig(pod: Pod, attempt: number, kubeletDir: string, dns: DNSSettings, nodeHostname: string, cgroupParent?: string): PodSandboxConfig {
   const m = pod.metadata ?? {};
   const spec = pod.spec ?? { containers: [] };
   let hostname = spec.hostNetwork ? nodeHostname : (spec.hostname ?? m.name ?? '');
@@ -85,8 +90,6 @@ export function generateSandboxConfig(pod: Pod, attempt: number, kubeletDir: str
     }
   }
   const psc = spec.securityContext ?? {};
-  const ns = { network: spec.hostNetwork ? 'NODE' : 'POD', pid: spec.hostPID ? 'NODE' : spec.shareProcessNamespace ? 'POD' : 'CONTAINER', ipc: spec.hostIPC ? 'NODE' : 'POD' } as const;
-  const supplementalGroups = [...(psc.supplementalGroups ?? []), ...(psc.fsGroup !== undefined ? [psc.fsGroup] : [])];
   return {
     metadata: { name: m.name ?? '', namespace: m.namespace ?? '', uid: m.uid ?? '', attempt },
     hostname,
@@ -96,13 +99,8 @@ export function generateSandboxConfig(pod: Pod, attempt: number, kubeletDir: str
     labels: sandboxLabels(pod),
     annotations: { ...m.annotations },
     linux: {
-      securityContext: {
-        namespaceOptions: ns,
-        ...(psc.runAsUser !== undefined ? { runAsUser: psc.runAsUser } : {}),
-        ...(psc.runAsGroup !== undefined ? { runAsGroup: psc.runAsGroup } : {}),
-        ...(supplementalGroups.length ? { supplementalGroups } : {}),
-        ...(psc.seccompProfile ? { seccomp: { profileType: psc.seccompProfile.type as 'RuntimeDefault', localhostRef: psc.seccompProfile.localhostProfile } } : {}),
-      },
+      ...(cgroupParent ? { cgroupParent } : {}),
+      securityContext: sandboxSecurityContext(pod),
       ...(psc.sysctls?.length ? { sysctls: Object.fromEntries(psc.sysctls.map((s) => [s.name, s.value])) } : {}),
     },
   };

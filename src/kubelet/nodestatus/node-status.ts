@@ -30,6 +30,8 @@ export interface NodeStatusOptions {
   updateMs?: number;
   /** default 300 000 */
   reportMs?: number;
+  /** published as status.daemonEndpoints.kubeletEndpoint.Port (default 10250) */
+  kubeletPort?: number;
 }
 
 const strip = (s: NodeStatus): unknown => ({ ...s, conditions: s.conditions?.map(({ lastHeartbeatTime: _h, ...c }) => c) });
@@ -79,6 +81,7 @@ export class NodeStatusManager {
       runtimeVersion: this.runtimeVersion,
       runtime: { ready: false, message: 'container runtime status check may not have completed yet' },
       now,
+      kubeletPort: this.o.kubeletPort,
     });
     let node: Node;
     let fresh = true;
@@ -115,7 +118,7 @@ export class NodeStatusManager {
 
   /** Computes the status and writes it when changed (or when `force`, or the report interval passed). */
   async update(force = false): Promise<boolean> {
-    const st = nodeStatus(this.current, { machine: this.o.machine, runtimeVersion: this.runtimeVersion, runtime: await this.runtimeHealth(), now: new Date(this.o.clock.now()) });
+    const st = nodeStatus(this.current, { machine: this.o.machine, runtimeVersion: this.runtimeVersion, runtime: await this.runtimeHealth(), now: new Date(this.o.clock.now()), kubeletPort: this.o.kubeletPort });
     const changed = !this.current || !isDeepStrictEqual(strip(st), strip(this.current));
     if (!force && !changed && this.o.clock.now() - this.lastReport < (this.o.reportMs ?? 300_000)) return false;
     try {

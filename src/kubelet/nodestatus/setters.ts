@@ -146,6 +146,8 @@ export interface NodeStatusInputs {
   runtimeVersion: string;
   runtime: RuntimeHealth;
   now: Date;
+  /** the kubelet server's port (status.daemonEndpoints), default 10250 */
+  kubeletPort?: number;
 }
 
 /** The full status the kubelet reports. */
@@ -158,7 +160,7 @@ export function nodeStatus(old: NodeStatus | undefined, i: NodeStatusInputs): No
       { type: 'InternalIP', address: m.hostIP },
       { type: 'Hostname', address: m.hostname },
     ],
-    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    daemonEndpoints: { kubeletEndpoint: { Port: i.kubeletPort ?? 10250 } },
     nodeInfo: {
       machineID: m.machineID,
       systemUUID: m.systemUUID,

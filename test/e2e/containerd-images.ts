@@ -1,0 +1,120 @@
+/**
+ * Stand-in images for the shared manifests, served by a test registry that the test
+ * containerd uses as mirror for docker.io and registry.k8s.io (no public registry is
+ * reachable here). Each is the offline busybox image (scripts/images/build.sh), under
+ * the name a manifest uses:
+ *
+ * - `registry.k8s.io/busybox:1.27.2` (→ `busybox:1.27.2` on the mirror), `busybox:1.28`
+ * - `debian` (→ `library/debian:latest`): busybox has `printenv`, `sleep`, `sh`
+ * - `polinux/stress`: busybox plus a `/usr/bin/stress` script that understands
+ *   `--vm-bytes SIZE` and allocates (and touches) SIZE with `dd bs=SIZE` as PID 1, so a
+ *   memory limit below SIZE OOM-kills the container's main process (exit 137).
+ *
+ * The stress image is built here: one extra uncompressed layer and a new config on top
+ * of the busybox layout, pushed over the distribution API.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pushLayout } from '../../scripts/images/push.js';
+import { IMAGES_DIR, publishTestImages } from '../support/images.js';
+
+interface Descriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+  annotations?: Record<string, string>;
+}
+
+const sha = (b: Buffer): string => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+
+/** A ustar archive of regular files (name → [mode, content]), with the two end blocks. */
+export function tarFiles(files: Record<string, [number, string | Buffer]>): Buffer {
+  const out: Buffer[] = [];
+  for (const [name, [mode, content]] of Object.entries(files)) {
+    const data = Buffer.isBuffer(content) ? content : Buffer.from(content);
+    const h = Buffer.alloc(512, 0);
+    h.write(name, 0, 100, 'utf8');
+    h.write(mode.toString(8).padStart(7, '0') + '\0', 100, 8, 'ascii');
+    h.write('0000000\0', 108, 8, 'ascii');
+    h.write('0000000\0', 116, 8, 'ascii');
+    h.write(data.length.toString(8).padStart(11, '0') + '\0', 124, 12, 'ascii');
+    h.write('00000000000\0', 136, 12, 'ascii');
+    h.fill(0x20, 148, 156);
+    h.write('0', 156, 1, 'ascii');
+    h.write('ustar\0', 257, 6, 'ascii');
+    h.write('00', 263, 2, 'ascii');
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += h[i]!;
+    h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8, 'ascii');
+    out.push(h, data);
+    const pad = (512 - (data.length % 512)) % 512;
+    if (pad) out.push(Buffer.alloc(pad, 0));
+  }
+  out.push(Buffer.alloc(1024, 0));
+  return Buffer.concat(out);
+}
+
+async function putBlob(base: string, repo: string, blob: Buffer): Promise<string> {
+  const digest = sha(blob);
+  if ((await fetch(`${base}/v2/${repo}/blobs/${digest}`, { method: 'HEAD' })).status === 200) return digest;
+  const start = await fetch(`${base}/v2/${repo}/blobs/uploads/`, { method: 'POST' });
+  if (start.status !== 202) throw new Error(`start upload: HTTP ${start.status}`);
+  const url = new URL(start.headers.get('location')!, base);
+  url.searchParams.set('digest', digest);
+  const put = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(blob) });
+  if (put.status !== 201) throw new Error(`upload ${digest}: HTTP ${put.status} ${await put.text()}`);
+  return digest;
+}
+
+/**
+ * Pushes `repoTag` = the busybox layout plus one layer of `files`, with `cmd` as the
+ * image's command. Returns the manifest digest.
+ */
+export async function pushBusyboxPlus(registry: string, repoTag: string, files: Record<string, [number, string]>, cmd: string[]): Promise<string> {
+  const layout = join(IMAGES_DIR, 'busybox');
+  const base = `http://${registry}`;
+  const [repo, tag] = [repoTag.slice(0, repoTag.lastIndexOf(':')), repoTag.slice(repoTag.lastIndexOf(':') + 1)];
+  const blob = (d: string): Buffer => readFileSync(join(layout, 'blobs', ...d.split(':')));
+  const index = JSON.parse(readFileSync(join(layout, 'index.json'), 'utf8')) as { manifests: Descriptor[] };
+  const desc = index.manifests.find((m) => m.annotations?.['org.opencontainers.image.ref.name'] === '1.36')!;
+  const manifest = JSON.parse(blob(desc.digest).toString()) as { schemaVersion: number; mediaType?: string; config: Descriptor; layers: Descriptor[] };
+  const config = JSON.parse(blob(manifest.config.digest).toString()) as { config: { Cmd?: string[] }; rootfs: { diff_ids: string[] } };
+  const layer = tarFiles(files);
+  config.rootfs.diff_ids.push(sha(layer));
+  config.config.Cmd = cmd;
+  const configBytes = Buffer.from(JSON.stringify(config));
+  for (const l of manifest.layers) await putBlob(base, repo, blob(l.digest));
+  const layerDigest = await putBlob(base, repo, layer);
+  const configDigest = await putBlob(base, repo, configBytes);
+  const m = {
+    ...manifest,
+    config: { ...manifest.config, digest: configDigest, size: configBytes.length },
+    layers: [...manifest.layers, { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layer.length }],
+  };
+  const body = Buffer.from(JSON.stringify(m));
+  const res = await fetch(`${base}/v2/${repo}/manifests/${tag}`, { method: 'PUT', headers: { 'content-type': desc.mediaType }, body: new Uint8Array(body) });
+  if (res.status !== 201) throw new Error(`put manifest ${repoTag}: HTTP ${res.status} ${await res.text()}`);
+  return sha(body);
+}
+
+/** `stress --vm 1 --vm-bytes 250M --vm-hang 1` as far as memory goes: allocate and touch SIZE, forever. */
+const STRESS = `#!/bin/sh
+# k8ts stand-in for polinux/stress: only --vm-bytes matters (default 256M).
+bytes=256M
+while [ $# -gt 0 ]; do
+  case "$1" in --vm-bytes) bytes=$2; shift ;; esac
+  shift
+done
+echo "stress: info: [1] dispatching hogs: 0 cpu, 0 io, 1 vm, 0 hdd"
+exec dd if=/dev/zero of=/dev/null bs=$bytes count=2000000000
+`;
+
+/** Publishes the standard test images and the stand-ins above on `registry`. */
+export async function publishStandIns(registry: string): Promise<void> {
+  await publishTestImages(registry);
+  const busybox = join(IMAGES_DIR, 'busybox');
+  for (const t of ['busybox:1.27.2', 'busybox:1.28', 'library/busybox:1.28', 'library/debian:latest']) await pushLayout(busybox, '1.36', registry, t);
+  await pushLayout(join(IMAGES_DIR, 'httpd'), '1.36', registry, 'library/nginx:latest');
+  await pushBusyboxPlus(registry, 'polinux/stress:latest', { 'usr/bin/stress': [0o755, STRESS] }, ['stress']);
+}
