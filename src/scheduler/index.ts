@@ -14,6 +14,7 @@ import { LeaderElector } from '../client/leaderelection.js';
 import type { Client } from '../client/types.js';
 import type { SchedulerConfig } from './config/config.js';
 import type { Profile } from './framework/profile.js';
+import { newSchedulerEventRecorder } from './event-sink.js';
 import { SchedulerMetrics, serveMetrics } from './metrics.js';
 import type { Clock } from './queue/scheduling-queue.js';
 import { Scheduler } from './scheduler.js';
@@ -23,10 +24,12 @@ export { defaultProfile, type Profile } from './framework/profile.js';
 export type { Clock } from './queue/scheduling-queue.js';
 export { loadConfigFile, parseConfig, ConfigError, type SchedulerConfig } from './config/config.js';
 export { SchedulerMetrics, serveMetrics } from './metrics.js';
+export { eventSinkClient, newSchedulerEventRecorder } from './event-sink.js';
 
 export interface StartSchedulerOptions {
   client: Client;
-  recorder: EventRecorder;
+  /** where events go; default {@link newSchedulerEventRecorder} (upstream's bounded, sequential sink) */
+  recorder?: EventRecorder;
   /** a loaded KubeSchedulerConfiguration (profiles, percentageOfNodesToScore, backoff, leader election) */
   config?: SchedulerConfig;
   /** scheduling profiles; default from `config`, else upstream's default-scheduler profile */
@@ -70,7 +73,7 @@ export async function startScheduler(opts: StartSchedulerOptions): Promise<Runni
   const metrics = opts.metrics ?? new SchedulerMetrics();
   const s = new Scheduler({
     client: opts.client,
-    recorder: opts.recorder,
+    recorder: opts.recorder ?? newSchedulerEventRecorder(opts.client),
     clock: opts.clock,
     metrics,
     profiles: opts.profiles ?? cfg?.profiles,

@@ -9,7 +9,8 @@
  * @see https://kubernetes.io/docs/reference/instrumentation/metrics/
  */
 import { createServer, type Server } from 'node:http';
-import { Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
+import { exponentialBuckets, Gauge, Registry } from 'prom-client';
+import { FastCounter, FastHistogram, type HistogramChild } from './metrics-fast.js';
 
 /** Extension point label values, as upstream. */
 export type ExtensionPointName =
@@ -29,42 +30,61 @@ export type ExtensionPointName =
 /** Every upstream scheduler metric this implementation records. */
 export class SchedulerMetrics {
   readonly registry = new Registry();
-  readonly scheduleAttempts: Counter<'result' | 'profile'>;
-  readonly schedulingAttemptDuration: Histogram<'result' | 'profile'>;
+  readonly scheduleAttempts = new FastCounter(
+    'scheduler_schedule_attempts_total',
+    "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be scheduled, while 'error' means an internal scheduler problem.",
+    ['result', 'profile'],
+  );
+  readonly schedulingAttemptDuration = new FastHistogram(
+    'scheduler_scheduling_attempt_duration_seconds',
+    'Scheduling attempt latency in seconds (scheduling algorithm + binding)',
+    ['result', 'profile'],
+    exponentialBuckets(0.001, 2, 15),
+  );
   readonly pendingPods: Gauge<'queue'>;
-  readonly preemptionAttempts: Counter;
-  readonly preemptionVictims: Histogram;
-  readonly extensionPointDuration: Histogram<'extension_point' | 'status' | 'profile'>;
-  readonly pluginExecutionDuration: Histogram<'plugin' | 'extension_point' | 'status'>;
-  readonly queueIncomingPods: Counter<'queue' | 'event'>;
-  readonly podSchedulingAttempts: Histogram;
-  readonly podSchedulingSLIDuration: Histogram<'attempts'>;
-  readonly unschedulablePods: Gauge<'plugin' | 'profile'>;
+  readonly preemptionAttempts = new FastCounter('scheduler_preemption_attempts_total', 'Total preemption attempts in the cluster till now');
+  readonly preemptionVictims = new FastHistogram('scheduler_preemption_victims', 'Number of selected preemption victims', [], exponentialBuckets(1, 2, 7));
+  readonly extensionPointDuration = new FastHistogram(
+    'scheduler_framework_extension_point_duration_seconds',
+    'Latency for running all plugins of a specific extension point.',
+    ['extension_point', 'status', 'profile'],
+    exponentialBuckets(0.0001, 2, 12),
+  );
+  readonly pluginExecutionDuration = new FastHistogram(
+    'scheduler_plugin_execution_duration_seconds',
+    'Duration for running a plugin at a specific extension point.',
+    ['plugin', 'extension_point', 'status'],
+    exponentialBuckets(0.00001, 1.5, 20),
+  );
+  readonly queueIncomingPods = new FastCounter(
+    'scheduler_queue_incoming_pods_total',
+    'Number of pods added to scheduling queues by event and queue type.',
+    ['queue', 'event'],
+  );
+  readonly podSchedulingAttempts = new FastHistogram(
+    'scheduler_pod_scheduling_attempts',
+    'Number of attempts to successfully schedule a pod.',
+    [],
+    exponentialBuckets(1, 2, 5),
+  );
+  readonly podSchedulingSLIDuration = new FastHistogram(
+    'scheduler_pod_scheduling_sli_duration_seconds',
+    'E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might involve multiple scheduling attempts.',
+    ['attempts'],
+    exponentialBuckets(0.01, 2, 20),
+  );
   readonly cacheSize: Gauge<'type'>;
-  readonly inFlightEvents: Gauge<'event'>;
   /** queue sizes by queue label, read when /metrics is scraped */
   pendingSource: (() => Record<string, number>) | null = null;
   /** cache sizes by type label, read when /metrics is scraped */
   cacheSource: (() => Record<string, number>) | null = null;
   /** ms spent per extension point (all profiles), for benchmarks */
   readonly extensionPointTotals = new Map<string, number>();
-  private readonly epChildren = new Map<string, { observe(v: number): void }>();
+  private readonly epChildren = new Map<string, HistogramChild>();
 
   constructor() {
     const registers = [this.registry];
-    this.scheduleAttempts = new Counter({
-      name: 'scheduler_schedule_attempts_total',
-      help: 'Number of attempts to schedule pods, by the result. \'unschedulable\' means a pod could not be scheduled, while \'error\' means an internal scheduler problem.',
-      labelNames: ['result', 'profile'],
-      registers,
-    });
-    this.schedulingAttemptDuration = new Histogram({
-      name: 'scheduler_scheduling_attempt_duration_seconds',
-      help: 'Scheduling attempt latency in seconds (scheduling algorithm + binding)',
-      labelNames: ['result', 'profile'],
-      buckets: exponentialBuckets(0.001, 2, 15),
-      registers,
-    });
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     this.pendingPods = new Gauge({
       collect() {
@@ -73,52 +93,6 @@ export class SchedulerMetrics {
       name: 'scheduler_pending_pods',
       help: "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the scheduler never attempted to schedule because they are gated.",
       labelNames: ['queue'],
-      registers,
-    });
-    this.preemptionAttempts = new Counter({ name: 'scheduler_preemption_attempts_total', help: 'Total preemption attempts in the cluster till now', registers });
-    this.preemptionVictims = new Histogram({
-      name: 'scheduler_preemption_victims',
-      help: 'Number of selected preemption victims',
-      buckets: exponentialBuckets(1, 2, 7),
-      registers,
-    });
-    this.extensionPointDuration = new Histogram({
-      name: 'scheduler_framework_extension_point_duration_seconds',
-      help: 'Latency for running all plugins of a specific extension point.',
-      labelNames: ['extension_point', 'status', 'profile'],
-      buckets: exponentialBuckets(0.0001, 2, 12),
-      registers,
-    });
-    this.pluginExecutionDuration = new Histogram({
-      name: 'scheduler_plugin_execution_duration_seconds',
-      help: 'Duration for running a plugin at a specific extension point.',
-      labelNames: ['plugin', 'extension_point', 'status'],
-      buckets: exponentialBuckets(0.00001, 1.5, 20),
-      registers,
-    });
-    this.queueIncomingPods = new Counter({
-      name: 'scheduler_queue_incoming_pods_total',
-      help: 'Number of pods added to scheduling queues by event and queue type.',
-      labelNames: ['queue', 'event'],
-      registers,
-    });
-    this.podSchedulingAttempts = new Histogram({
-      name: 'scheduler_pod_scheduling_attempts',
-      help: 'Number of attempts to successfully schedule a pod.',
-      buckets: exponentialBuckets(1, 2, 5),
-      registers,
-    });
-    this.podSchedulingSLIDuration = new Histogram({
-      name: 'scheduler_pod_scheduling_sli_duration_seconds',
-      help: 'E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might involve multiple scheduling attempts.',
-      labelNames: ['attempts'],
-      buckets: exponentialBuckets(0.01, 2, 20),
-      registers,
-    });
-    this.unschedulablePods = new Gauge({
-      name: 'scheduler_unschedulable_pods',
-      help: 'The number of unschedulable pods broken down by plugin name. A pod will increment the gauge for all plugins that caused it to not schedule and so this metric have meaning only when broken down by plugin.',
-      labelNames: ['plugin', 'profile'],
       registers,
     });
     this.cacheSize = new Gauge({
@@ -130,12 +104,19 @@ export class SchedulerMetrics {
       labelNames: ['type'],
       registers,
     });
-    this.inFlightEvents = new Gauge({
-      name: 'scheduler_inflight_events',
-      help: 'Number of events currently tracked in the scheduling queue.',
-      labelNames: ['event'],
-      registers,
-    });
+    for (const m of [
+      this.scheduleAttempts,
+      this.schedulingAttemptDuration,
+      this.preemptionAttempts,
+      this.preemptionVictims,
+      this.extensionPointDuration,
+      this.pluginExecutionDuration,
+      this.queueIncomingPods,
+      this.podSchedulingAttempts,
+      this.podSchedulingSLIDuration,
+    ]) {
+      this.registry.registerMetric(m as unknown as Parameters<Registry['registerMetric']>[0]);
+    }
   }
 
   /** Records one run of an extension point (ms) for a profile. */

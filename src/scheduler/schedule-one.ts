@@ -249,6 +249,8 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
     await handleSchedulingFailure(sched, fwk, qpi, ps.isRejected() ? singleNodeFitError(pod, host, ps) : ps, clearNomination, podCycle);
     return;
   }
+  const tot = sched.metrics.extensionPointTotals;
+  tot.set('SchedulingCycle', (tot.get('SchedulingCycle') ?? 0) + performance.now() - t0);
   sched.trackBinding(bindingCycle(sched, fwk, state, qpi, assumed, host, podCycle, t0));
 }
 

@@ -146,7 +146,9 @@ export class Cache {
     const key = podKey(pod);
     const node = pod.spec?.nodeName ?? '';
     const st = this.pods.get(key);
-    const pi = new PodInfo(pod);
+    // confirming an assumed pod: the spec fields PodInfo parses are immutable, reuse them
+    const reuse = st && st.assumed && st.pi.uid === (pod.metadata?.uid ?? '') && st.pi.pod.spec?.nodeName === node;
+    const pi = reuse ? new PodInfo(pod, st.pi) : new PodInfo(pod);
     if (st) {
       this.removeFromNode(st.node, key);
       if (!st.assumed) {

@@ -69,6 +69,7 @@ export class Framework implements I.Handle {
   readonly plugins: PluginLists;
   private snapshot = new Snapshot();
   private scoreBuf: number[] = [];
+  private readonly successChildren = new Map<string, { observe(v: number): void }>();
   private readonly waitingPods = new Map<string, WaitingPod>();
   private readonly timers: Timers;
 
@@ -88,7 +89,15 @@ export class Framework implements I.Handle {
   /** Records an extension point's duration (from `t0`, performance.now() ms) and status. */
   observe(point: ExtensionPointName, t0: number, s: Status | null): void {
     const m = this.metrics;
-    if (m) m.observeExtensionPoint(point, s ? codeName(s.code) : 'Success', this.profileName, performance.now() - t0);
+    if (!m) return;
+    const ms = performance.now() - t0;
+    if (s === null) {
+      // the common case: a child per point, resolved once
+      let c = this.successChildren.get(point);
+      if (!c) this.successChildren.set(point, (c = m.extensionPointDuration.labels(point, 'Success', this.profileName)));
+      c.observe(ms / 1000);
+      m.extensionPointTotals.set(point, (m.extensionPointTotals.get(point) ?? 0) + ms);
+    } else m.observeExtensionPoint(point, codeName(s.code), this.profileName, ms);
   }
 
   /** Records one plugin's duration when the cycle samples plugin metrics. */

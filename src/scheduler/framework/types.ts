@@ -87,7 +87,32 @@ export class PodInfo {
   /** message of a selector parse error in the affinity terms, '' if none */
   parseError = '';
 
-  constructor(readonly pod: Pod) {
+  /**
+   * @param from a PodInfo of an earlier version of the same pod whose spec did not
+   *   change in the fields parsed here (e.g. the assumed copy of a pod now seen bound):
+   *   its parsed data is reused instead of parsing again.
+   */
+  constructor(
+    readonly pod: Pod,
+    from?: PodInfo,
+  ) {
+    if (from) {
+      this.key = from.key;
+      this.uid = from.uid;
+      this.priority = from.priority;
+      this.requests = from.requests;
+      this.nonZeroCPU = from.nonZeroCPU;
+      this.nonZeroMemory = from.nonZeroMemory;
+      this.hostPorts = from.hostPorts;
+      this.pvcKeys = from.pvcKeys;
+      this.hasAffinity = from.hasAffinity;
+      this.requiredAffinityTerms = from.requiredAffinityTerms;
+      this.requiredAntiAffinityTerms = from.requiredAntiAffinityTerms;
+      this.preferredAffinityTerms = from.preferredAffinityTerms;
+      this.preferredAntiAffinityTerms = from.preferredAntiAffinityTerms;
+      this.parseError = from.parseError;
+      return;
+    }
     this.key = podKey(pod);
     this.uid = pod.metadata?.uid ?? '';
     this.priority = podPriority(pod);

@@ -2,7 +2,7 @@
  * Builders for test pods and nodes, in the manner of upstream's
  * pkg/scheduler/testing/wrappers.go (`st.MakePod().Name("p").Req(...).Obj()`).
  */
-import type { Container, Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Container, Node, Pod, PodAffinityTerm, Taint, Toleration, TopologySpreadConstraint, Volume } from 'kubernetes-types/core/v1.js';
 
 export class PodWrapper {
   readonly pod: Pod = {
@@ -105,6 +105,38 @@ export class PodWrapper {
       weight,
       preference: { matchExpressions: [{ key, operator: 'In', values }] },
     });
+    return this;
+  }
+
+  label(k: string, v: string): this {
+    (this.pod.metadata!.labels ??= {})[k] = v;
+    return this;
+  }
+
+  /** Adds an inter-pod (anti-)affinity term: required, or preferred with `weight`. */
+  podAffinity(kind: 'podAffinity' | 'podAntiAffinity', term: PodAffinityTerm, weight?: number): this {
+    const a = (this.pod.spec!.affinity ??= {});
+    const k = (a[kind] ??= {}) as {
+      requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
+      preferredDuringSchedulingIgnoredDuringExecution?: { weight: number; podAffinityTerm: PodAffinityTerm }[];
+    };
+    if (weight === undefined) (k.requiredDuringSchedulingIgnoredDuringExecution ??= []).push(term);
+    else (k.preferredDuringSchedulingIgnoredDuringExecution ??= []).push({ weight, podAffinityTerm: term });
+    return this;
+  }
+
+  spread(c: TopologySpreadConstraint): this {
+    (this.pod.spec!.topologySpreadConstraints ??= []).push(c);
+    return this;
+  }
+
+  volume(v: Volume): this {
+    (this.pod.spec!.volumes ??= []).push(v);
+    return this;
+  }
+
+  image(image: string): this {
+    this.pod.spec!.containers[0]!.image = image;
     return this;
   }
 

@@ -1,0 +1,121 @@
+/**
+ * A client transport between worker threads: the thread running the API server answers
+ * requests and streams (watches) that another thread's RestClient sends over a
+ * MessagePort. Every request goes through the API server's full pipeline
+ * (`APIServer.handle` via an InProcessTransport, as `k8ts server` wires its own
+ * components); only the wire is a MessagePort instead of a socket. The benchmark uses it
+ * to run the scheduler on its own core, as kube-scheduler runs beside kube-apiserver.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { UserInfo } from '../src/api/resource.js';
+import { InProcessTransport, type RequestHandler, type StreamHandle, type Transport, type TransportResponse } from '../src/client/transport.js';
+
+type ToServer =
+  | { t: 'req'; id: number; method: string; path: string; headers: Record<string, string>; body?: Uint8Array }
+  | { t: 'stream'; id: number; method: string; path: string; headers: Record<string, string> }
+  | { t: 'abort'; id: number };
+
+type ToClient =
+  | { t: 'res'; id: number; status: number; headers: Record<string, string | string[] | undefined>; body: Uint8Array }
+  | { t: 'status'; id: number; status: number }
+  | { t: 'data'; id: number; chunk: Uint8Array | string }
+  | { t: 'end'; id: number; err?: string };
+
+/** A copy of a Buffer in its own (transferable) ArrayBuffer. */
+function copy(b: Uint8Array): Uint8Array {
+  const c = new Uint8Array(b.byteLength);
+  c.set(b);
+  return c;
+}
+
+/** Serves `port` with the API server as `user`. */
+export function servePort(api: RequestHandler, user: UserInfo, port: MessagePort): void {
+  const local = new InProcessTransport(api, user);
+  const streams = new Map<number, StreamHandle>();
+  const send = (m: ToClient, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
+  port.on('message', (m: ToServer) => {
+    if (m.t === 'req') {
+      void local.request(m.method, m.path, m.headers, m.body ? Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength) : undefined).then((r) => {
+        const body = copy(r.body);
+        send({ t: 'res', id: m.id, status: r.status, headers: r.headers, body }, [body.buffer as ArrayBuffer]);
+      });
+    } else if (m.t === 'stream') {
+      const h = local.stream(
+        m.method,
+        m.path,
+        m.headers,
+        (chunk) => {
+          if (typeof chunk === 'string') return send({ t: 'data', id: m.id, chunk });
+          const c = copy(chunk);
+          send({ t: 'data', id: m.id, chunk: c }, [c.buffer as ArrayBuffer]);
+        },
+        (err) => {
+          streams.delete(m.id);
+          send({ t: 'end', id: m.id, err: err?.message });
+        },
+        (status) => send({ t: 'status', id: m.id, status }),
+      );
+      streams.set(m.id, h);
+    } else streams.get(m.id)?.abort();
+  });
+}
+
+/** The client side: a Transport over `port`. */
+export class PortTransport implements Transport {
+  private next = 1;
+  private readonly pending = new Map<number, (r: TransportResponse) => void>();
+  private readonly streams = new Map<number, { onData(c: Buffer | string): void; onEnd(err?: Error): void; onStatus?(s: number): void; status(s: number): void }>();
+
+  constructor(private readonly port: MessagePort) {
+    port.on('message', (m: ToClient) => {
+      if (m.t === 'res') {
+        const f = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        f?.({ status: m.status, headers: m.headers, body: Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength) });
+        return;
+      }
+      const s = this.streams.get(m.id);
+      if (!s) return;
+      if (m.t === 'status') {
+        s.onStatus?.(m.status);
+        s.status(m.status);
+      } else if (m.t === 'data') s.onData(typeof m.chunk === 'string' ? m.chunk : Buffer.from(m.chunk.buffer, m.chunk.byteOffset, m.chunk.byteLength));
+      else {
+        this.streams.delete(m.id);
+        s.status(0);
+        s.onEnd(m.err ? new Error(m.err) : undefined);
+      }
+    });
+  }
+
+  request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<TransportResponse> {
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      const b = body ? new Uint8Array(body) : undefined;
+      this.port.postMessage({ t: 'req', id, method, path, headers, body: b } satisfies ToServer, b ? [b.buffer as ArrayBuffer] : []);
+    });
+  }
+
+  stream(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    onData: (chunk: Buffer | string) => void,
+    onEnd: (err?: Error) => void,
+    onStatus?: (status: number) => void,
+  ): StreamHandle {
+    const id = this.next++;
+    let resolveStatus!: (n: number) => void;
+    const status = new Promise<number>((r) => (resolveStatus = r));
+    this.streams.set(id, { onData, onEnd, onStatus, status: resolveStatus });
+    this.port.postMessage({ t: 'stream', id, method, path, headers } satisfies ToServer);
+    return {
+      abort: () => {
+        if (!this.streams.has(id)) return;
+        this.port.postMessage({ t: 'abort', id } satisfies ToServer);
+      },
+      status,
+    };
+  }
+}
