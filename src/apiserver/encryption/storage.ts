@@ -75,9 +75,9 @@ export class EncryptingStorage implements Storage {
   }
   watch(prefix: string, afterRevision: number, cb: WatchCallbacks): Promise<Watcher> {
     return this.inner.watch(prefix, afterRevision, {
+      ...cb,
       onEvents: (evs: WatchEvent[]) =>
         cb.onEvents(evs.map((e) => ({ type: e.type, kv: this.dec(e.kv), ...(e.prevKv ? { prevKv: this.dec(e.prevKv) } : {}) }))),
-      onError: cb.onError,
     });
   }
   compact(revision: number): Promise<void> {
