@@ -8,6 +8,14 @@
  */
 import type { Container, Pod, Probe } from 'kubernetes-types/core/v1.js';
 import { CRIError, type Runtime } from '../../cri/api.js';
+import { expand } from '../env/expand.js';
+
+/** Upstream ExpandContainerCommandOnlyStatic: `$(VAR)` from the container's literal env values only. */
+export function expandStatic(cmd: readonly string[], c: Container): string[] {
+  const env = new Map<string, string>();
+  for (const e of c.env ?? []) if (e.value !== undefined) env.set(e.name, e.value);
+  return cmd.map((s) => expand(s, (n) => env.get(n)));
+}
 
 export type ProbeResult = 'success' | 'failure' | 'warning' | 'unknown';
 
@@ -37,7 +45,7 @@ export async function runProbe(runtime: Runtime, net: NetworkProber, pod: Pod, c
   const timeout = probe.timeoutSeconds ?? 1;
   try {
     if (probe.exec) {
-      const cmd = probe.exec.command ?? [];
+      const cmd = expandStatic(probe.exec.command ?? [], c);
       try {
         const r = await runtime.execSync(containerId, cmd, timeout);
         const output = r.stdout.toString('utf8') + r.stderr.toString('utf8');

@@ -5,7 +5,8 @@
  * failureThreshold consecutive outcomes. Initial results as upstream: readiness
  * Failure, liveness Success, startup Unknown. A failed liveness/startup result is held
  * until the container is replaced. Failed attempts record `Unhealthy` events
- * (`Liveness probe failed: <output>`).
+ * (`Liveness probe failed: <output>`); a probe that could not run at all records
+ * `… probe errored: …` and does not count either way.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/prober/worker.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/prober/prober_manager.go
@@ -120,11 +121,17 @@ export class ProberManager implements ProbeLookup, ProbeVerdicts {
     const name = KIND_NAME[w.kind];
     const fieldPath = containerFieldPath(w.pod, w.container.name);
     let r: Result;
+    if (out.error !== undefined) {
+      // upstream: a probe that could not run is reported, and its result thrown away
+      this.recorder.event(podRef(w.pod), 'Warning', Reason.ContainerUnhealthy, `${name} probe errored: ${out.error}`, fieldPath);
+      if (!w.onHold) again();
+      return;
+    }
     if (out.result === 'success' || out.result === 'warning') {
       if (out.result === 'warning') this.recorder.event(podRef(w.pod), 'Warning', Reason.ContainerProbeWarning, Msg.probeWarning(name, out.output), fieldPath);
       r = 'success';
     } else {
-      this.recorder.event(podRef(w.pod), 'Warning', Reason.ContainerUnhealthy, out.error ? `${name} probe errored: ${out.error}` : Msg.probeFailed(name, out.output), fieldPath);
+      this.recorder.event(podRef(w.pod), 'Warning', Reason.ContainerUnhealthy, Msg.probeFailed(name, out.output), fieldPath);
       r = 'failure';
     }
     if (w.lastOutcome === r) w.run++;

@@ -1,20 +1,43 @@
 /**
  * Sets up a pod's volumes before its sandbox starts, under
  * `<dataDir>/kubelet/pods/<uid>/volumes/kubernetes.io~<plugin>/<name>`:
- * emptyDir (a directory), configMap / secret / downwardAPI / projected (files written
- * atomically, refreshed at most every `refreshMs`), hostPath (passed through as is;
- * the kubelet does not create or check host paths), anything else a plain directory.
- * A failing volume is retried with back-off (500 ms doubling to 2m2s) and reported
- * once per attempt through `onError`.
+ * emptyDir (a directory with mode 0777; medium Memory a tmpfs sized as upstream when
+ * the kubelet may mount, i.e. runs as root), configMap / secret / downwardAPI /
+ * projected (files written atomically, refreshed at most every `refreshMs`), hostPath
+ * (type checked and `…OrCreate` created, host-path.ts), anything else a plain
+ * directory. With the pod's fsGroup, every volume but hostPath gets its group
+ * (ownership.ts). A failing volume is retried with back-off (500 ms doubling to 2m2s)
+ * and reported once per attempt through `onError`. Cleanup unmounts before deleting.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/volumemanager/volume_manager.go
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod, Volume } from 'kubernetes-types/core/v1.js';
+import { parseQuantity, value } from '../../apimachinery/quantity.js';
 import type { Clock } from '../clock.js';
+import { podResourceConfig } from '../cm/pod-cgroups.js';
 import { writeAtomic } from './atomic-writer.js';
+import { setUpHostPath } from './host-path.js';
+import { isMountPoint, mountTmpfs, unmountUnder } from './mounts.js';
+import { setVolumeOwnership } from './ownership.js';
 import { pluginName, volumePayload, type SourceDeps } from './sources.js';
+
+/**
+ * Upstream calculateEmptyDirMemorySize: node allocatable memory, lowered to the pod's
+ * memory limit and then to the volume's sizeLimit when those are smaller (bytes; 0 = unknown).
+ */
+export function emptyDirMemorySize(pod: Pod, v: Volume, allocatableBytes: number): number {
+  let size = allocatableBytes;
+  const podLimit = podResourceConfig(pod).memoryLimit;
+  if (podLimit && podLimit > 0 && (!size || podLimit <= size)) size = podLimit;
+  const sl = v.emptyDir?.sizeLimit;
+  if (sl !== undefined) {
+    const b = value(parseQuantity(String(sl)));
+    if (b > 0 && (!size || b <= size)) size = b;
+  }
+  return size;
+}
 
 /** A volume that could not be set up; `message` is the plugin's error. */
 export class VolumeError extends Error {
@@ -42,10 +65,14 @@ export class VolumeManager {
   private readonly mounted = new Map<string, Map<string, Mounted>>();
   private readonly retries = new Map<string, Retry>();
 
+  /**
+   * @param canMount whether tmpfs may be mounted (root); else medium Memory is a plain directory
+   */
   constructor(
     private readonly kubeletDir: string,
     private readonly clock: Clock,
     private readonly refreshMs = 60_000,
+    private readonly canMount = process.getuid?.() === 0,
   ) {}
 
   /** `<kubeletDir>/pods/<uid>` */
@@ -64,11 +91,9 @@ export class VolumeManager {
     if (!m) this.mounted.set(uid, (m = new Map()));
     const out = new Map<string, string>();
     const now = this.clock.now();
+    const fsGroup = pod.spec?.securityContext?.fsGroup;
+    const policy = pod.spec?.securityContext?.fsGroupChangePolicy === 'OnRootMismatch' ? 'OnRootMismatch' : 'Always';
     for (const v of pod.spec?.volumes ?? []) {
-      if (v.hostPath) {
-        out.set(v.name, v.hostPath.path);
-        continue;
-      }
       const have = m.get(v.name);
       const projected = !!(v.configMap || v.secret || v.downwardAPI || v.projected);
       if (have && (!projected || now - have.refreshedAt < this.refreshMs)) {
@@ -80,12 +105,26 @@ export class VolumeManager {
       if (retry && now < retry.at && !have) throw retry.err;
       const dir = path.join(this.podDir(uid), 'volumes', pluginName(v), v.name);
       try {
-        const payload = await volumePayload(pod, v, deps);
-        if (payload) writeAtomic(dir, payload, now);
-        else fs.mkdirSync(dir, { recursive: true, mode: 0o777 });
+        let target = dir;
+        if (v.hostPath) target = setUpHostPath(v.hostPath);
+        else {
+          const payload = await volumePayload(pod, v, deps);
+          if (payload) {
+            const changed = writeAtomic(dir, payload, now);
+            if (fsGroup !== undefined && (changed || !have)) setVolumeOwnership(dir, fsGroup, true, policy);
+          } else {
+            fs.mkdirSync(dir, { recursive: true, mode: 0o777 });
+            fs.chmodSync(dir, 0o777);
+            if (v.emptyDir?.medium === 'Memory' && this.canMount && !isMountPoint(dir)) {
+              const alloc = deps.alloc.memory ? value(deps.alloc.memory) : 0;
+              mountTmpfs(dir, emptyDirMemorySize(pod, v, alloc) || undefined);
+            }
+            if (fsGroup !== undefined) setVolumeOwnership(dir, fsGroup, false, policy);
+          }
+        }
         this.retries.delete(rkey);
-        m.set(v.name, { hostPath: dir, refreshedAt: now });
-        out.set(v.name, dir);
+        m.set(v.name, { hostPath: target, refreshedAt: now });
+        out.set(v.name, target);
       } catch (e) {
         const err = new VolumeError(v.name, (e as Error).message);
         const delay = retry ? Math.min(retry.delay * 2, 122_000) : 500;
@@ -101,11 +140,18 @@ export class VolumeManager {
     return out;
   }
 
-  /** Removes everything under the pod's directory and forgets its mounts. */
+  /**
+   * Unmounts what is mounted below the pod's directory (tmpfs emptyDirs), removes the
+   * directory and forgets the pod's volumes.
+   * @throws Error when something stays mounted (the directory is then kept: nothing below a mount is deleted)
+   */
   async cleanupPod(uid: string): Promise<void> {
     this.mounted.delete(uid);
     for (const k of this.retries.keys()) if (k.startsWith(`${uid}/`)) this.retries.delete(k);
-    await fs.promises.rm(this.podDir(uid), { recursive: true, force: true });
+    const dir = this.podDir(uid);
+    const left = unmountUnder(dir);
+    if (left.length) throw new Error(`pod ${uid}: still mounted: ${left.join(', ')}`);
+    await fs.promises.rm(dir, { recursive: true, force: true });
   }
 
   /** UIDs that have a pod directory on disk (for orphan cleanup). */
