@@ -8,9 +8,10 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/core/serviceaccount/storage/token.go
  */
 import type { KObject } from '../../api/resource.js';
-import { newBadRequest, newInvalid, newNotFound } from '../../apimachinery/errors.js';
+import { newBadRequest, newForbidden, newInvalid, newNotFound } from '../../apimachinery/errors.js';
 import { invalid, Path } from '../../apimachinery/field-errors.js';
 import type { ServiceAccountTokens } from '../authn/serviceaccount.js';
+import { nodeIdentity } from '../authz/node.js';
 import { decodeObjectBody } from '../http/body.js';
 import { negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
@@ -58,6 +59,7 @@ export function serviceAccountTokenHandler(tokens: ServiceAccountTokens): Subres
       let pod: { name: string; uid: string } | undefined;
       let secret: { name: string; uid: string } | undefined;
       let node: { name: string; uid: string } | undefined;
+      let podNode: string | undefined;
       if (ref) {
         const kinds: Record<string, { resource: string; namespaced: boolean }> = {
           Pod: { resource: 'pods', namespaced: true },
@@ -80,11 +82,19 @@ export function serviceAccountTokenHandler(tokens: ServiceAccountTokens): Subres
           const nodeName = (o.spec as { nodeName?: string } | undefined)?.nodeName;
           if (nodeName) {
             const ns2 = stores.store('', 'nodes');
+            podNode = nodeName;
             const n = ns2?.peek('', nodeName)?.obj;
             if (n) node = { name: nodeName, uid: n.metadata.uid ?? '' };
           }
         } else if (ref.kind === 'Secret') secret = r;
         else node = r;
+      }
+      // NodeRestriction: a kubelet may only request tokens bound to a pod on itself
+      const node0 = c.req.user ? nodeIdentity(c.req.user) : undefined;
+      if (node0) {
+        const gr = { group: '', resource: 'serviceaccounts' };
+        if (!pod) throw newForbidden(gr, name, `node requested token not bound to a pod`);
+        if (podNode !== node0) throw newForbidden(gr, name, `node requested token bound to a pod scheduled on a different node`);
       }
       const issued = await tokens.issue({
         namespace: ns,
