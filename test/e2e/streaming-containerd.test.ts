@@ -65,8 +65,11 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
   const procs = new Set<ReturnType<typeof spawn>>();
 
   /** kubectl without blocking this process (the cluster runs in it). */
-  function kubectl(args: string[], o: { input?: string; timeoutMs?: number } = {}): Promise<Run> & { out(): string } {
-    const p = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  function kubectl(args: string[], o: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<Run> & { out(): string } {
+    const p = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...o.env },
+    });
     procs.add(p);
     let stdout = '';
     let stderr = '';
@@ -243,6 +246,24 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
     const cat = await kubectl(['exec', '-i', 'logger', '--', 'sh', '-c', 'wc -c; echo end'], { input: 'twelve bytes' });
     assert.equal(cat.code, 0, cat.stderr);
     assert.match(cat.stdout, /^\s*12\nend\n$/);
+  });
+
+  it('kubectl exec and port-forward over SPDY (the fallback when WebSockets are off)', async () => {
+    const spdy = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false', KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' };
+    const cat = await kubectl(['exec', '-i', 'logger', '--', 'sh', '-c', 'cat; exit 4'], { input: 'via spdy\n', env: spdy });
+    assert.equal(cat.code, 4, cat.stderr);
+    assert.equal(cat.stdout, 'via spdy\n');
+    assert.match(cat.stderr, /command terminated with exit code 4/);
+    const pf = kubectl(['port-forward', 'pod/web', ':80'], { timeoutMs: 60_000, env: spdy });
+    const local = await eventually(() => /Forwarding from 127\.0\.0\.1:(\d+) -> 80/.exec(pf.out())?.[1], 20_000);
+    const body = await new Promise<string>((resolve, reject) => {
+      httpGet({ host: '127.0.0.1', port: Number(local), path: '/' }, (res) => {
+        let b = '';
+        res.on('data', (d: Buffer) => (b += d.toString()));
+        res.on('end', () => resolve(b));
+      }).on('error', reject);
+    });
+    assert.match(body, /k8ts busybox httpd/);
   });
 
   it('kubectl attach streams the main process output', async () => {

@@ -111,6 +111,18 @@ describe('e2e: kubectl logs, exec, attach, port-forward (simulated runtime)', ()
     assert.equal(wc.stdout, 'x\ndone\n');
   });
 
+  it('kubectl exec over SPDY (the fallback when WebSockets are off)', () => {
+    process.env['KUBECTL_REMOTE_COMMAND_WEBSOCKETS'] = 'false';
+    try {
+      const r = c.kubectl(['exec', '-i', 'logger', '--', 'sh', '-c', 'cat; exit 5'], { input: 'spdy stdin\n' });
+      assert.equal(r.code, 5, r.stderr);
+      assert.equal(r.stdout, 'spdy stdin\n');
+      assert.match(r.stderr, /command terminated with exit code 5/);
+    } finally {
+      delete process.env['KUBECTL_REMOTE_COMMAND_WEBSOCKETS'];
+    }
+  });
+
   it('kubectl attach streams what the container prints from now on', async () => {
     apply('late', pod('late', 'sleep 3; echo late1; sleep 1; echo late2', { restartPolicy: 'Never' }));
     await running('late');
