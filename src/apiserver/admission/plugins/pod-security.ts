@@ -39,8 +39,11 @@ export const policyString = (p: PodSecurityPolicy): string => `${p.level}:${p.ve
 function policyFor(labels: Record<string, string> | undefined, mode: 'enforce' | 'warn' | 'audit', def?: PodSecurityPolicy): PodSecurityPolicy {
   const lv = labels?.[`${LABEL_PREFIX}${mode}`];
   const ver = labels?.[`${LABEL_PREFIX}${mode}-version`];
-  const level = LEVELS.includes(lv as Level) ? (lv as Level) : (def?.level ?? 'privileged');
-  const version = ver && /^(latest|v1\.\d+)$/.test(ver) ? ver : (def?.version ?? 'latest');
+  let level: Level = def?.level ?? 'privileged';
+  // an unparsable level fails closed for enforce and open for warn/audit (upstream PolicyToEvaluate)
+  if (lv !== undefined) level = LEVELS.includes(lv as Level) ? (lv as Level) : mode === 'enforce' ? 'restricted' : 'privileged';
+  let version = def?.version ?? 'latest';
+  if (ver !== undefined) version = /^(latest|v1\.\d+)$/.test(ver) ? ver : 'latest';
   return { level, version };
 }
 
@@ -125,14 +128,27 @@ async function namespaceWarnings(a: AdmissionAttributes, lookup: Parameters<NonN
   if (a.operation === 'CREATE') return;
   const name = a.object.metadata.name ?? '';
   const pods = await lookup.list({ group: '', version: 'v1', resource: 'pods' }, name);
-  const lines: string[] = [];
+  // pods with the same violations are reported once: the lexically first name and a count
+  const byReason = new Map<string, { first: string; count: number }>();
   for (const p of pods) {
     const spec = p.spec as PodSpec | undefined;
     if (!spec) continue;
     const v = evaluatePod(enforce.level, p.metadata ?? {}, spec);
-    if (v.length) lines.push(`${p.metadata?.name ?? ''}: ${v.map((r) => r.reason).join(', ')}`);
+    if (!v.length) continue;
+    const reason = v.map((r) => r.reason).join(', ');
+    const podName = p.metadata?.name ?? '';
+    const c = byReason.get(reason);
+    if (!c) byReason.set(reason, { first: podName, count: 1 });
+    else {
+      c.count++;
+      if (podName < c.first) c.first = podName;
+    }
   }
-  if (!lines.length) return;
+  if (!byReason.size) return;
   a.warnings.push(`existing pods in namespace ${JSON.stringify(name)} violate the new PodSecurity enforce level ${JSON.stringify(policyString(enforce))}`);
-  a.warnings.push(...lines);
+  const lines = [...byReason].map(([reason, c]) => {
+    const who = c.count === 1 ? c.first : c.count === 2 ? `${c.first} (and 1 other pod)` : `${c.first} (and ${c.count - 1} other pods)`;
+    return `${who}: ${reason}`;
+  });
+  a.warnings.push(...lines.sort());
 }
