@@ -16,6 +16,7 @@ import { failureStatus, newBadRequest, newInternalError, StatusError, type Group
 import type { ResponseWriter } from '../http/types.js';
 import type { PendingUpgrade } from './upgrade.js';
 
+/** How the API server reaches kubelets (upstream --kubelet-client-certificate/key, --kubelet-certificate-authority, --kubelet-preferred-address-types). */
 export interface KubeletClientConfig {
   /** the API server's client certificate and key (PEM); the kubelet must accept it (system:masters) */
   cert: string;
@@ -64,6 +65,7 @@ export function kubeletResponseError(status: number, body: string, qualified: Gr
   );
 }
 
+/** The API server's client of kubelets: addresses, log streaming, upgrade proxying (keep-alive agent for logs). */
 export class KubeletClient {
   private readonly types: string[];
   private readonly agent: https.Agent;

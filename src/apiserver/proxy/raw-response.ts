@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ResponseWriter } from '../http/types.js';
 
+/** A writer whose socket can be handed over to a proxy. */
 export interface RawResponseWriter extends ResponseWriter {
   /** From now on the socket belongs to someone else (a proxy): this writer stays silent. */
   hijack(): void;
@@ -16,6 +17,7 @@ export interface RawResponseWriter extends ResponseWriter {
 /** Body bytes kept for an error answer; more is dropped (answers here are Status objects). */
 const MAX_BODY = 1 << 20;
 
+/** Buffers the answer (up to 1 MiB of body) and writes it with Content-Length on `end()`, then closes the socket. */
 export function rawResponseWriter(socket: Duplex): RawResponseWriter {
   let status = 200;
   let headers: Record<string, string | string[]> = {};

@@ -23,6 +23,7 @@ export const Channel = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4 } a
 /** v5 close signal: a message `[CLOSE_SIGNAL, channel]` half-closes `channel`. */
 export const CLOSE_SIGNAL = 255;
 
+/** Remote-command WebSocket subprotocols (see the module doc for what each implies). */
 export const ProtocolV5 = 'v5.channel.k8s.io';
 export const ProtocolV4 = 'v4.channel.k8s.io';
 export const ProtocolV4Base64 = 'v4.base64.channel.k8s.io';

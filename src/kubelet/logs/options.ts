@@ -10,6 +10,7 @@
 import { forbidden, invalid, notSupported, type FieldError } from '../../apimachinery/field-errors.js';
 import { parseRFC3339 } from './cri-log.js';
 
+/** PodLogOptions.stream: which output streams to return. */
 export type LogStream = 'All' | 'Stdout' | 'Stderr';
 
 /** Decoded PodLogOptions (numbers as given; validate with {@link validatePodLogOptions}). */

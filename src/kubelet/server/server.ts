@@ -32,6 +32,7 @@ import { servePortForward } from './portforward.js';
 import { serveSpdyRemoteCommand, serveWebSocketRemoteCommand } from './remotecommand.js';
 import { prepareAttach, prepareExec, preparePortForward, type RemoteCommandRunner, type StreamOptions } from './streams.js';
 
+/** Options of {@link startKubeletServer}. */
 export interface KubeletServerOptions {
   runtime: Runtime;
   nodeName: string;
@@ -59,6 +60,7 @@ export interface KubeletServerOptions {
   now?: () => number;
 }
 
+/** A running kubelet server. */
 export interface KubeletServer {
   /** the port actually listened on (publish it as Node.status.daemonEndpoints.kubeletEndpoint.Port) */
   readonly port: number;

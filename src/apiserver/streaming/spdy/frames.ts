@@ -14,8 +14,10 @@
 import * as zlib from 'node:zlib';
 import { SPDY3_DICTIONARY } from './dictionary.js';
 
+/** The protocol version in every control frame. */
 export const SPDY_VERSION = 3;
 
+/** Control frame types. */
 export const FrameType = {
   SYN_STREAM: 1,
   SYN_REPLY: 2,
@@ -130,6 +132,7 @@ export function encodeSynReply(streamId: number, block: Buffer, flags: number, t
   return Buffer.concat([controlHeader(type, flags, 4 + block.length), id, block]);
 }
 
+/** RST_STREAM aborting `streamId` with a {@link RstStatus}. */
 export function encodeRstStream(streamId: number, status: number): Buffer {
   const b = Buffer.allocUnsafe(8);
   b.writeUInt32BE(streamId & 0x7fffffff, 0);
@@ -137,12 +140,14 @@ export function encodeRstStream(streamId: number, status: number): Buffer {
   return Buffer.concat([controlHeader(FrameType.RST_STREAM, 0, 8), b]);
 }
 
+/** PING (odd IDs from clients, even from servers; echoed unchanged). */
 export function encodePing(id: number): Buffer {
   const b = Buffer.allocUnsafe(4);
   b.writeUInt32BE(id >>> 0, 0);
   return Buffer.concat([controlHeader(FrameType.PING, 0, 4), b]);
 }
 
+/** GOAWAY: no new streams after `lastGoodStreamId`. */
 export function encodeGoAway(lastGoodStreamId: number, status = 0): Buffer {
   const b = Buffer.allocUnsafe(8);
   b.writeUInt32BE(lastGoodStreamId & 0x7fffffff, 0);
@@ -150,6 +155,7 @@ export function encodeGoAway(lastGoodStreamId: number, status = 0): Buffer {
   return Buffer.concat([controlHeader(FrameType.GOAWAY, 0, 8), b]);
 }
 
+/** WINDOW_UPDATE (`streamId` 0 = the session window); `delta` in bytes. */
 export function encodeWindowUpdate(streamId: number, delta: number): Buffer {
   const b = Buffer.allocUnsafe(8);
   b.writeUInt32BE(streamId & 0x7fffffff, 0);

@@ -160,6 +160,7 @@ export class SpdyStream extends Duplex {
   }
 }
 
+/** Session role and stream acceptance. */
 export interface SpdySessionOptions {
   /** 'client' opens odd stream IDs and pings, 'server' even ones */
   role: 'client' | 'server';

@@ -63,6 +63,7 @@ export class UpgradeRefusedError extends Error {
   }
 }
 
+/** Options of {@link dialSpdy}. */
 export interface DialSpdyOptions {
   /** offered `X-Stream-Protocol-Version`s, preferred first */
   protocols: string[];
