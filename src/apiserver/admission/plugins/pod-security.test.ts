@@ -97,3 +97,29 @@ describe('PodSecurity admission', () => {
     assert.deepEqual(free.warnings, []);
   });
 });
+
+describe('PodSecurity namespace labels', () => {
+  it('refuses unparsable levels and versions with 422', async () => {
+    const plugin = podSecurity();
+    const lookup: ObjectLookup = { get: async () => undefined, list: async () => [] };
+    const ns = (labels: Record<string, string>): AdmissionAttributes => ({
+      operation: 'CREATE',
+      resource: { group: '', version: 'v1', resource: 'namespaces' },
+      kind: { group: '', version: 'v1', kind: 'Namespace' },
+      subresource: '',
+      namespace: '',
+      name: 'x',
+      object: { metadata: { name: 'x', labels } } as Obj,
+      user: { username: 'u', groups: [] },
+      dryRun: false,
+      warnings: [],
+    });
+    await assert.rejects(plugin.validate!(ns({ 'pod-security.kubernetes.io/enforce': 'strict' }), lookup), (e: unknown) => {
+      assert.ok(e instanceof StatusError);
+      assert.equal(e.code, 422);
+      assert.equal(e.message, 'metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "strict": must be one of privileged, baseline, restricted');
+      return true;
+    });
+    await plugin.validate!(ns({ 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.32' }), lookup);
+  });
+});

@@ -13,7 +13,7 @@
 import type { Namespace, PodSpec } from 'kubernetes-types/core/v1.js';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import type { KObject } from '../../../api/resource.js';
-import { newForbidden } from '../../../apimachinery/errors.js';
+import { failureStatus, newForbidden, StatusError } from '../../../apimachinery/errors.js';
 import { jsonEqual } from '../../../apimachinery/validation.js';
 import { addAuditAnnotation } from '../../audit/context.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
@@ -117,10 +117,28 @@ export function podSecurity(opts: PodSecurityOptions = {}): AdmissionPlugin {
   };
 }
 
-/** On a namespace whose enforce level changes, warn about existing pods it would reject. */
+/** Label errors as upstream PolicyToEvaluate reports them (`metadata.labels[…]: Invalid value: …`). */
+export function labelErrors(labels: Record<string, string> | undefined): string[] {
+  const errs: string[] = [];
+  for (const mode of ['enforce', 'audit', 'warn']) {
+    const lk = `${LABEL_PREFIX}${mode}`;
+    const lv = labels?.[lk];
+    if (lv !== undefined && !LEVELS.includes(lv as Level)) errs.push(`metadata.labels[${lk}]: Invalid value: ${JSON.stringify(lv)}: must be one of privileged, baseline, restricted`);
+    const vk = `${lk}-version`;
+    const vv = labels?.[vk];
+    if (vv !== undefined && !/^(latest|v1\.\d+)$/.test(vv)) errs.push(`metadata.labels[${vk}]: Invalid value: ${JSON.stringify(vv)}: must be "latest" or "v1.x"`);
+  }
+  return errs;
+}
+
+/** Refuses invalid labels; on a namespace whose enforce level changes, warns about existing pods it would reject. */
 async function namespaceWarnings(a: AdmissionAttributes, lookup: Parameters<NonNullable<AdmissionPlugin['validate']>>[1]): Promise<void> {
   if (a.subresource || !a.object) return;
   const labels = a.object.metadata.labels;
+  const errs = labelErrors(labels);
+  if (errs.length && (a.operation === 'CREATE' || !jsonEqual(labelErrors(a.oldObject?.metadata.labels), errs))) {
+    throw new StatusError(failureStatus(422, 'Invalid', errs.length === 1 ? errs[0]! : `[${errs.join(', ')}]`));
+  }
   const oldLabels = a.oldObject?.metadata.labels;
   const enforce = policyFor(labels, 'enforce');
   if (enforce.level === 'privileged') return;
