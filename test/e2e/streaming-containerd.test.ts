@@ -57,6 +57,7 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
   let storage: Storage;
   let api: APIServer;
   let server: Awaited<ReturnType<typeof listen>>;
+  let upgrades: ReturnType<typeof createUpgradeHandler>;
   let kubelet: KubeletHandle | undefined;
   let ks: KubeletServer;
   let kubeletClient: KubeletClient;
@@ -143,7 +144,8 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
       serverAddress: '127.0.0.1:6443',
     });
     await api.start();
-    server = await listen(api, { host: '127.0.0.1', port: 0, cert: pki.server.cert, key: pki.server.key, clientCA: pki.ca.cert }, createUpgradeHandler(api));
+    upgrades = createUpgradeHandler(api);
+    server = await listen(api, { host: '127.0.0.1', port: 0, cert: pki.server.cert, key: pki.server.key, clientCA: pki.ca.cert }, upgrades);
     const port = (server.address() as { port: number }).port;
     kubeconfig = join(dir, 'kubeconfig.yaml');
     writeKubeconfig(kubeconfig, { server: `https://127.0.0.1:${port}`, caPEM: pki.ca.cert, certPEM: pki.admin.cert, keyPEM: pki.admin.key });
@@ -190,6 +192,7 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
     await kubelet?.stop().catch(() => undefined);
     await ks?.close().catch(() => undefined);
     kubeletClient?.close();
+    upgrades?.closeAll();
     if (server) await new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())));
     api?.stop();
     await storage?.close().catch(() => undefined);

@@ -180,14 +180,16 @@ export class KubeletClient {
         ksock.setTimeout(0);
         ksock.pipe(client);
         client.pipe(ksock);
+        // once either side is gone the session is over: tear the other down too (a half-closed
+        // peer would otherwise keep the connection, and the server's shutdown, waiting)
         const done = (): void => {
           ksock.destroy();
           client.destroy();
         };
         ksock.on('error', done);
         client.on('error', done);
-        ksock.on('close', () => client.end());
-        client.on('close', () => ksock.end());
+        ksock.on('close', done);
+        client.on('close', done);
         resolve();
       });
       req.on('response', (kres: IncomingMessage) => {

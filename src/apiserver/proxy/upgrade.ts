@@ -48,12 +48,18 @@ function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   return h;
 }
 
+/** The upgrade hook plus `closeAll()`, which ends every upgraded connection (call it on shutdown: `server.close()` waits for them). */
+export type StreamingUpgradeHandler = UpgradeHandler & { closeAll(): void };
+
 /**
  * The listener's upgrade hook (pass it as `listen(api, opts, createUpgradeHandler(api))`).
  * Every upgrade request is handled (returns true).
  */
-export function createUpgradeHandler(api: APIServer): UpgradeHandler {
-  return (req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo | undefined): boolean => {
+export function createUpgradeHandler(api: APIServer): StreamingUpgradeHandler {
+  const open = new Set<Duplex>();
+  const handler = (req: IncomingMessage, socket: Duplex, head: Buffer, user: UserInfo | undefined): boolean => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
     socket.on('error', () => socket.destroy());
     const rw: RawResponseWriter = rawResponseWriter(socket);
     const ar: ApiRequest = {
@@ -71,4 +77,10 @@ export function createUpgradeHandler(api: APIServer): UpgradeHandler {
     });
     return true;
   };
+  return Object.assign(handler, {
+    closeAll(): void {
+      for (const s of open) s.destroy();
+      open.clear();
+    },
+  });
 }
