@@ -38,7 +38,7 @@ describe('Node authorizer', () => {
   });
 
   it('pod list/watch needs the spec.nodeName selector when the server passes it', () => {
-    const list = { ...resourceAttributes(n1, 'list', '', 'pods'), fieldSelector: 'spec.nodeName=n1' };
+    const list: AuthorizationAttributes & { fieldSelector?: string } = { ...resourceAttributes(n1, 'list', '', 'pods'), fieldSelector: 'spec.nodeName=n1' };
     assert.equal(d(list).decision, 'Allow');
     assert.equal(d({ ...list, fieldSelector: 'spec.nodeName=n2' }).reason, 'can only list/watch pods with spec.nodeName field selector');
   });

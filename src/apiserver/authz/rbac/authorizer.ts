@@ -8,7 +8,7 @@
 import type { AuthorizationAttributes } from '../../apiserver.js';
 import type { Decision, DecisionAuthorizer } from '../types.js';
 import { RuleResolver, type RBACSource } from './resolver.js';
-import { rulesAllow } from './rules.js';
+import { ruleAllows } from './rules.js';
 
 export class RBACAuthorizer implements DecisionAuthorizer {
   readonly name = 'RBAC';
@@ -17,9 +17,14 @@ export class RBACAuthorizer implements DecisionAuthorizer {
     this.resolver = new RuleResolver(source);
   }
 
+  /** Allow with upstream's reason `RBAC: allowed by <binding> of <role> to <subject>`, or NoOpinion. */
   decide(a: AuthorizationAttributes): Decision {
-    if (rulesAllow(a, this.resolver.clusterRules(a.user))) return { decision: 'Allow', reason: '' };
-    if (a.namespace && rulesAllow(a, this.resolver.namespaceRules(a.user, a.namespace))) return { decision: 'Allow', reason: '' };
+    const c = this.resolver.clusterRulesSourced(a.user);
+    for (let i = 0; i < c.rules.length; i++) if (ruleAllows(a, c.rules[i]!)) return { decision: 'Allow', reason: `RBAC: allowed by ${c.sources[i]}` };
+    if (a.namespace) {
+      const n = this.resolver.namespaceRulesSourced(a.user, a.namespace);
+      for (let i = 0; i < n.rules.length; i++) if (ruleAllows(a, n.rules[i]!)) return { decision: 'Allow', reason: `RBAC: allowed by ${n.sources[i]}` };
+    }
     return { decision: 'NoOpinion', reason: '' };
   }
 }

@@ -102,3 +102,23 @@ describe('escalation', () => {
     assert.equal(compactRules([]).length, 0);
   });
 });
+
+describe('RBAC allow reasons', () => {
+  it('names the binding, role and subject as upstream', () => {
+    const src = new StaticRBACSource({
+      clusterRoles: bootstrapClusterRoles(),
+      roleBindings: [{ metadata: { name: 'sa-view', namespace: 'dev' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'ServiceAccount', name: 'builder' }] }],
+      clusterRoleBindings: bootstrapClusterRoleBindings(),
+    });
+    const rbac = new RBACAuthorizer(src);
+    const sa: UserInfo = { username: 'system:serviceaccount:dev:builder', groups: ['system:serviceaccounts', 'system:authenticated'] };
+    assert.deepEqual(rbac.decide(resourceAttributes(sa, 'list', '', 'pods', 'dev')), {
+      decision: 'Allow',
+      reason: 'RBAC: allowed by RoleBinding "sa-view/dev" of ClusterRole "view" to ServiceAccount "dev/builder"',
+    });
+    assert.equal(
+      rbac.decide(resourceAttributes(sa, 'create', 'authorization.k8s.io', 'selfsubjectaccessreviews')).reason,
+      'RBAC: allowed by ClusterRoleBinding "system:basic-user" of ClusterRole "system:basic-user" to Group "system:authenticated"',
+    );
+  });
+});

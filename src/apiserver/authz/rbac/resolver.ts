@@ -48,11 +48,26 @@ export class StaticRBACSource implements RBACSource {
 }
 
 const EMPTY: readonly PolicyRule[] = Object.freeze([]);
+
+/** Rules with, per rule, the binding that granted it (upstream's visitor source). */
+export interface SourcedRules {
+  rules: PolicyRule[];
+  /** `ClusterRoleBinding "x" of ClusterRole "y" to User "z"`, parallel to `rules` */
+  sources: string[];
+}
+
+const EMPTY_SOURCED: SourcedRules = Object.freeze({ rules: [], sources: [] }) as unknown as SourcedRules;
+
+/** Upstream describeSubject: `User "alice"`, `ServiceAccount "ns/name"`. */
+function describeSubject(s: { kind: string; name: string; namespace?: string }, bindingNamespace: string): string {
+  if (s.kind === 'ServiceAccount') return `${s.kind} ${JSON.stringify(`${s.namespace || bindingNamespace}/${s.name}`)}`;
+  return `${s.kind} ${JSON.stringify(s.name)}`;
+}
 const MAX_MEMO = 4096;
 
 export class RuleResolver {
   private memoGen = -1;
-  private readonly memo = new Map<string, readonly PolicyRule[]>();
+  private readonly memo = new Map<string, SourcedRules>();
 
   constructor(readonly source: RBACSource) {}
 
@@ -68,7 +83,7 @@ export class RuleResolver {
     return `${ns}\u0000${user.username}\u0000${user.groups.join('\u0001')}`;
   }
 
-  private cached(k: string, build: () => readonly PolicyRule[]): readonly PolicyRule[] {
+  private cached(k: string, build: () => SourcedRules): SourcedRules {
     const gen = this.source.generation;
     if (gen !== this.memoGen) {
       this.memo.clear();
@@ -83,29 +98,49 @@ export class RuleResolver {
     return r;
   }
 
-  /** Rules from ClusterRoleBindings naming the user. */
-  clusterRules(user: UserInfo): readonly PolicyRule[] {
+  /** Rules from ClusterRoleBindings naming the user, with their sources. */
+  clusterRulesSourced(user: UserInfo): SourcedRules {
     return this.cached(this.key(user, '\u0002'), () => {
-      const out: PolicyRule[] = [];
+      const out: SourcedRules = { rules: [], sources: [] };
       for (const b of this.source.listClusterRoleBindings()) {
-        if (!b.subjects?.some((s) => appliesToUser(user, s, ''))) continue;
-        out.push(...this.roleRules(b.roleRef, ''));
+        const subj = b.subjects?.find((s) => appliesToUser(user, s, ''));
+        if (!subj) continue;
+        const src = `ClusterRoleBinding ${JSON.stringify(b.metadata?.name ?? '')} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${describeSubject(subj, '')}`;
+        for (const r of this.roleRules(b.roleRef, '')) {
+          out.rules.push(r);
+          out.sources.push(src);
+        }
       }
       return out;
     });
   }
 
-  /** Rules from RoleBindings in `ns` naming the user. */
-  namespaceRules(user: UserInfo, ns: string): readonly PolicyRule[] {
-    if (!ns) return EMPTY;
+  /** Rules from RoleBindings in `ns` naming the user, with their sources. */
+  namespaceRulesSourced(user: UserInfo, ns: string): SourcedRules {
+    if (!ns) return EMPTY_SOURCED;
     return this.cached(this.key(user, ns), () => {
-      const out: PolicyRule[] = [];
+      const out: SourcedRules = { rules: [], sources: [] };
       for (const b of this.source.listRoleBindings(ns)) {
-        if (!b.subjects?.some((s) => appliesToUser(user, s, ns))) continue;
-        out.push(...this.roleRules(b.roleRef, ns));
+        const subj = b.subjects?.find((s) => appliesToUser(user, s, ns));
+        if (!subj) continue;
+        const src = `RoleBinding ${JSON.stringify(`${b.metadata?.name ?? ''}/${ns}`)} of ${b.roleRef.kind} ${JSON.stringify(b.roleRef.name)} to ${describeSubject(subj, ns)}`;
+        for (const r of this.roleRules(b.roleRef, ns)) {
+          out.rules.push(r);
+          out.sources.push(src);
+        }
       }
       return out;
     });
+  }
+
+  /** Rules from ClusterRoleBindings naming the user. */
+  clusterRules(user: UserInfo): readonly PolicyRule[] {
+    return this.clusterRulesSourced(user).rules;
+  }
+
+  /** Rules from RoleBindings in `ns` naming the user. */
+  namespaceRules(user: UserInfo, ns: string): readonly PolicyRule[] {
+    return this.namespaceRulesSourced(user, ns).rules;
   }
 
   /** Every rule the user holds in `ns` (cluster-wide rules first), upstream RulesFor. */
