@@ -18,7 +18,7 @@ describe('Node authorizer', () => {
   graph.setPod('/registry/pods/ns/b', pod('b', 'n2', { volumes: [{ name: 'v', secret: { secretName: 's2' } }] }));
   graph.setPVC({ metadata: { name: 'claim', namespace: 'ns' }, spec: { volumeName: 'pv1' } }, false);
   const authz = new NodeAuthorizer(graph);
-  const d = (a: AuthorizationAttributes) => authz.decide(a);
+  const d = (a: AuthorizationAttributes & { fieldSelector?: string }) => authz.decide(a);
 
   it('identifies kubelets only by name prefix and group', () => {
     assert.equal(nodeIdentity(n1), 'n1');
