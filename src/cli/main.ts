@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { runServer } from './server.js';
+import { runtimeCommand } from './runtime.js';
 
 const program = new Command();
 program.name('k8ts').description('A Kubernetes-compatible cluster written in TypeScript (API v1.32)');
@@ -56,6 +57,8 @@ program
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
   });
+
+program.addCommand(runtimeCommand());
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(e instanceof Error ? (e.stack ?? e.message) : e);

@@ -23,7 +23,15 @@ import { kubernetesServiceIP } from '../api/core/v1/service/strategy.js';
 import { openStorage } from '../storage/index.js';
 import { startControllers } from '../controllers/index.js';
 import { startScheduler } from '../scheduler/index.js';
-import { startKubelet } from '../kubelet/index.js';
+import { startKubelet, type KubeletHandle } from '../kubelet/index.js';
+import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
+import { KubeletClient } from '../apiserver/proxy/kubelet.js';
+import { podLogHandler } from '../apiserver/subresources/pod-log.js';
+import { podExecHandler } from '../apiserver/subresources/pod-exec.js';
+import { podAttachHandler } from '../apiserver/subresources/pod-attach.js';
+import { podPortForwardHandler } from '../apiserver/subresources/pod-portforward.js';
+import { startKubeletServer } from '../kubelet/server/server.js';
+import { issueKubeletServingCert } from '../kubelet/server/tls.js';
 import { SimRuntime } from '../cri/sim/index.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
@@ -88,21 +96,33 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     openStorage({ kind: 'sqlite', dataDir }),
   ]);
 
+  const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key, ca: pki.ca.cert });
   const api = new APIServer({
     storage,
     definitions: allDefinitions({ serviceCIDR: o.serviceClusterIPRange }),
-    subresources: [podBinding],
+    subresources: [
+      podBinding,
+      podLogHandler(kubeletClient),
+      podExecHandler(kubeletClient),
+      podAttachHandler(kubeletClient),
+      podPortForwardHandler(kubeletClient),
+    ],
     admission: [namespaceLifecycle],
     serverAddress: `${local}:${o.securePort}`,
   });
   await api.start();
-  const server = await listen(api, {
-    host: o.bindAddress,
-    port: o.securePort,
-    cert: pki.server.cert,
-    key: pki.server.key,
-    clientCA: pki.ca.cert,
-  });
+  const upgrades = createUpgradeHandler(api);
+  const server = await listen(
+    api,
+    {
+      host: o.bindAddress,
+      port: o.securePort,
+      cert: pki.server.cert,
+      key: pki.server.key,
+      clientCA: pki.ca.cert,
+    },
+    upgrades,
+  );
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : o.securePort;
   const url = `https://${local.includes(':') ? `[${local}]` : local}:${port}`;
@@ -134,22 +154,42 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const nodes: { name: string; cidr: string }[] = [];
   if (!o.disableAgent) nodes.push({ name: o.nodeName, cidr: nodePodCIDR(o.clusterCIDR, 0) });
   for (let i = 0; i < o.simNodes; i++) nodes.push({ name: `sim-node-${i}`, cidr: nodePodCIDR(o.clusterCIDR, i + 1) });
+  // one serving certificate for every in-process kubelet (they share this host's addresses)
+  const kubeletCert = nodes.length ? await issueKubeletServingCert(pki.ca, nodes[0]!.name, { dnsNames: nodes.map((n) => n.name) }) : undefined;
   for (const n of nodes) {
     const c = clientFor(identities.node(n.name));
     const runtime = new SimRuntime({ podCIDR: n.cidr });
-    const k = await startKubelet({
+    const nodeDataDir = join(dataDir, n.name === o.nodeName ? '' : `sim-nodes/${n.name}`);
+    let k: KubeletHandle | undefined;
+    const ks = await startKubeletServer({
+      runtime,
+      nodeName: n.name,
+      podLookup: (ns, name) => {
+        const p = k?.kubelet.knownPods().find((x) => x.metadata?.namespace === ns && x.metadata?.name === name);
+        const st = p && k!.kubelet.status.get(p.metadata!.uid!);
+        return p && st ? { ...p, status: st } : p;
+      },
+      tls: { cert: kubeletCert!.cert, key: kubeletCert!.key, clientCA: pki.ca.cert },
+      port: 0, // several kubelets in one process: each on a free port, published in the Node status
+      logRoot: join(nodeDataDir, 'kubelet', 'logs'),
+    });
+    k = await startKubelet({
       client: c,
       runtime,
       nodeName: n.name,
-      dataDir: join(dataDir, n.name === o.nodeName ? '' : `sim-nodes/${n.name}`),
+      dataDir: nodeDataDir,
       podCIDR: n.cidr,
+      kubeletPort: ks.port,
       recorder: new ClientEventRecorder(c, { component: 'kubelet', host: n.name }),
     });
+    const kh = k;
     stops.push(async () => {
-      await k.stop();
+      await kh.stop();
+      await ks.close();
       await runtime.close();
     });
   }
+  stops.push(async () => kubeletClient.close());
 
   const ms = performance.now() - t0;
   if (!o.quiet) {
@@ -174,6 +214,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     api,
     async stop() {
       for (const s of stops.reverse()) await s().catch(() => undefined);
+      upgrades.closeAll();
       server.closeAllConnections?.();
       await new Promise<void>((r) => server.close(() => r()));
       api.stop();
