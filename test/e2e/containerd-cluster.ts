@@ -1,6 +1,6 @@
 /**
  * An in-process cluster whose node runs real containers: the API server (HTTPS, with
- * pods/log, exec, attach, portforward proxied to the kubelet), a kubelet on a private
+ * pods/log, exec, attach, portforward proxied to the kubelet), the scheduler, a kubelet on a private
  * containerd through CRI, and the kubelet's HTTPS server, all in this process; a test
  * registry serves the stand-in images (containerd-images.ts) as mirror of docker.io and
  * registry.k8s.io. Driven with the real kubectl, spawned asynchronously (the cluster
@@ -25,6 +25,7 @@ import { KubeletClient, type KubeletLocation } from '../../src/apiserver/proxy/k
 import { createUpgradeHandler } from '../../src/apiserver/proxy/upgrade.js';
 import { listen } from '../../src/apiserver/server.js';
 import { podAttachHandler } from '../../src/apiserver/subresources/pod-attach.js';
+import { podBinding } from '../../src/apiserver/subresources/pod-binding.js';
 import { podExecHandler } from '../../src/apiserver/subresources/pod-exec.js';
 import { podLogHandler } from '../../src/apiserver/subresources/pod-log.js';
 import { podPortForwardHandler } from '../../src/apiserver/subresources/pod-portforward.js';
@@ -35,6 +36,7 @@ import { InProcessTransport } from '../../src/client/transport.js';
 import type { Client } from '../../src/client/types.js';
 import { RemoteRuntime } from '../../src/cri/remote/remote.js';
 import { startKubelet, type KubeletHandle } from '../../src/kubelet/index.js';
+import { startScheduler } from '../../src/scheduler/index.js';
 import { defaultHostIP } from '../../src/kubelet/nodestatus/setters.js';
 import { startKubeletServer, type KubeletServer } from '../../src/kubelet/server/server.js';
 import { issueKubeletServingCert } from '../../src/kubelet/server/tls.js';
@@ -53,6 +55,8 @@ export interface Run {
 
 export interface ContainerdCluster {
   dir: string;
+  /** the test registry (`127.0.0.1:<port>`), mirror of docker.io and registry.k8s.io */
+  registry: string;
   nodeName: string;
   ctrd: TestContainerd;
   runtime: RemoteRuntime;
@@ -81,8 +85,10 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
   let ks: KubeletServer | undefined;
   let kubeletClient: KubeletClient | undefined;
   let kubelet: KubeletHandle | undefined;
+  let scheduler: Awaited<ReturnType<typeof startScheduler>> | undefined;
   const stop = async (): Promise<void> => {
     for (const p of procs) p.kill('SIGKILL');
+    await scheduler?.stop().catch(() => undefined);
     await kubelet?.stop().catch(() => undefined);
     await ks?.close().catch(() => undefined);
     kubeletClient?.close();
@@ -109,7 +115,7 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
     api = new APIServer({
       storage,
       definitions: allDefinitions({ serviceCIDR: '10.96.0.0/12' }),
-      subresources: [podLogHandler(kubeletClient), podExecHandler(kubeletClient), podAttachHandler(kubeletClient), podPortForwardHandler(kubeletClient)],
+      subresources: [podBinding, podLogHandler(kubeletClient), podExecHandler(kubeletClient), podAttachHandler(kubeletClient), podPortForwardHandler(kubeletClient)],
       admission: [namespaceLifecycle],
       serverAddress: '127.0.0.1:6443',
     });
@@ -155,6 +161,8 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
         log: (m, e) => process.env.K8TS_E2E_DEBUG && console.error(`[kubelet] ${m}`, e ?? ''),
       });
     kubelet = await startK();
+    const schedClient = clientFor({ username: 'system:kube-scheduler', groups: ['system:authenticated'] });
+    scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }) });
 
     const kubectl = (args: string[], o: { input?: string; timeoutMs?: number } = {}): Promise<Run> => {
       const p = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -166,7 +174,7 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
       p.stdin!.end(o.input ?? '');
       const t = setTimeout(() => p.kill('SIGKILL'), o.timeoutMs ?? 60_000);
       return new Promise((resolve) =>
-        p.on('exit', (code) => {
+        p.on('close', (code) => {
           procs.delete(p);
           clearTimeout(t);
           resolve({ code: code ?? -1, stdout, stderr });
@@ -176,6 +184,7 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
     let n = 0;
     return {
       dir,
+      registry: registry.host,
       nodeName,
       ctrd,
       runtime,
@@ -194,6 +203,8 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
         await kubelet?.stop();
         kubelet = undefined;
         kubelet = await startK();
+    const schedClient = clientFor({ username: 'system:kube-scheduler', groups: ['system:authenticated'] });
+    scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }) });
       },
       stop,
     };

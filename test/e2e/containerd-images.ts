@@ -1,11 +1,13 @@
 /**
  * Stand-in images for the shared manifests, served by a test registry that the test
  * containerd uses as mirror for docker.io and registry.k8s.io (no public registry is
- * reachable here). Each is the offline busybox image (scripts/images/build.sh), under
+ * reachable here). Each is the offline busybox image (scripts/images/build.sh) plus a
+ * `printenv` (Debian's busybox-static lacks that applet; the manifests use it), under
  * the name a manifest uses:
  *
  * - `registry.k8s.io/busybox:1.27.2` (→ `busybox:1.27.2` on the mirror), `busybox:1.28`
  * - `debian` (→ `library/debian:latest`): busybox has `printenv`, `sleep`, `sh`
+ * - `registry.k8s.io/goproxy:0.1` (→ `goproxy:0.1`): busybox httpd listening on :8080
  * - `polinux/stress`: busybox plus a `/usr/bin/stress` script that understands
  *   `--vm-bytes SIZE` and allocates (and touches) SIZE with `dd bs=SIZE` as PID 1, so a
  *   memory limit below SIZE OOM-kills the container's main process (exit 137).
@@ -110,11 +112,23 @@ echo "stress: info: [1] dispatching hogs: 0 cpu, 0 io, 1 vm, 0 hdd"
 exec dd if=/dev/zero of=/dev/null bs=$bytes count=2000000000
 `;
 
+/** coreutils' printenv: all variables, or the values of the named ones (exit 1 if one is unset). */
+const PRINTENV = `#!/bin/sh
+[ $# -eq 0 ] && exec env
+rc=0
+for n in "$@"; do
+  eval "set_=\\\${$n+x}"
+  if [ -n "$set_" ]; then eval "printf '%s\\n' \\"\\$$n\\""; else rc=1; fi
+done
+exit $rc
+`;
+
 /** Publishes the standard test images and the stand-ins above on `registry`. */
 export async function publishStandIns(registry: string): Promise<void> {
   await publishTestImages(registry);
-  const busybox = join(IMAGES_DIR, 'busybox');
-  for (const t of ['busybox:1.27.2', 'busybox:1.28', 'library/busybox:1.28', 'library/debian:latest']) await pushLayout(busybox, '1.36', registry, t);
+  const printenv = { 'usr/bin/printenv': [0o755, PRINTENV] } as Record<string, [number, string]>;
+  for (const t of ['busybox:1.27.2', 'busybox:1.28', 'library/busybox:1.28', 'library/debian:latest']) await pushBusyboxPlus(registry, t, printenv, ['sh']);
   await pushLayout(join(IMAGES_DIR, 'httpd'), '1.36', registry, 'library/nginx:latest');
-  await pushBusyboxPlus(registry, 'polinux/stress:latest', { 'usr/bin/stress': [0o755, STRESS] }, ['stress']);
+  await pushBusyboxPlus(registry, 'polinux/stress:latest', { ...printenv, 'usr/bin/stress': [0o755, STRESS] }, ['stress']);
+  await pushBusyboxPlus(registry, 'goproxy:0.1', { 'www/goproxy.txt': [0o644, 'goproxy stand-in\n'] }, ['httpd', '-f', '-p', '8080', '-h', '/www']);
 }
