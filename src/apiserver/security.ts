@@ -128,6 +128,28 @@ export interface Security {
   close(): Promise<void>;
 }
 
+/**
+ * The client a controller of the controller manager uses, split as upstream: lists and
+ * watches (the shared informers) as `system:kube-controller-manager`, everything else as
+ * the controller's own ServiceAccount `kube-system/<name>` (`--use-service-account-credentials`).
+ */
+export function controllerClient(clientFor: (u: UserInfo) => Client, name: string): Client {
+  const informers = clientFor({ username: 'system:kube-controller-manager', groups: ['system:authenticated'] });
+  const own = clientFor(controllerUser(name));
+  return {
+    get: (r, ns, n, o) => own.get(r, ns, n, o),
+    list: (r, ns, o) => informers.list(r, ns, o),
+    watch: (r, ns, o, cb) => informers.watch(r, ns, o, cb),
+    create: (r, ns, obj, o) => own.create(r, ns, obj, o),
+    update: (r, ns, obj, o) => own.update(r, ns, obj, o),
+    patch: (r, ns, n, t, p, o) => own.patch(r, ns, n, t, p, o),
+    delete: (r, ns, n, o) => own.delete(r, ns, n, o),
+    deleteCollection: (r, ns, o) => own.deleteCollection(r, ns, o),
+    createSubresource: (r, ns, n, sub, body) => own.createSubresource(r, ns, n, sub, body),
+    raw: (m, path, body) => (m === 'GET' ? informers : own).raw(m, path, body),
+  };
+}
+
 const allowAll: DecisionAuthorizer = { name: 'AlwaysAllow', decide: () => ({ decision: 'Allow', reason: '' }) };
 
 /**
@@ -258,13 +280,10 @@ export function buildSecurity(o: SecurityOptions = {}): Security {
     bootstrap: ensureBootstrapPolicy,
     async startControllers(c) {
       const running: { stop(): Promise<void> }[] = [];
-      running.push(await startClusterRoleAggregation(c.clientFor(controllerUser('clusterrole-aggregation-controller'))));
-      running.push(await startResourceQuotaController({ client: c.clientFor(controllerUser('resourcequota-controller')) }));
-      running.push(await startCSRController({ client: c.clientFor(controllerUser('certificate-controller')), ca: c.ca }));
-      if (c.ca) {
-        const kcm = c.clientFor({ username: 'system:kube-controller-manager', groups: ['system:authenticated'] });
-        running.push(await startRootCACertPublisher(c.clientFor(controllerUser('root-ca-cert-publisher')), c.ca.cert, kcm));
-      }
+      running.push(await startClusterRoleAggregation(controllerClient(c.clientFor, 'clusterrole-aggregation-controller')));
+      running.push(await startResourceQuotaController({ client: controllerClient(c.clientFor, 'resourcequota-controller') }));
+      running.push(await startCSRController({ client: controllerClient(c.clientFor, 'certificate-controller'), ca: c.ca }));
+      if (c.ca) running.push(await startRootCACertPublisher(controllerClient(c.clientFor, 'root-ca-cert-publisher'), c.ca.cert));
       return {
         async stop() {
           for (const r of running.reverse()) await r.stop();
