@@ -303,15 +303,18 @@ function table(rs: Result[]): string {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join('  ');
   const out = [line(head), line(w.map((n) => '-'.repeat(n))), ...rows.map(line)];
-  out.push('', 'scheduling cycle per pod (µs) and its split by extension point; binding latency (ms, API round trip):');
+  out.push('', 'scheduling cycle (µs per attempt, attempts per measured pod) and its split by extension point; binding latency (ms, API round trip):');
   for (const r of rs) {
     const t = r.totals;
     const cycle = t.get('SchedulingCycle') ?? 0;
+    const cycles = Math.max(1, t.get('Cycles') ?? 0);
     const n = Math.max(1, r.pods);
     const parts = CYCLE_POINTS.filter((k) => t.has(k)).map((k) => `${k} ${((100 * t.get(k)!) / (cycle || 1)).toFixed(0)}%`);
     const other = cycle - CYCLE_POINTS.reduce((a, k) => a + (t.get(k) ?? 0), 0);
     parts.push(`other ${((100 * other) / (cycle || 1)).toFixed(0)}%`);
-    out.push(`  ${r.name.padEnd(w[0]!)}  cycle ${((1000 * cycle) / n).toFixed(0)} µs: ${parts.join(', ')}; bind ${((t.get('Bind') ?? 0) / n).toFixed(1)} ms`);
+    out.push(
+      `  ${r.name.padEnd(w[0]!)}  cycle ${((1000 * cycle) / cycles).toFixed(0)} µs × ${(cycles / n).toFixed(2)}: ${parts.join(', ')}; bind ${((t.get('Bind') ?? 0) / n).toFixed(1)} ms`,
+    );
   }
   return out.join('\n');
 }

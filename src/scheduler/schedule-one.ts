@@ -200,6 +200,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
   const podCycle = sched.queue.schedulingCycle();
   const state = new CycleState();
   state.recordPluginMetrics = sched.random() < sched.pluginMetricsSampleRate;
+  state.podInfo = qpi.podInfo;
   const t0 = performance.now();
   sched.cache.updateSnapshot(sched.snapshot);
   fwk.setSnapshot(sched.snapshot);
@@ -221,6 +222,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
     } else if (e instanceof StatusError) st = e.status;
     else st = asStatus(e);
     recordAttempt(sched, fwk, st.isRejected() ? 'unschedulable' : 'error', t0);
+    cycleDone(sched, t0);
     await handleSchedulingFailure(sched, fwk, qpi, st, nominating, podCycle);
     return;
   }
@@ -249,9 +251,15 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
     await handleSchedulingFailure(sched, fwk, qpi, ps.isRejected() ? singleNodeFitError(pod, host, ps) : ps, clearNomination, podCycle);
     return;
   }
+  cycleDone(sched, t0);
+  sched.trackBinding(bindingCycle(sched, fwk, state, qpi, assumed, host, podCycle, t0));
+}
+
+/** Accounts one scheduling cycle's duration (ms) and count in the benchmark totals. */
+function cycleDone(sched: Scheduler, t0: number): void {
   const tot = sched.metrics.extensionPointTotals;
   tot.set('SchedulingCycle', (tot.get('SchedulingCycle') ?? 0) + performance.now() - t0);
-  sched.trackBinding(bindingCycle(sched, fwk, state, qpi, assumed, host, podCycle, t0));
+  tot.set('Cycles', (tot.get('Cycles') ?? 0) + 1);
 }
 
 /** scheduler_schedule_attempts_total and scheduler_scheduling_attempt_duration_seconds. */

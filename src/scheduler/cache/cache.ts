@@ -223,10 +223,6 @@ export class Cache {
         continue;
       }
       const copy = info.clone();
-      const prev = snap.nodeInfoMap.get(info.name);
-      if (copy.podsWithAffinity.length || copy.pvcRefCounts.size || (prev && (prev.podsWithAffinity.length || prev.pvcRefCounts.size))) {
-        snap.invalidateDerived();
-      }
       snap.nodeInfoMap.set(info.name, copy);
       if (!had) listChanged = true;
       else replaced.push(copy);

@@ -11,6 +11,8 @@ import { labelSelectorAsSelector, type Labels, type Selector } from '../../apima
 
 /** A parsed PodAffinityTerm. */
 export class AffinityTerm {
+  private keyCache: string | undefined;
+
   constructor(
     /** namespaces the term applies to */
     public namespaces: Set<string>,
@@ -19,6 +21,15 @@ export class AffinityTerm {
     /** null when the term has no namespaceSelector (matches no namespace by labels) */
     public namespaceSelector: Selector | null,
   ) {}
+
+  /** A string identifying which pods the term selects (namespaces and selectors; not the topology key). */
+  key(): string {
+    if (this.keyCache === undefined) {
+      const sel = (s: Selector | null) => (s === null ? '-' : s.requirements === undefined ? '!' : `=${s.toString()}`);
+      this.keyCache = `${[...this.namespaces].sort().join(',')}\x01${sel(this.namespaceSelector)}\x01${sel(this.selector)}`;
+    }
+    return this.keyCache;
+  }
 
   /**
    * Whether `pod` (whose namespace carries `nsLabels`) is selected by the term: its

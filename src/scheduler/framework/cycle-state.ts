@@ -5,6 +5,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/cycle_state.go
  */
+import type { PodInfo } from './types.js';
 
 /** Data a plugin stores in the CycleState. */
 export interface StateData {
@@ -28,6 +29,8 @@ export class CycleState {
   skipScorePlugins: Set<string> = new Set();
   /** whether this cycle records per-plugin durations (upstream samples 10 % of cycles) */
   recordPluginMetrics = false;
+  /** the parsed pod of this cycle (from the queue), when the runner knows it */
+  podInfo: PodInfo | null = null;
 
   /** Returns the value, or throws {@link StateNotFoundError}. */
   read<T extends StateData>(key: string): T {
@@ -56,6 +59,7 @@ export class CycleState {
     c.skipFilterPlugins = new Set(this.skipFilterPlugins);
     c.skipScorePlugins = new Set(this.skipScorePlugins);
     c.recordPluginMetrics = this.recordPluginMetrics;
+    c.podInfo = this.podInfo;
     return c;
   }
 }

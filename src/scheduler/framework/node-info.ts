@@ -99,13 +99,40 @@ export class NodeInfo {
   generation = nextGeneration();
   /** row in its snapshot's list and columns; -1 when not a snapshot's copy */
   index = -1;
+  /** values derived from the pods (e.g. how many match a selector), dropped on any change */
+  private memo: Map<string, unknown> | null = null;
 
   constructor(node?: Node) {
     if (node) this.setNode(node);
   }
 
+  /**
+   * A value derived from this node's pods and labels, computed once per NodeInfo
+   * version: the cache is dropped whenever pods or the node change, and snapshot copies
+   * start empty. `key` must identify the computation completely.
+   */
+  memoized<T>(key: string, compute: () => T): T {
+    const m = (this.memo ??= new Map());
+    let v = m.get(key) as T | undefined;
+    if (v === undefined) {
+      v = compute();
+      m.set(key, v);
+    }
+    return v;
+  }
+
+  /** The memoized value under `key` (see {@link memoized}), or undefined. Pass the same key string object each time: its hash is cached. */
+  memoGet<T>(key: string): T | undefined {
+    return this.memo === null ? undefined : (this.memo.get(key) as T | undefined);
+  }
+
+  memoSet(key: string, v: unknown): void {
+    (this.memo ??= new Map()).set(key, v);
+  }
+
   /** Sets the node object; re-parses allocatable. */
   setNode(node: Node): void {
+    this.memo = null;
     this.node = node;
     this.name = node.metadata?.name ?? '';
     this.labels = (node.metadata?.labels as Record<string, string> | undefined) ?? NO_LABELS;
@@ -120,6 +147,7 @@ export class NodeInfo {
   }
 
   addPodInfo(pi: PodInfo): void {
+    this.memo = null;
     this.pods.push(pi);
     if (pi.hasAffinity) {
       this.podsWithAffinity.push(pi);
@@ -133,6 +161,7 @@ export class NodeInfo {
     const i = this.pods.findIndex((p) => p.key === key);
     if (i < 0) return false;
     const pi = this.pods[i]!;
+    this.memo = null;
     // order does not matter: swap-remove
     this.pods[i] = this.pods[this.pods.length - 1]!;
     this.pods.pop();

@@ -8,6 +8,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/backend/cache/snapshot.go
  */
 import { NodeColumns } from './node-columns.js';
+import { TopologyIndexes } from './topology-index.js';
 import type { NodeInfo } from './node-info.js';
 
 export class Snapshot {
@@ -21,10 +22,16 @@ export class Snapshot {
   generation = 0;
   /** hot per-node numbers by row (= position in nodeInfoList) */
   readonly cols = new NodeColumns();
-  private derivedDirty = true;
+  /** label-value and pod-count columns for topology plugins */
+  readonly topo = new TopologyIndexes();
+  /** rows whose node has pods with affinity / required anti-affinity */
+  private readonly affinityRows = new Set<number>();
+  private readonly antiRows = new Set<number>();
+  /** `ns/claim` → number of nodes with pods using it */
+  private readonly pvcNodes = new Map<string, number>();
+  private listsDirty = true;
   private withAffinity: NodeInfo[] = [];
   private withRequiredAntiAffinity: NodeInfo[] = [];
-  private usedPVCs = new Set<string>();
 
   /** The NodeInfo of a node, or undefined. */
   get(name: string): NodeInfo | undefined {
@@ -44,62 +51,79 @@ export class Snapshot {
     this.nodeInfoList = list;
     this.positions.clear();
     this.cols.resize(list.length);
+    this.topo.reset();
+    this.affinityRows.clear();
+    this.antiRows.clear();
+    this.pvcNodes.clear();
     for (let i = 0; i < list.length; i++) {
       const ni = list[i]!;
       ni.index = i;
       this.positions.set(ni.name, i);
       this.cols.set(i, ni);
+      this.track(i, ni, 1);
     }
-    this.derivedDirty = true;
+    this.listsDirty = true;
   }
 
   /** Replaces the NodeInfo at row `i` (same node). */
   replaceAt(i: number, ni: NodeInfo): void {
+    const old = this.nodeInfoList[i];
+    if (old) this.track(i, old, -1);
     ni.index = i;
     this.nodeInfoList[i] = ni;
     this.cols.set(i, ni);
+    this.topo.replaced(i, ni);
+    this.track(i, ni, 1);
   }
 
-  /**
-   * Tells the snapshot that a node's pods with affinity or PVCs may have changed
-   * (called by the cache when it replaces such a NodeInfo).
-   */
-  invalidateDerived(): void {
-    this.derivedDirty = true;
-  }
-
-  private refreshDerived(): void {
-    if (!this.derivedDirty) return;
-    this.derivedDirty = false;
-    const a: NodeInfo[] = [];
-    const r: NodeInfo[] = [];
-    const pvcs = new Set<string>();
-    for (const ni of this.nodeInfoList) {
-      if (ni.podsWithAffinity.length) a.push(ni);
-      if (ni.podsWithRequiredAntiAffinity.length) r.push(ni);
-      if (ni.pvcRefCounts.size) for (const k of ni.pvcRefCounts.keys()) pvcs.add(k);
+  /** Adds (+1) or removes (−1) a row's contribution to the derived lists. */
+  private track(i: number, ni: NodeInfo, sign: 1 | -1): void {
+    if (ni.podsWithAffinity.length) {
+      this.listsDirty = true;
+      if (sign > 0) this.affinityRows.add(i);
+      else this.affinityRows.delete(i);
     }
-    this.withAffinity = a;
-    this.withRequiredAntiAffinity = r;
-    this.usedPVCs = pvcs;
+    if (ni.podsWithRequiredAntiAffinity.length) {
+      this.listsDirty = true;
+      if (sign > 0) this.antiRows.add(i);
+      else this.antiRows.delete(i);
+    }
+    if (ni.pvcRefCounts.size) {
+      for (const k of ni.pvcRefCounts.keys()) {
+        const n = (this.pvcNodes.get(k) ?? 0) + sign;
+        if (n > 0) this.pvcNodes.set(k, n);
+        else this.pvcNodes.delete(k);
+      }
+    }
+  }
+
+  private refreshLists(): void {
+    if (!this.listsDirty) return;
+    this.listsDirty = false;
+    const rows = (s: Set<number>) => {
+      const out: NodeInfo[] = [];
+      for (const r of s) out.push(this.nodeInfoList[r]!);
+      return out;
+    };
+    this.withAffinity = rows(this.affinityRows);
+    this.withRequiredAntiAffinity = rows(this.antiRows);
   }
 
   /** Nodes with at least one pod having pod affinity or anti-affinity (upstream HavePodsWithAffinityList). */
   havePodsWithAffinityList(): NodeInfo[] {
-    this.refreshDerived();
+    this.refreshLists();
     return this.withAffinity;
   }
 
   /** Nodes with at least one pod having required anti-affinity (upstream HavePodsWithRequiredAntiAffinityList). */
   havePodsWithRequiredAntiAffinityList(): NodeInfo[] {
-    this.refreshDerived();
+    this.refreshLists();
     return this.withRequiredAntiAffinity;
   }
 
   /** Whether some pod on a node uses the PVC `ns/claim` (upstream IsPVCUsedByPods). */
   isPVCUsedByPods(key: string): boolean {
-    this.refreshDerived();
-    return this.usedPVCs.has(key);
+    return this.pvcNodes.has(key);
   }
 
   /** A snapshot of the given NodeInfos (for tests and tools). */

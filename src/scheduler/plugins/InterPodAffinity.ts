@@ -91,6 +91,15 @@ class PreScoreState implements StateData {
   }
 }
 
+/** `k=v,…` sorted, identifying a label set. */
+function labelsKey(l: Labels | undefined): string {
+  if (!l) return '';
+  const ks = Object.keys(l);
+  if (ks.length === 0) return '';
+  ks.sort();
+  return ks.map((k) => `${k}=${l[k]}`).join(',');
+}
+
 function addScore(m: Map<string, Map<string, number>>, key: string, value: string, delta: number): void {
   let inner = m.get(key);
   if (!inner) m.set(key, (inner = new Map()));
@@ -137,24 +146,56 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const a = pod.spec?.affinity;
     const hasRequired = !!(a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length || a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length);
     if (withAnti.length === 0 && !hasRequired) return [null, new Status(Code.Skip)];
-    const pi = new PodInfo(pod);
+    const pi = state.podInfo?.pod === pod ? state.podInfo : new PodInfo(pod);
     if (pi.parseError) return [null, new Status(Code.UnschedulableAndUnresolvable, [`parsing pod: ${pi.parseError}`])];
     const terms = this.mergedTerms(pi, false);
     const nsLabels = this.namespaceLabels(pod.metadata?.namespace ?? '');
 
+    // per node, memoized by the incoming pod's identity as terms see it: the topology
+    // keys of the existing pods' anti-affinity terms that select it
     const existing = new TopologyCounts();
+    const incomingKey = `ipa-exist\x00${pod.metadata?.namespace ?? ''}\x00${labelsKey(pod.metadata?.labels)}\x00${labelsKey(nsLabels)}`;
     for (const ni of withAnti) {
       if (!ni.node) continue;
-      for (const ep of ni.podsWithRequiredAntiAffinity) existing.updateWithAntiAffinityTerms(ep.requiredAntiAffinityTerms, pod, nsLabels, ni.labels, 1);
+      let keys = ni.memoGet<string[]>(incomingKey);
+      if (keys === undefined) {
+        keys = [];
+        for (const ep of ni.podsWithRequiredAntiAffinity) for (const t of ep.requiredAntiAffinityTerms) if (t.matches(pod, nsLabels)) keys.push(t.topologyKey);
+        ni.memoSet(incomingKey, keys);
+      }
+      for (const k of keys) existing.update(ni.labels, k, 1);
     }
     const affinity = new TopologyCounts();
     const anti = new TopologyCounts();
-    if (terms.requiredAffinity.length || terms.requiredAntiAffinity.length) {
-      for (const ni of nodes) {
-        if (!ni.node) continue;
-        for (const ep of ni.pods) {
-          affinity.updateWithAffinityTerms(terms.requiredAffinity, ep.pod, ni.labels, 1);
-          anti.updateWithAntiAffinityTerms(terms.requiredAntiAffinity, ep.pod, undefined, ni.labels, 1);
+    const aff = terms.requiredAffinity;
+    const affKey = aff.length ? `ipa-aff\x00${aff.map((t) => t.key()).join('\x02')}` : '';
+    const antiKeys = terms.requiredAntiAffinity.map((t) => `ipa-anti\x00${t.key()}`);
+    if (aff.length || antiKeys.length) {
+      const direct = nodes === snap.nodeInfoList;
+      const podCounts = snap.cols.pods;
+      for (let k = 0; k < nodes.length; k++) {
+        // rows without pods contribute nothing: skip them without touching the NodeInfo
+        if (direct && podCounts[k] === 0) continue;
+        const ni = nodes[k]!;
+        if (!ni.node || ni.pods.length === 0) continue;
+        if (aff.length) {
+          let n = ni.memoGet<number>(affKey);
+          if (n === undefined) {
+            n = 0;
+            for (const ep of ni.pods) if (podMatchesAllAffinityTerms(aff, ep.pod)) n++;
+            ni.memoSet(affKey, n);
+          }
+          if (n) for (const t of aff) affinity.update(ni.labels, t.topologyKey, n);
+        }
+        for (let i = 0; i < antiKeys.length; i++) {
+          const t = terms.requiredAntiAffinity[i]!;
+          let n = ni.memoGet<number>(antiKeys[i]!);
+          if (n === undefined) {
+            n = 0;
+            for (const ep of ni.pods) if (t.matches(ep.pod, undefined)) n++;
+            ni.memoSet(antiKeys[i]!, n);
+          }
+          if (n) anti.update(ni.labels, t.topologyKey, n);
         }
       }
     }
@@ -203,7 +244,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const snap = this.handle.snapshotSharedLister();
     const all = hasConstraints ? snap.list() : snap.havePodsWithAffinityList();
     if (all.length === 0) return new Status(Code.Skip);
-    const pi = new PodInfo(pod);
+    const pi = state.podInfo?.pod === pod ? state.podInfo : new PodInfo(pod);
     if (pi.parseError) return asStatus(new Error(`failed to parse pod: ${pi.parseError}`));
     const terms = this.mergedTerms(pi, true);
     const nsLabels = this.namespaceLabels(pod.metadata?.namespace ?? '');
@@ -213,15 +254,17 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
       const v = nodeLabels[t.topologyKey];
       if (v !== undefined) addScore(topo, t.topologyKey, v, weight * mult);
     };
+    const hard = this.hardPodAffinityWeight > 0;
     for (const ni of all) {
       if (!ni.node) continue;
       const nl = ni.labels;
-      if (Object.keys(nl).length === 0) continue;
       const podsToProcess = hasConstraints ? ni.pods : ni.podsWithAffinity;
       for (const ep of podsToProcess) {
+        // existing pods only matter through their preferred terms, or required affinity with a hard weight
+        if (!hasConstraints && !ep.preferredAffinityTerms.length && !ep.preferredAntiAffinityTerms.length && !(hard && ep.requiredAffinityTerms.length)) continue;
         for (const w of terms.preferredAffinity) processTerm(w.term, w.weight, ep.pod, undefined, nl, 1);
         for (const w of terms.preferredAntiAffinity) processTerm(w.term, w.weight, ep.pod, undefined, nl, -1);
-        if (this.hardPodAffinityWeight > 0) for (const t of ep.requiredAffinityTerms) processTerm(t, this.hardPodAffinityWeight, pod, nsLabels, nl, 1);
+        if (hard) for (const t of ep.requiredAffinityTerms) processTerm(t, this.hardPodAffinityWeight, pod, nsLabels, nl, 1);
         for (const w of ep.preferredAffinityTerms) processTerm(w.term, w.weight, pod, nsLabels, nl, 1);
         for (const w of ep.preferredAntiAffinityTerms) processTerm(w.term, w.weight, pod, nsLabels, nl, -1);
       }
@@ -309,8 +352,13 @@ function satisfyPodAntiAffinity(s: PreFilterState, labels: Labels): boolean {
 }
 
 function satisfyExistingPodsAntiAffinity(s: PreFilterState, labels: Labels): boolean {
-  if (s.existingAntiAffinityCounts.size === 0) return true;
-  for (const k in labels) if (s.existingAntiAffinityCounts.get(k, labels[k]!) > 0) return false;
+  const c = s.existingAntiAffinityCounts;
+  if (c.size === 0) return true;
+  // only the topology keys that have counts can match one of the node's labels
+  for (const k of c.keys()) {
+    const v = labels[k];
+    if (v !== undefined && c.get(k, v) > 0) return false;
+  }
   return true;
 }
 

@@ -23,16 +23,20 @@ import type {
   ScorePlugin,
 } from '../framework/interface.js';
 import type { NodeInfo } from '../framework/node-info.js';
+import type { TopologyIndex } from '../framework/topology-index.js';
 import { asStatus, Code, Status } from '../framework/status.js';
 import { ActionType, MAX_NODE_SCORE, QueueingHint, type ClusterEventWithHint, type PodInfo, type PreFilterResult } from '../framework/types.js';
 import { RequiredNodeAffinity } from './helper/node-affinity.js';
 import {
+  countKey,
+  countOnNode,
   countPodsMatchSelector,
   CriticalPaths,
   defaultSelector,
   filterConstraints,
   matchNodeInclusionPolicies,
   nodeLabelsMatchSpreadConstraints,
+  selectorKey,
   SYSTEM_DEFAULT_CONSTRAINTS,
   type SpreadConstraint,
 } from './helper/spread.js';
@@ -54,24 +58,55 @@ export interface PodTopologySpreadArgs {
   defaultingType?: 'System' | 'List';
 }
 
+/**
+ * Upstream's preFilterState: per constraint, the matching pods of every eligible domain
+ * (upstream TpValueToMatchNum) — here by value id of the snapshot's TopologyIndex of
+ * the constraint's key, −1 marking values that are not eligible domains — and the
+ * critical paths.
+ */
 class PreFilterState implements StateData {
   constructor(
     readonly constraints: SpreadConstraint[],
     readonly criticalPaths: CriticalPaths[],
-    readonly tpValueToMatchNum: Map<string, number>[],
+    readonly index: TopologyIndex[],
+    readonly sums: number[][],
+    /** eligible domains per constraint */
+    readonly domains: number[],
   ) {}
 
   clone(): StateData {
     return new PreFilterState(
       this.constraints,
       this.criticalPaths.map((p) => p.clone()),
-      this.tpValueToMatchNum.map((m) => new Map(m)),
+      this.index,
+      this.sums.map((s) => s.slice()),
+      this.domains.slice(),
     );
+  }
+
+  /** Matching pods in domain `value` of constraint `i` (0 when not eligible). */
+  count(i: number, value: string): number {
+    const id = this.index[i]!.peek(value);
+    const v = id < 0 ? undefined : this.sums[i]![id];
+    return v === undefined || v < 0 ? 0 : v;
+  }
+
+  /** Adds `delta` matching pods to domain `value` (making it eligible), as upstream's updateWithPod. */
+  add(i: number, value: string, delta: number): void {
+    const id = this.index[i]!.idOf(value);
+    const s = this.sums[i]!;
+    while (s.length <= id) s.push(-1);
+    if (s[id]! < 0) {
+      s[id] = 0;
+      this.domains[i]!++;
+    }
+    s[id]! += delta;
+    this.criticalPaths[i]!.update(value, s[id]!);
   }
 
   /** The global minimum, 0 when fewer than minDomains domains are eligible. */
   minMatchNum(i: number, minDomains: number): number {
-    return this.tpValueToMatchNum[i]!.size < minDomains ? 0 : this.criticalPaths[i]!.n0;
+    return this.domains[i]! < minDomains ? 0 : this.criticalPaths[i]!.n0;
   }
 }
 
@@ -80,8 +115,12 @@ class PreScoreState implements StateData {
     readonly constraints: SpreadConstraint[],
     readonly ignoredNodes: Set<string>,
     /** per constraint: topology value → matching pods (hostname constraints: computed in Score) */
-    readonly counts: Map<string, number>[],
+    readonly counts: number[][],
     readonly weights: number[],
+    /** count memo key of each constraint */
+    readonly keys: string[],
+    /** the snapshot's index of each constraint's key (counts are by value id) */
+    readonly index: TopologyIndex[],
   ) {}
   clone(): StateData {
     return this;
@@ -120,24 +159,52 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     if (cs.length === 0) return [null, new Status(Code.Skip)];
     const required = new RequiredNodeAffinity(pod);
     const ns = pod.metadata?.namespace ?? '';
-    const maps = cs.map(() => new Map<string, number>());
-    for (const ni of nodes) {
-      const node = ni.node;
-      if (!node || !nodeLabelsMatchSpreadConstraints(ni.labels, cs)) continue;
+    const keys = cs.map((c) => countKey(ns, selectorKey(c.selector)));
+    // the inclusion policies only need checking when they can exclude a node
+    const check = cs.map((c) => (c.nodeAffinityPolicy === 'Honor' && !required.isEmpty()) || c.nodeTaintsPolicy === 'Honor');
+    const snap = this.handle.snapshotSharedLister();
+    const list = snap.nodeInfoList;
+    const index = cs.map((c) => snap.topo.topology(c.topologyKey, list));
+    const counted = cs.map((_, i) => snap.topo.countColumn(keys[i]!, list.length));
+    const sums = index.map((t) => new Array<number>(t.values.length).fill(-1));
+    const domains = cs.map(() => 0);
+    const ids = new Int32Array(cs.length);
+    const direct = nodes === list;
+    nodes: for (let k = 0; k < nodes.length; k++) {
+      const ni = nodes[k]!;
+      let r = direct ? k : ni.index;
+      if (r >= 0 && list[r] !== ni) r = -1;
+      // the node must carry every constraint's key
+      for (let i = 0; i < cs.length; i++) {
+        const id = r >= 0 ? index[i]!.ids[r]! : index[i]!.idOf(ni.labels[cs[i]!.topologyKey]);
+        if (id < 0) continue nodes;
+        ids[i] = id;
+      }
       for (let i = 0; i < cs.length; i++) {
         const c = cs[i]!;
-        if (!matchNodeInclusionPolicies(c, pod, node, required)) continue;
-        const v = ni.labels[c.topologyKey]!;
-        const m = maps[i]!;
-        m.set(v, (m.get(v) ?? 0) + countPodsMatchSelector(ni.pods, c.selector, ns));
+        if (check[i] && (!ni.node || !matchNodeInclusionPolicies(c, pod, ni.node, required))) continue;
+        let n = r >= 0 ? counted[i]![r]! : -1;
+        if (n < 0) {
+          n = countPodsMatchSelector(ni.pods, c.selector, ns);
+          if (r >= 0) counted[i]![r] = n;
+        }
+        const s = sums[i]!;
+        const id = ids[i]!;
+        while (s.length <= id) s.push(-1);
+        if (s[id]! < 0) {
+          s[id] = 0;
+          domains[i]!++;
+        }
+        s[id]! += n;
       }
     }
     const paths = cs.map((_, i) => {
       const p = new CriticalPaths();
-      for (const [v, n] of maps[i]!) p.update(v, n);
+      const s = sums[i]!;
+      for (let id = 0; id < s.length; id++) if (s[id]! >= 0) p.update(index[i]!.values[id]!, s[id]!);
       return p;
     });
-    state.write(preFilterStateKey, new PreFilterState(cs, paths, maps));
+    state.write(preFilterStateKey, new PreFilterState(cs, paths, index, sums, domains));
     return [null, null];
   }
 
@@ -156,11 +223,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       const c = s.constraints[i]!;
       if (!c.selector.matches(updated.metadata?.labels)) continue;
       if (!matchNodeInclusionPolicies(c, preemptor, node, required)) continue;
-      const v = labels[c.topologyKey]!;
-      const m = s.tpValueToMatchNum[i]!;
-      const n = (m.get(v) ?? 0) + delta;
-      m.set(v, n);
-      s.criticalPaths[i]!.update(v, n);
+      s.add(i, labels[c.topologyKey]!, delta);
     }
     return null;
   }
@@ -183,7 +246,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       if (v === undefined) return new Status(Code.UnschedulableAndUnresolvable, [ErrReasonNodeLabelNotMatch]);
       const min = s.minMatchNum(i, c.minDomains);
       const self = c.selector.matches(pod.metadata?.labels) ? 1 : 0;
-      const matchNum = s.tpValueToMatchNum[i]!.get(v) ?? 0;
+      const matchNum = s.count(i, v);
       if (matchNum + self - min > c.maxSkew) return new Status(Code.Unschedulable, [ErrReasonConstraintsNotMatch]);
     }
     return null;
@@ -204,8 +267,11 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     }
     if (cs.length === 0) return new Status(Code.Skip);
     const requireAll = (pod.spec?.topologySpreadConstraints?.length ?? 0) > 0 || !this.systemDefaulted;
+    const snap = this.handle.snapshotSharedLister();
+    const index = cs.map((c) => snap.topo.topology(c.topologyKey, all));
     const ignored = new Set<string>();
-    const counts = cs.map(() => new Map<string, number>());
+    // per constraint (hostname excepted, counted in Score): -1 = not a domain of a candidate node
+    const counts = index.map((t) => new Array<number>(t.values.length).fill(-1));
     const topoSize = cs.map(() => 0);
     for (const ni of filtered) {
       if (requireAll && !nodeLabelsMatchSpreadConstraints(ni.labels, cs)) {
@@ -213,12 +279,13 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         continue;
       }
       for (let i = 0; i < cs.length; i++) {
-        const c = cs[i]!;
-        if (c.topologyKey === HOSTNAME) continue;
-        const v = ni.labels[c.topologyKey];
-        if (v === undefined) continue;
-        if (!counts[i]!.has(v)) {
-          counts[i]!.set(v, 0);
+        if (cs[i]!.topologyKey === HOSTNAME) continue;
+        const id = index[i]!.idOf(ni.labels[cs[i]!.topologyKey]);
+        if (id < 0) continue;
+        const s = counts[i]!;
+        while (s.length <= id) s.push(-1);
+        if (s[id]! < 0) {
+          s[id] = 0;
           topoSize[i]!++;
         }
       }
@@ -226,26 +293,31 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const weights = cs.map((c, i) => Math.log((c.topologyKey === HOSTNAME ? filtered.length - ignored.size : topoSize[i]!) + 2));
     const required = new RequiredNodeAffinity(pod);
     const ns = pod.metadata?.namespace ?? '';
-    const needPods = cs.some((c) => c.topologyKey !== HOSTNAME);
-    if (needPods) {
-      for (const ni of all) {
-        const node = ni.node;
-        if (!node) continue;
-        if (requireAll && !nodeLabelsMatchSpreadConstraints(ni.labels, cs)) continue;
+    const keys = cs.map((c) => countKey(ns, selectorKey(c.selector)));
+    const zoneLike = cs.map((c) => c.topologyKey !== HOSTNAME);
+    if (zoneLike.some(Boolean)) {
+      const check = cs.map((c) => (c.nodeAffinityPolicy === 'Honor' && !required.isEmpty()) || c.nodeTaintsPolicy === 'Honor');
+      const counted = cs.map((_, i) => snap.topo.countColumn(keys[i]!, all.length));
+      rows: for (let r = 0; r < all.length; r++) {
+        if (requireAll) for (let i = 0; i < cs.length; i++) if (index[i]!.ids[r]! < 0) continue rows;
         for (let i = 0; i < cs.length; i++) {
-          const c = cs[i]!;
-          if (c.topologyKey === HOSTNAME) continue;
-          if (!matchNodeInclusionPolicies(c, pod, node, required)) continue;
-          const v = ni.labels[c.topologyKey];
-          if (v === undefined) continue;
-          const m = counts[i]!;
-          const cur = m.get(v);
-          if (cur === undefined) continue;
-          m.set(v, cur + countPodsMatchSelector(ni.pods, c.selector, ns));
+          if (!zoneLike[i]) continue;
+          const id = index[i]!.ids[r]!;
+          if (id < 0) continue;
+          const s = counts[i]!;
+          if (id >= s.length || s[id]! < 0) continue;
+          const ni = all[r]!;
+          if (check[i] && (!ni.node || !matchNodeInclusionPolicies(cs[i]!, pod, ni.node, required))) continue;
+          let n = counted[i]![r]!;
+          if (n < 0) {
+            n = countPodsMatchSelector(ni.pods, cs[i]!.selector, ns);
+            counted[i]![r] = n;
+          }
+          s[id]! += n;
         }
       }
     }
-    state.write(preScoreStateKey, new PreScoreState(cs, ignored, counts, weights));
+    state.write(preScoreStateKey, new PreScoreState(cs, ignored, counts, weights, keys, index));
     return null;
   }
 
@@ -259,7 +331,13 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       const c = s.constraints[i]!;
       const v = labels[c.topologyKey];
       if (v === undefined) continue;
-      const cnt = c.topologyKey === HOSTNAME ? countPodsMatchSelector(nodeInfo.pods, c.selector, pod.metadata?.namespace ?? '') : (s.counts[i]!.get(v) ?? 0);
+      let cnt: number;
+      if (c.topologyKey === HOSTNAME) cnt = countOnNode(nodeInfo, c.selector, pod.metadata?.namespace ?? '', s.keys[i]!);
+      else {
+        const id = s.index[i]!.peek(v);
+        const x = id < 0 ? undefined : s.counts[i]![id];
+        cnt = x === undefined || x < 0 ? 0 : x;
+      }
       score += cnt * s.weights[i]! + (c.maxSkew - 1);
     }
     return Math.round(score);

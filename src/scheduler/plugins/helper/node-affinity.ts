@@ -114,6 +114,11 @@ export class RequiredNodeAffinity {
     this.affinity = req ? new CompiledNodeSelector(req) : null;
   }
 
+  /** Whether the pod has neither a nodeSelector nor required node affinity (every node matches). */
+  isEmpty(): boolean {
+    return this.selector === null && this.affinity === null;
+  }
+
   match(node: Node): boolean {
     if (this.selector) {
       const l = node.metadata?.labels;

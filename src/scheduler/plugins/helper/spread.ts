@@ -10,6 +10,7 @@
 import type { Node, Pod, TopologySpreadConstraint } from 'kubernetes-types/core/v1.js';
 import { labelSelectorAsSelector, selectorFromSet, type Labels, type Selector } from '../../../apimachinery/labels.js';
 import type { ClusterListers } from '../../framework/listers.js';
+import type { NodeInfo } from '../../framework/node-info.js';
 import type { PodInfo } from '../../framework/types.js';
 import type { RequiredNodeAffinity } from './node-affinity.js';
 import { doNotScheduleTaintsFilter, findMatchingUntoleratedTaint } from './taints.js';
@@ -85,6 +86,27 @@ export function matchNodeInclusionPolicies(c: SpreadConstraint, pod: Pod, node: 
 export function nodeLabelsMatchSpreadConstraints(labels: Labels, cs: SpreadConstraint[]): boolean {
   for (const c of cs) if (labels[c.topologyKey] === undefined) return false;
   return true;
+}
+
+/** A string identifying what a selector matches (Nothing and Everything differ). */
+export function selectorKey(s: Selector): string {
+  return s.requirements === undefined ? '\x00nothing' : s.toString();
+}
+
+/** The memo key of {@link countOnNode} for a selector key (see selectorKey) in a namespace; build it once per cycle. */
+export function countKey(ns: string, key: string): string {
+  return `pts\x00${ns}\x00${key}`;
+}
+
+/** {@link countPodsMatchSelector} on a node, memoized per NodeInfo version under `memoKey` (see countKey). */
+export function countOnNode(ni: NodeInfo, selector: Selector, ns: string, memoKey: string): number {
+  if (ni.pods.length === 0) return 0;
+  let n = ni.memoGet<number>(memoKey);
+  if (n === undefined) {
+    n = countPodsMatchSelector(ni.pods, selector, ns);
+    ni.memoSet(memoKey, n);
+  }
+  return n;
 }
 
 /** Pods in `ns` (not terminating) whose labels the selector matches. */

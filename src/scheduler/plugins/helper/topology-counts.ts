@@ -1,6 +1,8 @@
 /**
  * Counters keyed by topology pair (`key`, `value` of a node label), as upstream's
  * `topologyToMatchedTermCount` for InterPodAffinity. Entries dropping to zero are removed.
+ * Stored as key → value → count, so lookups hash the label strings the objects already
+ * hold instead of building pair strings.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/interpodaffinity/filtering.go
  */
@@ -8,30 +10,40 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Labels } from '../../../apimachinery/labels.js';
 import { podMatchesAllAffinityTerms, type AffinityTerm } from '../../framework/affinity.js';
 
-/** The map key of a topology pair. */
-export function tpKey(key: string, value: string): string {
-  return `${key}\x00${value}`;
-}
-
 export class TopologyCounts {
-  readonly m = new Map<string, number>();
+  private readonly m = new Map<string, Map<string, number>>();
+  private n = 0;
 
+  /** Number of (key, value) pairs with a non-zero count. */
   get size(): number {
-    return this.m.size;
+    return this.n;
   }
 
   get(key: string, value: string): number {
-    return this.m.get(tpKey(key, value)) ?? 0;
+    return this.m.get(key)?.get(value) ?? 0;
+  }
+
+  /** The topology keys that have counts. */
+  keys(): IterableIterator<string> {
+    return this.m.keys();
   }
 
   /** Adds `delta` to the pair (`tk`, node's value of `tk`) when the node has the label. */
   update(nodeLabels: Labels, tk: string, delta: number): void {
     const tv = nodeLabels[tk];
-    if (tv === undefined) return;
-    const k = tpKey(tk, tv);
-    const n = (this.m.get(k) ?? 0) + delta;
-    if (n === 0) this.m.delete(k);
-    else this.m.set(k, n);
+    if (tv === undefined || delta === 0) return;
+    let inner = this.m.get(tk);
+    if (!inner) this.m.set(tk, (inner = new Map()));
+    const prev = inner.get(tv) ?? 0;
+    const n = prev + delta;
+    if (n === 0) {
+      inner.delete(tv);
+      this.n--;
+      if (inner.size === 0) this.m.delete(tk);
+    } else {
+      if (prev === 0) this.n++;
+      inner.set(tv, n);
+    }
   }
 
   /** For each term, when `pod` matches ALL terms, counts the node's pair of the term's key. */
@@ -47,7 +59,8 @@ export class TopologyCounts {
 
   clone(): TopologyCounts {
     const c = new TopologyCounts();
-    for (const [k, v] of this.m) c.m.set(k, v);
+    for (const [k, inner] of this.m) c.m.set(k, new Map(inner));
+    c.n = this.n;
     return c;
   }
 }
