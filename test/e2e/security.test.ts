@@ -406,6 +406,43 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     assert.match(e.stderr, /certificatesigningrequests.certificates.k8s.io "evil" is forbidden: use of kubernetes.io\/kube-apiserver-client signer with system:masters group is not allowed/);
   });
 
+  // --validate=false: kubectl validates create-only kinds against /openapi/v2, which k8ts does not serve yet
+  it('SubjectAccessReview and impersonation', async () => {
+    const sar = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: 'viewer', groups: ['system:authenticated'], resourceAttributes: { namespace: 'team', verb: 'list', resource: 'pods' } },
+    };
+    const out = await c.kubectl(c.admin, ['create', '--validate=false', '-f', '-', '-o', 'json'], JSON.stringify(sar));
+    assert.equal(out.code, 0, out.stderr);
+    assert.deepEqual(JSON.parse(out.stdout).status, { allowed: true, reason: 'RBAC: allowed by RoleBinding "viewer/team" of ClusterRole "view" to User "viewer"' });
+    const denied = await c.kubectl(c.admin, ['create', '--validate=false', '-f', '-', '-o', 'json'], JSON.stringify({ ...sar, spec: { ...sar.spec, resourceAttributes: { ...sar.spec.resourceAttributes, verb: 'delete' } } }));
+    assert.deepEqual(JSON.parse(denied.stdout).status, { allowed: false });
+    const bad = await c.kubectl(c.admin, ['create', '--validate=false', '-f', '-'], JSON.stringify({ ...sar, spec: { resourceAttributes: sar.spec.resourceAttributes } }));
+    assert.match(bad.stderr, /The SubjectAccessReview "" is invalid: spec.user,spec.groups: Invalid value: "": at least one of user or group must be specified/);
+    const imp = await k(viewer, 'get', 'pods', '--as=bob');
+    assert.equal(imp.stderr.trim(), 'Error from server (Forbidden): users "bob" is forbidden: User "viewer" cannot impersonate resource "users" in API group "" at the cluster scope');
+    const asViewer = await k(c.admin, 'auth', 'whoami', '--as=viewer', '--as-group=qa', '-o', 'json');
+    assert.deepEqual(JSON.parse(asViewer.stdout).status.userInfo, { username: 'viewer', groups: ['qa', 'system:authenticated'] });
+  });
+
+  it('ServiceAccount admission: default account and the projected token volume', async () => {
+    const pod = JSON.parse((await k(c.admin, 'get', 'pod', 'default-mem-demo', '-n', 'limits', '-o', 'json')).stdout);
+    assert.equal(pod.spec.serviceAccountName, 'default');
+    const vol = pod.spec.volumes.find((v: { name: string }) => v.name.startsWith('kube-api-access-'));
+    assert.match(vol.name, /^kube-api-access-[a-z0-9]{5}$/);
+    assert.deepEqual(vol.projected.sources, [
+      { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+      { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+    ]);
+    assert.deepEqual(pod.spec.containers[0].volumeMounts, [{ name: vol.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
+    const ca = JSON.parse((await k(c.admin, 'get', 'configmap', 'kube-root-ca.crt', '-n', 'limits', '-o', 'json')).stdout);
+    assert.equal(ca.data['ca.crt'], c.ca.cert);
+    const missing = await apply(c.admin, '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nosa"},"spec":{"serviceAccountName":"ghost","containers":[{"name":"c","image":"nginx"}]}}', '-n', 'limits');
+    assert.match(missing.stderr, /pods "nosa" is forbidden: error looking up service account limits\/ghost: serviceaccount "ghost" not found/);
+  });
+
   it('writes audit events as JSON lines with the policy level', async () => {
     await k(c.admin, 'create', 'configmap', 'audited', '--from-literal=a=b', '-n', 'team');
     await k(c.tokenUser('carol', 'tok-carol'), 'get', 'secrets', '-n', 'team');
