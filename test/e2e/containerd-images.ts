@@ -16,10 +16,14 @@
  * of the busybox layout, pushed over the distribution API.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pushLayout } from '../../scripts/images/push.js';
+import { findExecutable } from '../../src/cri/containerd/supervisor.js';
 import { IMAGES_DIR, publishTestImages } from '../support/images.js';
+import { freePort } from '../support/ports.js';
+import { startProcess, waitUntil } from '../support/proc.js';
+import { makeTempDir } from '../support/tmp.js';
 
 interface Descriptor {
   mediaType: string;
@@ -57,14 +61,14 @@ export function tarFiles(files: Record<string, [number, string | Buffer]>): Buff
   return Buffer.concat(out);
 }
 
-async function putBlob(base: string, repo: string, blob: Buffer): Promise<string> {
+async function putBlob(base: string, repo: string, blob: Buffer, auth: Record<string, string>): Promise<string> {
   const digest = sha(blob);
-  if ((await fetch(`${base}/v2/${repo}/blobs/${digest}`, { method: 'HEAD' })).status === 200) return digest;
-  const start = await fetch(`${base}/v2/${repo}/blobs/uploads/`, { method: 'POST' });
+  if ((await fetch(`${base}/v2/${repo}/blobs/${digest}`, { method: 'HEAD', headers: auth })).status === 200) return digest;
+  const start = await fetch(`${base}/v2/${repo}/blobs/uploads/`, { method: 'POST', headers: auth });
   if (start.status !== 202) throw new Error(`start upload: HTTP ${start.status}`);
   const url = new URL(start.headers.get('location')!, base);
   url.searchParams.set('digest', digest);
-  const put = await fetch(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(blob) });
+  const put = await fetch(url, { method: 'PUT', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(blob) });
   if (put.status !== 201) throw new Error(`upload ${digest}: HTTP ${put.status} ${await put.text()}`);
   return digest;
 }
@@ -73,7 +77,8 @@ async function putBlob(base: string, repo: string, blob: Buffer): Promise<string
  * Pushes `repoTag` = the busybox layout plus one layer of `files`, with `cmd` as the
  * image's command. Returns the manifest digest.
  */
-export async function pushBusyboxPlus(registry: string, repoTag: string, files: Record<string, [number, string]>, cmd: string[]): Promise<string> {
+export async function pushBusyboxPlus(registry: string, repoTag: string, files: Record<string, [number, string]>, cmd: string[], basicAuth?: string): Promise<string> {
+  const auth: Record<string, string> = basicAuth ? { authorization: `Basic ${Buffer.from(basicAuth).toString('base64')}` } : {};
   const layout = join(IMAGES_DIR, 'busybox');
   const base = `http://${registry}`;
   const [repo, tag] = [repoTag.slice(0, repoTag.lastIndexOf(':')), repoTag.slice(repoTag.lastIndexOf(':') + 1)];
@@ -86,16 +91,16 @@ export async function pushBusyboxPlus(registry: string, repoTag: string, files: 
   config.rootfs.diff_ids.push(sha(layer));
   config.config.Cmd = cmd;
   const configBytes = Buffer.from(JSON.stringify(config));
-  for (const l of manifest.layers) await putBlob(base, repo, blob(l.digest));
-  const layerDigest = await putBlob(base, repo, layer);
-  const configDigest = await putBlob(base, repo, configBytes);
+  for (const l of manifest.layers) await putBlob(base, repo, blob(l.digest), auth);
+  const layerDigest = await putBlob(base, repo, layer, auth);
+  const configDigest = await putBlob(base, repo, configBytes, auth);
   const m = {
     ...manifest,
     config: { ...manifest.config, digest: configDigest, size: configBytes.length },
     layers: [...manifest.layers, { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layer.length }],
   };
   const body = Buffer.from(JSON.stringify(m));
-  const res = await fetch(`${base}/v2/${repo}/manifests/${tag}`, { method: 'PUT', headers: { 'content-type': desc.mediaType }, body: new Uint8Array(body) });
+  const res = await fetch(`${base}/v2/${repo}/manifests/${tag}`, { method: 'PUT', headers: { ...auth, 'content-type': desc.mediaType }, body: new Uint8Array(body) });
   if (res.status !== 201) throw new Error(`put manifest ${repoTag}: HTTP ${res.status} ${await res.text()}`);
   return sha(body);
 }
@@ -131,4 +136,44 @@ export async function publishStandIns(registry: string): Promise<void> {
   await pushLayout(join(IMAGES_DIR, 'httpd'), '1.36', registry, 'library/nginx:latest');
   await pushBusyboxPlus(registry, 'polinux/stress:latest', { ...printenv, 'usr/bin/stress': [0o755, STRESS] }, ['stress']);
   await pushBusyboxPlus(registry, 'goproxy:0.1', { 'www/goproxy.txt': [0o644, 'goproxy stand-in\n'] }, ['httpd', '-f', '-p', '8080', '-h', '/www']);
+}
+
+/** User and password of {@link startAuthRegistry}. */
+export const AUTH_USER = 'k8ts';
+export const AUTH_PASSWORD = 'k8ts-secret';
+/** bcrypt (cost 4) of AUTH_PASSWORD: the registry's htpasswd only takes bcrypt, which Node cannot make. */
+const AUTH_BCRYPT = '$2b$04$9dvWz4ho.QdNyR9VeVgLd.Idv0LXR0HjrMrMk4Lk60Lr5z20zXquK';
+
+/**
+ * A second registry that requires basic auth (htpasswd), holding `private/busybox:1.0`
+ * (the busybox stand-in). For imagePullSecrets: pulls without credentials get 401.
+ */
+export async function startAuthRegistry(): Promise<{ host: string; image: string; stop(): Promise<void> }> {
+  const bin = findExecutable('docker-registry');
+  if (!bin) throw new Error('docker-registry is not installed (run scripts/install-deps.sh)');
+  const dir = makeTempDir('k8ts-authreg-');
+  const host = `127.0.0.1:${await freePort()}`;
+  writeFileSync(join(dir.path, 'htpasswd'), `${AUTH_USER}:${AUTH_BCRYPT}\n`);
+  const config = join(dir.path, 'config.yml');
+  writeFileSync(
+    config,
+    ['version: 0.1', 'log: {level: warn, accesslog: {disabled: true}}', `storage: {filesystem: {rootdirectory: ${join(dir.path, 'data')}}}`,
+      `auth: {htpasswd: {realm: k8ts, path: ${join(dir.path, 'htpasswd')}}}`, `http: {addr: ${host}}`, ''].join('\n'),
+  );
+  const proc = startProcess(bin, ['serve', config], join(dir.path, 'registry.log'));
+  const stop = async (): Promise<void> => {
+    await proc.stop();
+    dir.remove();
+  };
+  try {
+    await waitUntil(`auth registry on ${host}`, async () => {
+      if (proc.exited) throw new Error(`docker-registry exited:\n${proc.logTail()}`);
+      return fetch(`http://${host}/v2/`).then((r) => r.status === 401, () => false);
+    });
+    await pushBusyboxPlus(host, 'private/busybox:1.0', { 'usr/bin/printenv': [0o755, PRINTENV] }, ['sh'], `${AUTH_USER}:${AUTH_PASSWORD}`);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { host, image: `${host}/private/busybox:1.0`, stop };
 }

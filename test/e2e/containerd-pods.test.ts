@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Event, Pod } from 'kubernetes-types/core/v1.js';
 import { R } from '../../src/client/types.js';
 import { startContainerdCluster, type ContainerdCluster } from './containerd-cluster.js';
+import { AUTH_PASSWORD, AUTH_USER, startAuthRegistry } from './containerd-images.js';
 import { eventually, MANIFESTS } from './harness.js';
 
 const manifest = (name: string): string => readFileSync(join(MANIFESTS, `${name}.yaml`), 'utf8');
@@ -160,6 +161,28 @@ describe('e2e: pods on containerd', () => {
       assert.ok(ev.some((e) => e.reason === 'Failed' && e.message === `Failed to pull image "${image}": ${first!.message}`));
       assert.ok(ev.some((e) => e.reason === 'Failed' && e.message === 'Error: ErrImagePull'));
       assert.ok(ev.some((e) => e.reason === 'BackOff' && e.message === `Back-off pulling image "${image}"`));
+    });
+
+    it('imagePullSecrets: a dockerconfigjson secret pulls from a registry with auth; without it 401', async () => {
+      const reg = await startAuthRegistry();
+      try {
+        await kubectlOk(['create', 'secret', 'docker-registry', 'regcred', `--docker-server=${reg.host}`, `--docker-username=${AUTH_USER}`, `--docker-password=${AUTH_PASSWORD}`]);
+        // Always: once pulled with credentials, an IfNotPresent image is there for every pod (as upstream)
+        const spec = (secret: boolean): string =>
+          `${secret ? '  imagePullSecrets: [{name: regcred}]\n' : ''}  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: ${reg.image}\n    imagePullPolicy: Always\n    command: [sleep, '3600']\n`;
+        await applyIn('default', 'private', busybox('private', spec(true)));
+        await applyIn('default', 'private-noauth', busybox('private-noauth', spec(false)));
+        await waitPhase('private', 'Running');
+        const w = await eventually(async () => {
+          const x = (await pod('private-noauth')).status?.containerStatuses?.[0]?.state?.waiting;
+          return x?.reason === 'ErrImagePull' || x?.reason === 'ImagePullBackOff' ? x : undefined;
+        }, 30_000, 200);
+        const failed = (await events('private-noauth')).find((e) => e.reason === 'Failed' && e.message?.startsWith('Failed to pull image'));
+        assert.match(failed?.message ?? '', /401 Unauthorized/, `${w!.reason}: ${failed?.message}`);
+      } finally {
+        await k.kubectl(['delete', 'pod', 'private', 'private-noauth', '--wait=false']);
+        await reg.stop();
+      }
     });
 
     it('security context: runAsUser/fsGroup/noNewPrivs in the process; runAsNonRoot with uid 0 is a CreateContainerConfigError', async () => {

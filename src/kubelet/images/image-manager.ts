@@ -72,8 +72,7 @@ export class ImageManager {
     ev('Normal', Reason.PullingImage, Msg.pulling(userImage));
     const start = this.clock.now();
     try {
-      const auth = await this.authFor(pod, image);
-      const ref = await this.runtime.pullImage(spec, auth, sandboxConfig);
+      const ref = await this.pullWithCredentials(spec, await this.credentialsFor(pod, image), sandboxConfig);
       const took = this.clock.now() - start;
       const size = (await this.runtime.imageStatus({ image: ref }).catch(() => undefined))?.size ?? 0;
       ev('Normal', Reason.PulledImage, Msg.pulled(userImage, formatDuration(took), formatDuration(took), size));
@@ -87,30 +86,81 @@ export class ImageManager {
     }
   }
 
-  /** Credentials from the pod's imagePullSecrets (kubernetes.io/dockerconfigjson) for the image's registry. */
-  private async authFor(pod: Pod, image: string): Promise<AuthConfig | undefined> {
-    const secrets = pod.spec?.imagePullSecrets ?? [];
-    if (!secrets.length || !this.getSecret) return undefined;
-    const domain = parseImageReference(image).domain;
-    const hosts = domain === 'docker.io' ? ['docker.io', 'index.docker.io', 'https://index.docker.io/v1/', 'registry-1.docker.io'] : [domain];
-    for (const ref of secrets) {
-      if (!ref.name) continue;
-      const s = await this.getSecret(pod.metadata?.namespace ?? '', ref.name);
-      const raw = s?.data?.['.dockerconfigjson'] ?? s?.data?.['.dockercfg'];
-      if (!raw) continue;
+  /**
+   * Upstream PullImage with a keyring: each matching credential in turn until one pulls
+   * (the last error otherwise); anonymously when none matches.
+   */
+  private async pullWithCredentials(spec: { image: string; userSpecifiedImage: string; annotations: Record<string, string> }, creds: AuthConfig[], sandboxConfig: PodSandboxConfig): Promise<string> {
+    if (!creds.length) return this.runtime.pullImage(spec, undefined, sandboxConfig);
+    let last: unknown;
+    for (const auth of creds) {
       try {
-        const cfg = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as { auths?: Record<string, AuthConfig> } & Record<string, AuthConfig>;
-        const auths = cfg.auths ?? cfg;
-        for (const [k, v] of Object.entries(auths)) {
-          const host = k.replace(/^https?:\/\//, '').replace(/\/.*$/, '');
-          if (hosts.includes(k) || hosts.includes(host)) return { ...v, serverAddress: host };
-        }
-      } catch {
-        // malformed secret: ignored, as upstream's keyring does
+        return await this.runtime.pullImage(spec, auth, sandboxConfig);
+      } catch (e) {
+        last = e;
       }
     }
-    return undefined;
+    throw last;
   }
+
+  /**
+   * Credentials from the pod's imagePullSecrets (kubernetes.io/dockerconfigjson, or the
+   * legacy .dockercfg) whose key matches the image, as upstream's BasicDockerKeyring:
+   * a key is `host[/path]` (scheme and a `/v1/` or `/v2/` prefix ignored) matching the
+   * image's registry host and, when it has one, a prefix of the image's path; `auth` is
+   * decoded into username and password. No server address is sent (as upstream).
+   */
+  private async credentialsFor(pod: Pod, image: string): Promise<AuthConfig[]> {
+    const secrets = pod.spec?.imagePullSecrets ?? [];
+    if (!secrets.length || !this.getSecret) return [];
+    const ref = parseImageReference(image);
+    const hosts = ref.domain === 'docker.io' ? ['docker.io', 'index.docker.io', 'registry-1.docker.io'] : [ref.domain];
+    const out: AuthConfig[] = [];
+    for (const r of secrets) {
+      if (!r.name) continue;
+      const s = await this.getSecret(pod.metadata?.namespace ?? '', r.name);
+      const raw = s?.data?.['.dockerconfigjson'] ?? s?.data?.['.dockercfg'];
+      if (!raw) continue;
+      let auths: Record<string, { username?: string; password?: string; auth?: string; identitytoken?: string; registrytoken?: string }>;
+      try {
+        const cfg = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as Record<string, unknown>;
+        auths = (s?.data?.['.dockerconfigjson'] ? cfg.auths : cfg) as typeof auths;
+      } catch {
+        continue; // malformed secret: ignored, as upstream's keyring does
+      }
+      for (const [key, v] of Object.entries(auths ?? {})) {
+        if (!keyMatches(key, hosts, ref.path)) continue;
+        let { username, password } = v;
+        if (!username && v.auth) {
+          const dec = Buffer.from(v.auth, 'base64').toString('utf8');
+          const i = dec.indexOf(':');
+          if (i > 0) [username, password] = [dec.slice(0, i), dec.slice(i + 1)];
+        }
+        out.push({
+          ...(username ? { username } : {}),
+          ...(password ? { password } : {}),
+          ...(v.identitytoken ? { identityToken: v.identitytoken } : {}),
+          ...(v.registrytoken ? { registryToken: v.registrytoken } : {}),
+        });
+      }
+    }
+    return out;
+  }
+}
+
+/** Does keyring key `key` (e.g. `https://index.docker.io/v1/`, `127.0.0.1:5000/team`) cover an image at `hosts`/`path`? */
+export function keyMatches(key: string, hosts: readonly string[], path: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(/^https?:\/\//.test(key) ? key : `https://${key}`);
+  } catch {
+    return false;
+  }
+  if (!hosts.includes(u.host)) return false;
+  let p = decodeURIComponent(u.pathname);
+  if (p.startsWith('/v2/') || p.startsWith('/v1/')) p = p.slice(3);
+  p = p.replace(/^\/+|\/+$/g, '');
+  return !p || path === p || path.startsWith(`${p}/`);
 }
 
 /** Upstream defaulting: Always for `:latest` or no tag, else IfNotPresent. */

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
+import { CRIError, type AuthConfig, type PodSandboxConfig, type Runtime } from '../../cri/api.js';
+import { FakeClock } from '../testing/fake-clock.js';
+import { ImageManager, keyMatches } from './image-manager.js';
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+const dockerconfig = (auths: Record<string, unknown>): Secret => ({ type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64(JSON.stringify({ auths })) } });
+
+function stubRuntime(accept: (auth?: AuthConfig) => boolean): { rt: Runtime; pulls: (AuthConfig | undefined)[] } {
+  const pulls: (AuthConfig | undefined)[] = [];
+  const rt = {
+    imageStatus: async () => undefined,
+    pullImage: async (_spec: unknown, auth?: AuthConfig) => {
+      pulls.push(auth);
+      if (!accept(auth)) throw new CRIError('Unknown', 'rpc error: code = Unknown desc = failed to pull and unpack image: 401 Unauthorized');
+      return 'sha256:abc';
+    },
+  } as unknown as Runtime;
+  return { rt, pulls };
+}
+
+const events: string[] = [];
+const recorder = { event: (_o: unknown, _t: string, reason: string, msg: string) => void events.push(`${reason}: ${msg}`) };
+const pod = (image: string, secrets: string[]): Pod => ({
+  metadata: { name: 'p', namespace: 'default', uid: 'u1' },
+  spec: { containers: [{ name: 'c', image, imagePullPolicy: 'Always' }], imagePullSecrets: secrets.map((name) => ({ name })) },
+});
+
+test('keyring keys: host, host/path prefix, scheme and /v1/ ignored', () => {
+  assert.ok(keyMatches('127.0.0.1:5000', ['127.0.0.1:5000'], 'team/app'));
+  assert.ok(keyMatches('http://127.0.0.1:5000/v2/', ['127.0.0.1:5000'], 'team/app'));
+  assert.ok(keyMatches('127.0.0.1:5000/team', ['127.0.0.1:5000'], 'team/app'));
+  assert.ok(!keyMatches('127.0.0.1:5000/other', ['127.0.0.1:5000'], 'team/app'));
+  assert.ok(!keyMatches('127.0.0.1:5000/tea', ['127.0.0.1:5000'], 'team/app'));
+  assert.ok(keyMatches('https://index.docker.io/v1/', ['docker.io', 'index.docker.io'], 'library/busybox'));
+  assert.ok(!keyMatches('quay.io', ['docker.io'], 'library/busybox'));
+});
+
+test('imagePullSecrets: matching credentials tried in turn (auth decoded), none → anonymous', async () => {
+  const secrets: Record<string, Secret> = {
+    wrong: dockerconfig({ 'reg.example:5000': { username: 'bob', password: 'nope' } }),
+    right: dockerconfig({ 'https://reg.example:5000/v2/': { auth: b64('alice:s3cret') } }),
+    other: dockerconfig({ 'quay.io': { username: 'x', password: 'y' } }),
+    broken: { data: { '.dockerconfigjson': b64('{not json') } },
+  };
+  const { rt, pulls } = stubRuntime((a) => a?.username === 'alice' && a.password === 's3cret');
+  const im = new ImageManager(rt, recorder, new FakeClock(), async (_ns, n) => secrets[n]);
+  const sb = {} as PodSandboxConfig;
+  const p1 = pod('reg.example:5000/team/app:1.0', ['broken', 'other', 'wrong', 'right']);
+  const r = await im.ensureImageExists(p1, p1.spec!.containers[0]!, sb);
+  assert.deepEqual(r, { ok: true, imageRef: 'sha256:abc' });
+  assert.deepEqual(pulls, [{ username: 'bob', password: 'nope' }, { username: 'alice', password: 's3cret' }]);
+  pulls.length = 0;
+  const p2 = pod('reg.example:5000/team/app:1.0', ['other']);
+  await im.ensureImageExists(p2, p2.spec!.containers[0]!, sb);
+  assert.deepEqual(pulls, [undefined], 'no matching key: anonymous pull');
+});
