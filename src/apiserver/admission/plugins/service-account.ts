@@ -41,60 +41,65 @@ export interface ServiceAccountOptions {
   retryDelayMs?: number;
 }
 
+function referencesSecrets(spec: PodSpec): boolean {
+  if (spec.imagePullSecrets?.length) return true;
+  for (const v of spec.volumes ?? []) {
+    if (v.secret || v.projected?.sources?.some((s) => s.secret) || v.csi?.nodePublishSecretRef) return true;
+  }
+  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+    if (c.envFrom?.some((e) => e.secretRef)) return true;
+    if (c.env?.some((e) => e.valueFrom?.secretKeyRef)) return true;
+  }
+  return false;
+}
+
+/** Mounts the token volume in every container that has nothing at the mount path (adds the volume if one does). */
+function mountToken(spec: PodSpec): void {
+  const existing = (spec.volumes ?? []).find((v) => v.name.startsWith('kube-api-access-') && v.projected);
+  const volName = existing?.name ?? `kube-api-access-${generateNameSuffix()}`;
+  let needed = false;
+  const all: Container[] = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
+  for (const c of all) {
+    if ((c.volumeMounts ?? []).some((m) => m.mountPath === SA_MOUNT_PATH)) continue;
+    c.volumeMounts = [...(c.volumeMounts ?? []), { name: volName, readOnly: true, mountPath: SA_MOUNT_PATH }];
+    needed = true;
+  }
+  if (needed && !existing) spec.volumes = [...(spec.volumes ?? []), tokenVolume(volName)];
+}
+
 export function serviceAccount(o: ServiceAccountOptions = {}): AdmissionPlugin {
-  const retries = o.retries ?? 20;
-  const delay = o.retryDelayMs ?? 50;
+  const retries = o.retries ?? 10;
+  const delay = o.retryDelayMs ?? 100;
   return {
     name: 'ServiceAccount',
     async admit(a, lookup) {
       if (a.operation !== 'CREATE' || a.resource.group !== '' || a.resource.resource !== 'pods' || a.subresource || !a.object) return;
       const pod = a.object;
       const spec = (pod.spec ??= {}) as PodSpec;
-      if (pod.metadata.annotations?.[MIRROR]) return; // mirror pods are checked in validate
+      const gr = { group: '', resource: 'pods' };
+      const podName = pod.metadata.name ?? '';
+      if (pod.metadata.annotations?.[MIRROR] !== undefined) {
+        // mirror pods are left alone, and may not reference service accounts or secrets
+        if (spec.serviceAccountName) throw newForbidden(gr, podName, 'a mirror pod may not reference service accounts');
+        if (referencesSecrets(spec)) throw newForbidden(gr, podName, 'a mirror pod may not reference secrets');
+        return;
+      }
       if (!spec.serviceAccountName) spec.serviceAccountName = DEFAULT_SA;
       spec.serviceAccount = spec.serviceAccountName;
       let sa: ServiceAccount | undefined;
-      for (let i = 0; ; i++) {
+      // the default account is created by a controller right after its namespace: retry a little
+      const attempts = spec.serviceAccountName === DEFAULT_SA ? retries : 1;
+      for (let i = 0; i < attempts; i++) {
+        if (i) await new Promise((r) => setTimeout(r, delay));
         sa = (await lookup.get(SA_R, a.namespace, spec.serviceAccountName)) as ServiceAccount | undefined;
-        if (sa || i >= retries || spec.serviceAccountName !== DEFAULT_SA) break;
-        await new Promise((r) => setTimeout(r, delay));
+        if (sa) break;
       }
       if (!sa) {
-        throw newForbidden(
-          { group: '', resource: 'pods' },
-          pod.metadata.name ?? '',
-          `error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`,
-        );
+        throw newForbidden(gr, podName, `service account ${a.namespace}/${spec.serviceAccountName} was not found, retry after the service account is created`);
       }
       const automount = spec.automountServiceAccountToken ?? sa.automountServiceAccountToken ?? true;
-      if (!automount) return;
-      const all: Container[] = [...(spec.initContainers ?? []), ...(spec.containers ?? [])];
-      // a pod that mounts something at the path already gets no token volume there
-      const existing = (spec.volumes ?? []).find((v) => v.name.startsWith('kube-api-access-') && v.projected);
-      let volName = existing?.name;
-      if (!volName) {
-        volName = `kube-api-access-${generateNameSuffix()}`;
-        spec.volumes = [...(spec.volumes ?? []), tokenVolume(volName)];
-      }
-      for (const c of all) {
-        if ((c.volumeMounts ?? []).some((m) => m.mountPath === SA_MOUNT_PATH)) continue;
-        c.volumeMounts = [...(c.volumeMounts ?? []), { name: volName, readOnly: true, mountPath: SA_MOUNT_PATH }];
-      }
-    },
-    async validate(a) {
-      if (a.operation !== 'CREATE' || a.resource.group !== '' || a.resource.resource !== 'pods' || a.subresource || !a.object) return;
-      const pod = a.object;
-      if (!pod.metadata.annotations?.[MIRROR]) return;
-      const spec = (pod.spec ?? {}) as PodSpec;
-      const gr = { group: '', resource: 'pods' };
-      if (spec.serviceAccountName && spec.serviceAccountName !== '') {
-        throw newForbidden(gr, pod.metadata.name ?? '', 'a mirror pod may not reference service accounts');
-      }
-      for (const v of spec.volumes ?? []) {
-        if (v.secret || v.projected?.sources?.some((s) => s.secret || s.serviceAccountToken)) {
-          throw newForbidden(gr, pod.metadata.name ?? '', `volume ${v.name} has secret or service account token projection, which is not allowed for mirror pods`);
-        }
-      }
+      if (automount) mountToken(spec);
+      if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length) spec.imagePullSecrets = sa.imagePullSecrets.map((s) => ({ ...s }));
     },
   };
 }
