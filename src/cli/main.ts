@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { runServer } from './server.js';
 import { runtimeCommand } from './runtime.js';
+import type { AuthorizationMode } from '../apiserver/security.js';
 
 const program = new Command();
 program.name('k8ts').description('A Kubernetes-compatible cluster written in TypeScript (API v1.32)');
@@ -22,12 +23,23 @@ program
   .option('--write-kubeconfig <path>', 'where to write the admin kubeconfig (default <data-dir>/kubeconfig.yaml)')
   .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
   .option('--cluster-cidr <cidr>', 'CIDR that node podCIDRs are carved from', '10.42.0.0/16')
+  .option('--token-auth-file <file>', 'static bearer tokens (CSV: token,user,uid,"group1,group2")')
+  .option('--authorization-mode <modes>', 'comma-separated authorizers: Node,RBAC,AlwaysAllow', 'Node,RBAC')
+  .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy')
+  .option('--audit-log-path <file>', 'where audit events are written as JSON lines')
+  .option('--encryption-provider-config <file>', 'EncryptionConfiguration for Secrets at rest')
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
   .action(async (o) => {
     if (o.runtime !== 'sim' && o.runtime !== 'remote') {
       console.error(`error: --runtime must be sim or remote, not ${o.runtime}`);
+      process.exit(2);
+    }
+    const modes = String(o.authorizationMode).split(',').filter(Boolean);
+    const bad = modes.find((m) => !['Node', 'RBAC', 'AlwaysAllow'].includes(m));
+    if (bad) {
+      console.error(`error: --authorization-mode: unknown authorizer ${JSON.stringify(bad)} (supported: Node, RBAC, AlwaysAllow)`);
       process.exit(2);
     }
     const s = await runServer({
@@ -41,6 +53,11 @@ program
       writeKubeconfig: o.writeKubeconfig,
       serviceClusterIPRange: o.serviceClusterIpRange,
       clusterCIDR: o.clusterCidr,
+      tokenAuthFile: o.tokenAuthFile,
+      authorizationModes: String(o.authorizationMode).split(',').filter(Boolean) as AuthorizationMode[],
+      auditPolicyFile: o.auditPolicyFile,
+      auditLogPath: o.auditLogPath,
+      encryptionProviderConfig: o.encryptionProviderConfig,
       disableAgent: !!o.disableAgent,
       disableScheduler: !!o.disableScheduler,
       disableControllerManager: !!o.disableControllerManager,

@@ -10,7 +10,6 @@ import { join, resolve } from 'node:path';
 import type { UserInfo } from '../api/resource.js';
 import { allDefinitions } from '../api/all.js';
 import { APIServer } from '../apiserver/apiserver.js';
-import { namespaceLifecycle } from '../apiserver/admission/plugins/namespace-lifecycle.js';
 import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
 import { ensurePKI } from '../apiserver/pki/pki.js';
 import { listen } from '../apiserver/server.js';
@@ -22,6 +21,8 @@ import type { Client } from '../client/types.js';
 import { kubernetesServiceIP } from '../api/core/v1/service/strategy.js';
 import { openStorage } from '../storage/index.js';
 import { startControllers } from '../controllers/index.js';
+import { buildSecurity, controllerClient } from '../apiserver/security.js';
+import type { AuthorizationMode } from '../apiserver/security.js';
 import { startScheduler } from '../scheduler/index.js';
 import { startKubelet, type KubeletHandle } from '../kubelet/index.js';
 import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
@@ -50,6 +51,15 @@ export interface ServerOptions {
   clusterCIDR: string;
   /** disable the local kubelet (control plane only) */
   disableAgent?: boolean;
+  /** `--token-auth-file`: static bearer tokens (upstream CSV) */
+  tokenAuthFile?: string;
+  /** `--audit-policy-file` and `--audit-log-path` */
+  auditPolicyFile?: string;
+  auditLogPath?: string;
+  /** `--encryption-provider-config` for Secrets at rest */
+  encryptionProviderConfig?: string;
+  /** `--authorization-mode` (default Node,RBAC) */
+  authorizationModes?: AuthorizationMode[];
   /** do not run the scheduler in this process (k3s --disable-scheduler) */
   disableScheduler?: boolean;
   /** do not run the controllers in this process (k3s --disable-controller-manager) */
@@ -87,7 +97,15 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const advertise = o.advertiseAddress ?? (local.startsWith('127.') || local === '::1' ? defaultHostIP() : local);
   const svcIP = kubernetesServiceIP(o.serviceClusterIPRange);
   const host = hostname();
-  const [pki, storage] = await Promise.all([
+  const security = buildSecurity({
+    dataDir,
+    tokenAuthFile: o.tokenAuthFile,
+    auditPolicyFile: o.auditPolicyFile,
+    auditLogPath: o.auditLogPath,
+    encryptionProviderConfig: o.encryptionProviderConfig,
+    authorizationModes: o.authorizationModes,
+  });
+  const [pki, rawStorage] = await Promise.all([
     ensurePKI(
       dataDir,
       ['localhost', host, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
@@ -96,20 +114,24 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     openStorage({ kind: 'sqlite', dataDir }),
   ]);
 
+  const storage = security.wrapStorage(rawStorage);
   const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key, ca: pki.ca.cert });
   const api = new APIServer({
     storage,
-    definitions: allDefinitions({ serviceCIDR: o.serviceClusterIPRange }),
+    definitions: [...allDefinitions({ serviceCIDR: o.serviceClusterIPRange }), ...security.definitions],
     subresources: [
       podBinding,
       podLogHandler(kubeletClient),
       podExecHandler(kubeletClient),
       podAttachHandler(kubeletClient),
       podPortForwardHandler(kubeletClient),
+      ...security.subresources,
     ],
-    admission: [namespaceLifecycle],
+    admission: security.admission,
+    authorizer: security.authorizer,
     serverAddress: `${local}:${o.securePort}`,
   });
+  security.install(api);
   await api.start();
   const upgrades = createUpgradeHandler(api);
   const server = await listen(
@@ -131,11 +153,18 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
 
   const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: `k8ts/${u.username}` });
   await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
+  await security.bootstrap(clientFor(identities.apiserver));
 
   const stops: (() => Promise<void>)[] = [];
   if (!o.disableControllerManager) {
-    const ctrlClient = clientFor(identities.controllers);
+    const ctrlClient = controllerClient(clientFor, 'namespace-controller');
+    const secCtl = await security.startControllers({ clientFor, ca: pki.ca });
+    stops.push(() => secCtl.stop());
     const controllers = await startControllers({
+      clients: {
+        'namespace-controller': ctrlClient,
+        'service-account-controller': controllerClient(clientFor, 'service-account-controller'),
+      },
       client: ctrlClient,
       recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
     });

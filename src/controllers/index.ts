@@ -11,6 +11,8 @@ import { startServiceAccountController } from './serviceaccount/controller.js';
 export interface ControllerContext {
   client: Client;
   recorder: EventRecorder;
+  /** per-controller clients (controller name → client); `client` otherwise */
+  clients?: Record<string, Client>;
 }
 
 export interface Running {
@@ -19,8 +21,9 @@ export interface Running {
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
   const running: Running[] = [];
-  running.push(await startNamespaceController(ctx));
-  running.push(await startServiceAccountController(ctx));
+  const withClient = (name: string): ControllerContext => ({ ...ctx, client: ctx.clients?.[name] ?? ctx.client });
+  running.push(await startNamespaceController(withClient('namespace-controller')));
+  running.push(await startServiceAccountController(withClient('service-account-controller')));
   return {
     async stop() {
       for (const r of running.reverse()) await r.stop();
