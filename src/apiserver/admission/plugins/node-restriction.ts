@@ -7,8 +7,8 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/plugin/pkg/admission/noderestriction/admission.go
  */
 import type { Node, PodSpec } from 'kubernetes-types/core/v1.js';
-import type { Obj } from '../../../api/resource.js';
-import { newForbidden } from '../../../apimachinery/errors.js';
+import type { Obj, ObjectLookup } from '../../../api/resource.js';
+import { newForbidden, newNotFound } from '../../../apimachinery/errors.js';
 import { jsonEqual } from '../../../apimachinery/validation.js';
 import { nodeIdentity } from '../../authz/node.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
@@ -51,6 +51,46 @@ function changedRestrictedLabels(obj: Obj, old: Obj | undefined): string[] {
   return [...out].sort();
 }
 
+/** Does the pod name any Secret (volumes, projections, env, imagePullSecrets)? */
+function refs(spec: PodSpec, kind: 'secret' | 'configMap'): boolean {
+  if (kind === 'secret' && spec.imagePullSecrets?.length) return true;
+  for (const v of spec.volumes ?? []) {
+    if (kind === 'secret' && (v.secret || v.csi?.nodePublishSecretRef || v.cephfs?.secretRef || v.rbd?.secretRef || v.iscsi?.secretRef || v.azureFile)) return true;
+    if (kind === 'configMap' && v.configMap) return true;
+    if (v.projected?.sources?.some((s) => (kind === 'secret' ? s.secret : s.configMap))) return true;
+  }
+  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? []), ...((spec.ephemeralContainers ?? []) as PodSpec['containers'])]) {
+    if (c.envFrom?.some((e) => (kind === 'secret' ? e.secretRef : e.configMapRef))) return true;
+    if (c.env?.some((e) => (kind === 'secret' ? e.valueFrom?.secretKeyRef : e.valueFrom?.configMapKeyRef))) return true;
+  }
+  return false;
+}
+
+/** A kubelet may create only mirror pods of its own, owned by its Node, referencing no other objects. */
+async function admitMirrorPod(node: string, a: AdmissionAttributes, lookup: ObjectLookup, forbid: (m: string) => never): Promise<void> {
+  const pod = a.object!;
+  const spec = (pod.spec ?? {}) as PodSpec;
+  if (pod.metadata.annotations?.[MIRROR] === undefined) forbid(`pod does not have "${MIRROR}" annotation, node "${node}" can only create mirror pods`);
+  if (spec.nodeName !== node) forbid(`node "${node}" can only create pods with spec.nodeName set to itself`);
+  const owners = pod.metadata.ownerReferences ?? [];
+  if (owners.length > 1) forbid(`node "${node}" can only create pods with a single owner reference set to itself`);
+  if (owners.length === 0) forbid(`node "${node}" can only create pods with an owner reference set to itself`);
+  const owner = owners[0]!;
+  if (owner.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== node) forbid(`node "${node}" can only create pods with an owner reference set to itself`);
+  if (!owner.controller) forbid(`node "${node}" can only create pods with a controller owner reference set to itself`);
+  if (owner.blockOwnerDeletion) forbid(`node "${node}" must not set blockOwnerDeletion on an owner reference`);
+  const n = await lookup.get({ group: '', version: 'v1', resource: 'nodes' }, '', node);
+  if (!n) throw newNotFound({ group: '', resource: 'nodes' }, node);
+  if (owner.uid !== n.metadata?.uid) forbid(`node ${node} UID mismatch: expected ${owner.uid} got ${n.metadata?.uid ?? ''}`);
+  if (spec.serviceAccountName) forbid(`node "${node}" can not create pods that reference a service account`);
+  if (refs(spec, 'secret')) forbid(`node "${node}" can not create pods that reference secrets`);
+  if (refs(spec, 'configMap')) forbid(`node "${node}" can not create pods that reference configmaps`);
+  if ((spec.volumes ?? []).some((v) => (v.projected?.sources as { clusterTrustBundle?: unknown }[] | undefined)?.some((s) => s.clusterTrustBundle))) {
+    forbid(`node "${node}" can not create pods that reference clustertrustbundles`);
+  }
+  if ((spec.volumes ?? []).some((v) => v.persistentVolumeClaim)) forbid(`node "${node}" can not create pods that reference persistentvolumeclaims`);
+}
+
 export const nodeRestriction: AdmissionPlugin = {
   name: 'NodeRestriction',
   async admit(a: AdmissionAttributes, lookup) {
@@ -61,44 +101,31 @@ export const nodeRestriction: AdmissionPlugin = {
       throw newForbidden(gr, a.name, msg);
     };
     if (a.resource.group === '' && a.resource.resource === 'pods') {
-      if (a.operation === 'CREATE' && !a.subresource) {
-        const pod = a.object!;
-        const spec = (pod.spec ?? {}) as PodSpec;
-        if (!pod.metadata.annotations?.[MIRROR]) forbid(`pod does not have "${MIRROR}" annotation, node "${node}" can only create mirror pods`);
-        if (spec.nodeName !== node) forbid(`node "${node}" can only create pods with spec.nodeName set to itself`);
-        if (pod.metadata.ownerReferences?.length) {
-          const ok = pod.metadata.ownerReferences.length === 1 && pod.metadata.ownerReferences[0]!.kind === 'Node' && pod.metadata.ownerReferences[0]!.name === node;
-          if (!ok) forbid(`node "${node}" can only create pods with an owner reference set to itself`);
-        }
-        for (const v of spec.volumes ?? []) {
-          if (v.secret) forbid(`node "${node}" can not create pods that reference secrets`);
-          if (v.configMap) forbid(`node "${node}" can not create pods that reference configmaps`);
-          if (v.persistentVolumeClaim) forbid(`node "${node}" can not create pods that reference persistentvolumeclaims`);
-        }
+      if (a.subresource === 'status') {
+        const old = a.oldObject;
+        if ((old?.spec as PodSpec | undefined)?.nodeName !== node) forbid(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
+        if (!jsonEqual(old?.metadata.labels ?? {}, a.object?.metadata.labels ?? {})) forbid(`node "${node}" cannot update labels through pod status`);
         return;
       }
-      const existing = a.oldObject ?? a.object;
-      const boundTo = (existing?.spec as PodSpec | undefined)?.nodeName;
-      if (a.operation === 'UPDATE' && a.subresource === 'status') {
-        if (boundTo !== node) forbid(`node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
-        return;
-      }
+      if (a.subresource) return;
+      if (a.operation === 'CREATE') return admitMirrorPod(node, a, lookup, forbid);
       if (a.operation === 'DELETE') {
-        if (boundTo !== node) forbid(`node "${node}" can only delete pods with spec.nodeName set to itself`);
+        if ((a.oldObject?.spec as PodSpec | undefined)?.nodeName !== node) forbid(`node "${node}" can only delete pods with spec.nodeName set to itself`);
         return;
       }
-      if (a.operation === 'UPDATE') forbid(`node "${node}" can only update pod status`);
-      return;
+      forbid(`unexpected operation "${a.operation}", node "${node}" can only create and delete mirror pods`);
     }
     if (a.resource.group === '' && a.resource.resource === 'nodes') {
       if (a.name !== node) forbid(`node "${node}" is not allowed to modify node "${a.name}"`);
-      if (a.operation === 'CREATE' || (a.operation === 'UPDATE' && !a.subresource)) {
-        const labels = changedRestrictedLabels(a.object!, a.oldObject);
-        if (labels.length) forbid(`is not allowed to modify labels: ${labels.join(', ')}`);
+      if (a.operation === 'CREATE') {
+        const labels = changedRestrictedLabels(a.object!, undefined);
+        if (labels.length) forbid(`node "${node}" is not allowed to set the following labels: ${labels.join(', ')}`);
       }
-      if (a.operation === 'UPDATE' && !a.subresource) {
+      if (a.operation === 'UPDATE') {
         const taints = (o: Obj | undefined) => (o?.spec as Node['spec'])?.taints ?? [];
         if (!jsonEqual(taints(a.object), taints(a.oldObject))) forbid(`node "${node}" is not allowed to modify taints`);
+        const labels = changedRestrictedLabels(a.object!, a.oldObject);
+        if (labels.length) forbid(`is not allowed to modify labels: ${labels.join(', ')}`);
       }
       return;
     }
@@ -110,6 +137,5 @@ export const nodeRestriction: AdmissionPlugin = {
       if (a.name !== node) forbid(`node "${node}" is not allowed to modify object "${a.name}"`);
       return;
     }
-    void lookup;
   },
 };

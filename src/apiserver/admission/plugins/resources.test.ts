@@ -4,6 +4,7 @@ import type { GroupVersionResource, KObject, Obj, ObjectLookup } from '../../../
 import { StatusError } from '../../../apimachinery/errors.js';
 import type { AdmissionAttributes } from '../types.js';
 import { limitRanger } from './limit-ranger.js';
+import { nodeRestriction } from './node-restriction.js';
 import { priority } from './priority.js';
 import { podConstraints, resourceQuota } from './resource-quota.js';
 
@@ -96,5 +97,49 @@ describe('ResourceQuota admission', () => {
       podConstraints({ spec: { containers: [{ name: 'b', resources: { limits: { cpu: '1' } } }, { name: 'a' }] } } as never, ['limits.cpu', 'requests.memory', 'pods']),
       'must specify limits.cpu for: a; requests.memory for: a,b',
     );
+  });
+});
+
+describe('NodeRestriction', () => {
+  const kubelet = { username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] };
+  const lookup = lookupOf({ nodes: [{ metadata: { name: 'n1', uid: 'node-uid' } } as KObject] });
+  const mirror = (extra: Record<string, unknown> = {}) => ({
+    ...podAttrs({ nodeName: 'n1', containers: [{ name: 'c' }], ...extra }),
+    user: kubelet,
+  });
+  const withMeta = (a: AdmissionAttributes, meta: Record<string, unknown>) => ({ ...a, object: { ...a.object!, metadata: { ...a.object!.metadata, ...meta } } as Obj });
+  const ann = { annotations: { 'kubernetes.io/config.mirror': 'hash' } };
+  const own = (o: Record<string, unknown> = {}) => ({ ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'node-uid', controller: true, ...o }] });
+
+  it('lets a kubelet create only mirror pods bound to and owned by itself', async () => {
+    await nodeRestriction.admit!(withMeta(mirror(), { ...ann, ...own() }), lookup);
+    await assert.rejects(nodeRestriction.admit!(mirror(), lookup), forbidden('pods "p" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods'));
+    await assert.rejects(nodeRestriction.admit!(withMeta(mirror(), ann), lookup), forbidden('pods "p" is forbidden: node "n1" can only create pods with an owner reference set to itself'));
+    await assert.rejects(nodeRestriction.admit!(withMeta(mirror(), { ...ann, ...own({ uid: 'x' }) }), lookup), forbidden('pods "p" is forbidden: node n1 UID mismatch: expected x got node-uid'));
+    await assert.rejects(
+      nodeRestriction.admit!(withMeta(mirror({ volumes: [{ name: 's', secret: { secretName: 's' } }] }), { ...ann, ...own() }), lookup),
+      forbidden('pods "p" is forbidden: node "n1" can not create pods that reference secrets'),
+    );
+    await assert.rejects(nodeRestriction.admit!(withMeta(mirror({ nodeName: 'n2' }), { ...ann, ...own() }), lookup), forbidden('pods "p" is forbidden: node "n1" can only create pods with spec.nodeName set to itself'));
+  });
+
+  it('guards its Node: no other node, no taint changes, no restricted labels', async () => {
+    const nodeAttrs = (name: string, op: 'CREATE' | 'UPDATE', labels: Record<string, string>, old?: Record<string, string>, taints: unknown[] = []): AdmissionAttributes => ({
+      ...podAttrs({}),
+      operation: op,
+      resource: { group: '', version: 'v1', resource: 'nodes' },
+      namespace: '',
+      name,
+      user: kubelet,
+      object: { metadata: { name, labels }, spec: { taints } } as Obj,
+      oldObject: old ? ({ metadata: { name, labels: old }, spec: {} } as Obj) : undefined,
+    });
+    await nodeRestriction.admit!(nodeAttrs('n1', 'CREATE', { 'kubernetes.io/hostname': 'n1', 'example.com/rack': 'r1' }), lookup);
+    await assert.rejects(nodeRestriction.admit!(nodeAttrs('n2', 'UPDATE', {}, {}), lookup), forbidden('nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"'));
+    await assert.rejects(
+      nodeRestriction.admit!(nodeAttrs('n1', 'CREATE', { 'node-role.kubernetes.io/control-plane': '', 'node-restriction.kubernetes.io/x': 'y' }), lookup),
+      forbidden('nodes "n1" is forbidden: node "n1" is not allowed to set the following labels: node-restriction.kubernetes.io/x, node-role.kubernetes.io/control-plane'),
+    );
+    await assert.rejects(nodeRestriction.admit!(nodeAttrs('n1', 'UPDATE', {}, {}, [{ key: 'k', effect: 'NoSchedule' }]), lookup), forbidden('nodes "n1" is forbidden: node "n1" is not allowed to modify taints'));
   });
 });
