@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { createCSR } from '../../src/controllers/csr/sign.js';
+import { requestNodeClientCertificate } from '../../src/controllers/csr/request.js';
 import { bootstrapTokenSecret } from '../../src/apiserver/authn/bootstrap-token.js';
 import { eventually, MANIFESTS } from './harness.js';
 import { startSecureCluster, type SecureCluster } from './security-harness.js';
@@ -393,6 +394,18 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     writeFileSync(cfg, base);
     const node = JSON.parse((await k(cfg, 'auth', 'whoami', '-o', 'json')).stdout).status.userInfo;
     assert.deepEqual(node, { username: 'system:node:n3', groups: ['system:nodes', 'system:authenticated'] });
+    // the same flow as `k8ts agent` runs it, through the client
+    const agent = c.clientFor({ username: 'system:bootstrap:abcdef', groups: ['system:bootstrappers', 'system:authenticated'] });
+    const creds = await requestNodeClientCertificate(agent, 'n4', { timeoutMs: 15_000, pollMs: 50 });
+    assert.match(creds.cert, /^-----BEGIN CERTIFICATE-----/);
+    const cfg4 = join(c.dir, 'kubeconfig-n4.yaml');
+    writeFileSync(
+      cfg4,
+      readFileSync(c.admin, 'utf8')
+        .replace(/client-certificate-data: .*/, `client-certificate-data: ${Buffer.from(creds.cert).toString('base64')}`)
+        .replace(/client-key-data: .*/, `client-key-data: ${Buffer.from(creds.key).toString('base64')}`),
+    );
+    assert.equal(JSON.parse((await k(cfg4, 'auth', 'whoami', '-o', 'json')).stdout).status.userInfo.username, 'system:node:n4');
     // a bootstrap identity may not approve certificates itself
     const other = await createCSR('someone', []);
     const pending = { ...obj, metadata: { name: 'client-csr' }, spec: { ...obj.spec, request: Buffer.from(other.csr).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client' } };
