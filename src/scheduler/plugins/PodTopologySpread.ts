@@ -170,6 +170,11 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const domains = cs.map(() => 0);
     const ids = new Int32Array(cs.length);
     const direct = nodes === list;
+    if (direct && !check.some(Boolean)) {
+      // the common case, column by column over typed arrays
+      this.sumRows(cs, index, counted, sums, domains, list, ns);
+      nodes = [];
+    }
     nodes: for (let k = 0; k < nodes.length; k++) {
       const ni = nodes[k]!;
       let r = direct ? k : ni.index;
@@ -206,6 +211,39 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     });
     state.write(preFilterStateKey, new PreFilterState(cs, paths, index, sums, domains));
     return [null, null];
+  }
+
+  /** Sums matching pods per domain over every snapshot row (nodes lacking a key excluded). */
+  private sumRows(cs: SpreadConstraint[], index: TopologyIndex[], counted: Int32Array[], sums: number[][], domains: number[], list: NodeInfo[], ns: string): void {
+    const n = list.length;
+    let ok: Uint8Array | null = null;
+    if (cs.length > 1) {
+      ok = new Uint8Array(n).fill(1);
+      for (const t of index) for (let r = 0; r < n; r++) if (t.ids[r]! < 0) ok[r] = 0;
+    }
+    for (let i = 0; i < cs.length; i++) {
+      const ids = index[i]!.ids;
+      const cnt = counted[i]!;
+      const sel = cs[i]!.selector;
+      const sum = new Float64Array(index[i]!.values.length).fill(-1);
+      let dom = 0;
+      for (let r = 0; r < n; r++) {
+        const id = ids[r]!;
+        if (id < 0 || (ok !== null && ok[r] === 0)) continue;
+        let c = cnt[r]!;
+        if (c < 0) {
+          c = countPodsMatchSelector(list[r]!.pods, sel, ns);
+          cnt[r] = c;
+        }
+        const cur = sum[id]!;
+        if (cur < 0) {
+          sum[id] = c;
+          dom++;
+        } else sum[id] = cur + c;
+      }
+      sums[i] = Array.from(sum);
+      domains[i] = dom;
+    }
   }
 
   preFilterExtensions(): PreFilterExtensions {
@@ -252,8 +290,36 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     return null;
   }
 
-  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): void {
-    for (let i = 0; i < n; i++) out[i] = this.filter(state, pod, nodes[i]!);
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): void {
+    const s = state.get<PreFilterState>(preFilterStateKey);
+    if (!s) {
+      for (let k = 0; k < n; k++) out[k] = this.filter(state, pod, nodes[k]!);
+      return;
+    }
+    // per constraint: the bound a domain's count must stay within, then rows through the index
+    const cs = s.constraints;
+    const limit = cs.map((c, i) => c.maxSkew + s.minMatchNum(i, c.minDomains) - (c.selector.matches(pod.metadata?.labels) ? 1 : 0));
+    for (let k = 0; k < n; k++) {
+      const r = idx[k]!;
+      if (r < 0 || r >= s.index[0]!.ids.length) {
+        out[k] = this.filter(state, pod, nodes[k]!);
+        continue;
+      }
+      let res: Status | null = null;
+      for (let i = 0; i < cs.length; i++) {
+        const id = s.index[i]!.ids[r]!;
+        if (id < 0) {
+          res = new Status(Code.UnschedulableAndUnresolvable, [ErrReasonNodeLabelNotMatch]);
+          break;
+        }
+        const v = s.sums[i]![id];
+        if ((v === undefined || v < 0 ? 0 : v) > limit[i]!) {
+          res = new Status(Code.Unschedulable, [ErrReasonConstraintsNotMatch]);
+          break;
+        }
+      }
+      out[k] = res;
+    }
   }
 
   preScore(state: CycleState, pod: Pod, filtered: NodeInfo[]): Status | null {
