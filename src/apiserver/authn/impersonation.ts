@@ -32,6 +32,15 @@ function info(verb: string, group: string, resource: string, ns: string, name: s
  */
 export function impersonate(req: ApiRequest, authorizer: UnionAuthorizer): void {
   const h = req.headers;
+  // fast path: no Impersonate-* header at all (nearly every request)
+  let any = false;
+  for (const k in h) {
+    if (k.length > 12 && k.charCodeAt(0) === 105 && k.startsWith('impersonate-')) {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return;
   const userName = h['impersonate-user'];
   const groups = list(h['impersonate-group']);
   const uid = h['impersonate-uid'];
