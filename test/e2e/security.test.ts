@@ -117,6 +117,17 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     );
   });
 
+  it('can-i --list shows the rules of the bindings in the namespace', async () => {
+    const r = await k(viewer, 'auth', 'can-i', '--list', '-n', 'team');
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n').map((l) => l.trim().split(/\s+/).join(' '));
+    assert.equal(lines[0], 'Resources Non-Resource URLs Resource Names Verbs');
+    assert.ok(lines.includes('pods [] [] [get list watch]'), r.stdout);
+    assert.ok(lines.includes('deployments.apps [] [] [get list watch]'), r.stdout);
+    assert.ok(lines.includes('selfsubjectaccessreviews.authorization.k8s.io [] [] [create]'), r.stdout);
+    assert.ok(!lines.some((l) => l.startsWith('secrets ')), r.stdout);
+  });
+
   it('403 carries upstream message; a RoleBinding grants, deleting it revokes', async () => {
     const denied = await k(alice, 'get', 'pods', '-n', 'team');
     assert.equal(denied.code, 1);
