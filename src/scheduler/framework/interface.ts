@@ -139,6 +139,8 @@ export interface Handle {
   readonly listers: ClusterListers;
   /** the scheduler's metrics, when it records any */
   readonly metrics: SchedulerMetrics | null;
+  /** The profile's instance of a plugin, if enabled (lets plugins use each other's logic). */
+  plugin(name: string): Plugin | undefined;
   /** The pod waiting at Permit with this uid, if any. */
   getWaitingPod(uid: string): WaitingPod | undefined;
   /** Runs all Filter plugins (with nominated pods) on a node. */

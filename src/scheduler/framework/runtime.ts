@@ -439,6 +439,10 @@ export class Framework implements I.Handle {
     }
   }
 
+  plugin(name: string): I.Plugin | undefined {
+    return this.plugins.all.get(name);
+  }
+
   getWaitingPod(uid: string): WaitingPod | undefined {
     return this.waitingPods.get(uid);
   }

@@ -26,6 +26,7 @@ import type { NodeInfo } from '../framework/node-info.js';
 import { asStatus, Code, isSuccess, Status } from '../framework/status.js';
 import { podPriority, type PodInfo, type PostFilterResult } from '../framework/types.js';
 import { filterPodsWithPDBViolation, moreImportantPod, pickOneNodeForPreemption, type Candidate } from './helper/preemption.js';
+import type { NodeResourcesFit } from './NodeResourcesFit.js';
 
 export const Name = 'DefaultPreemption';
 
@@ -119,7 +120,14 @@ export class DefaultPreemption implements PostFilterPlugin {
     let candidates: Candidate[] = [];
     if (potential.length === 0) await this.clearNominatedNodeName(pod);
     else {
-      const [cs, err] = this.dryRunPreemption(state, pod, potential, statuses);
+      this.filterStatuses = m;
+      let cs: Candidate[];
+      let err: Status | null;
+      try {
+        [cs, err] = this.dryRunPreemption(state, pod, potential, statuses);
+      } finally {
+        this.filterStatuses = null;
+      }
       if (err && cs.length === 0) return [null, err];
       candidates = cs;
     }
@@ -134,6 +142,18 @@ export class DefaultPreemption implements PostFilterPlugin {
     if (s) return [null, s];
     this.hooks.onVictims?.(best.victims.length);
     return [{ nominatingInfo: { mode: 'Override', nominatedNodeName: best.nodeName } }, null];
+  }
+
+  /** The plugin that rejected a node in the failed cycle (set by preempt). */
+  private origPlugin(node: string): string {
+    return this.filterStatuses?.get(node).plugin ?? '';
+  }
+
+  private filterStatuses: NodeToStatus | null = null;
+
+  private hasNominated(node: string, prio: number, uid: string | undefined): boolean {
+    if (this.handle.nominator.isEmpty?.()) return false;
+    return this.handle.nominator.nominatedPodsForNode(node).some((p) => p.priority >= prio && p.uid !== uid);
   }
 
   /** How many candidates to look for: max(pct% of nodes, absolute), at most all nodes. */
@@ -156,8 +176,27 @@ export class DefaultPreemption implements PostFilterPlugin {
     const violating: Candidate[] = [];
     let firstErr: Status | null = null;
     const pdbs = this.handle.listers.pdbs();
+    const fit = this.handle.plugin('NodeResourcesFit') as NodeResourcesFit | undefined;
+    const prio = podPriority(pod);
+    const noPorts = !(pod.spec?.containers ?? []).some((c) => (c.ports ?? []).some((p) => (p.hostPort ?? 0) > 0));
+    const uid = pod.metadata?.uid;
     for (let i = 0; i < n; i++) {
       const ni = potential[(offset + i) % n]!;
+      // Without copying the node: when NodeResourcesFit rejected it and would still reject
+      // it with every lower-priority pod gone (and nothing else can change the verdict:
+      // no host ports, no nominated pods there), the dry run's answer is known.
+      if (fit && noPorts && statuses !== undefined && this.origPlugin(ni.name) === 'NodeResourcesFit' && !this.hasNominated(ni.name, prio, uid)) {
+        const lower = ni.pods.filter((p) => p.priority < prio);
+        if (lower.length === 0) {
+          statuses.set(ni.name, new Status(Code.UnschedulableAndUnresolvable, [ErrReasonNoVictims]));
+          continue;
+        }
+        const reasons = fit.insufficientWithout(state, pod, ni, lower);
+        if (reasons.length) {
+          statuses.set(ni.name, new Status(Code.Unschedulable, reasons).withPlugin('NodeResourcesFit'));
+          continue;
+        }
+      }
       const [victims, numViolations, s] = this.selectVictimsOnNode(state.clone(), pod, ni.clone(), pdbs);
       if (isSuccess(s) && victims.length) {
         const c: Candidate = { nodeName: ni.name, victims, numPDBViolations: numViolations };

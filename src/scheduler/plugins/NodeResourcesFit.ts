@@ -14,7 +14,7 @@ import type { EnqueueExtensions, FilterPlugin, Handle, PreFilterPlugin, PreScore
 import { NodeInfo } from '../framework/node-info.js';
 import { computePodRequests, isExtendedResourceName, type Resource } from '../framework/resource.js';
 import { Code, Status } from '../framework/status.js';
-import { ActionType, QueueingHint, type ClusterEventWithHint, type PreFilterResult } from '../framework/types.js';
+import { ActionType, QueueingHint, type ClusterEventWithHint, type PodInfo, type PreFilterResult } from '../framework/types.js';
 import type { FunctionShapePoint } from './helper/normalize-score.js';
 import {
   leastAllocatedScorer,
@@ -82,11 +82,21 @@ export function fitsRequest(
   ignored?: Set<string>,
   ignoredGroups?: Set<string>,
 ): InsufficientResource[] {
+  return fitsUsage(podRequest, nodeInfo.allocatable, nodeInfo.requested, nodeInfo.pods.length, ignored, ignoredGroups);
+}
+
+/** {@link fitsRequest} against explicit usage: `used` requested by `podCount` pods. */
+export function fitsUsage(
+  podRequest: Resource,
+  alloc: Resource,
+  used: Resource,
+  podCount: number,
+  ignored?: Set<string>,
+  ignoredGroups?: Set<string>,
+): InsufficientResource[] {
   const out: InsufficientResource[] = [];
-  const alloc = nodeInfo.allocatable;
-  const used = nodeInfo.requested;
-  if (nodeInfo.pods.length + 1 > alloc.allowedPodNumber) {
-    out.push({ resourceName: 'pods', reason: ErrReasonTooManyPods, requested: 1, used: nodeInfo.pods.length, capacity: alloc.allowedPodNumber });
+  if (podCount + 1 > alloc.allowedPodNumber) {
+    out.push({ resourceName: 'pods', reason: ErrReasonTooManyPods, requested: 1, used: podCount, capacity: alloc.allowedPodNumber });
   }
   if (podRequest.isZero()) return out;
   if (podRequest.milliCPU > 0 && podRequest.milliCPU > alloc.milliCPU - used.milliCPU) {
@@ -186,6 +196,19 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
         (re > 0 && re > allocEph[r]! - reqEph[r]!);
       out[i] = short ? this.filter(state, pod, nodes[i]!) : null;
     }
+  }
+
+  /**
+   * The reasons the pod would still not fit the node with `removed` (pods on it) gone —
+   * what Filter would say on a copy of the node without them. Used by preemption to
+   * rule out nodes without copying them.
+   */
+  insufficientWithout(state: CycleState, pod: Pod, nodeInfo: NodeInfo, removed: PodInfo[]): string[] {
+    const s = state.get<PreFilterState>(preFilterStateKey);
+    const req = s ? s.request : computePodRequests(pod);
+    const used = nodeInfo.requested.clone();
+    for (const pi of removed) used.sub(pi.requests);
+    return fitsUsage(req, nodeInfo.allocatable, used, nodeInfo.pods.length - removed.length, this.ignoredResources, this.ignoredResourceGroups).map((r) => r.reason);
   }
 
   preScore(state: CycleState, pod: Pod, _nodes: NodeInfo[]): Status | null {

@@ -31,6 +31,7 @@ export function testHandle(snapshot = new Snapshot(), over: Partial<Handle> = {}
     nominator: { nominatedPodsForNode: () => [] },
     listers: staticListers(),
     getWaitingPod: () => undefined,
+    plugin: () => undefined,
     metrics: null,
     runFilterPluginsWithNominatedPods: () => null,
     runPreFilterExtensionAddPod: () => null,
