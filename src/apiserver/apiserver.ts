@@ -32,6 +32,9 @@ export interface AuthorizationAttributes {
   resource: string;
   subresource: string;
   name: string;
+  /** the request's fieldSelector / labelSelector (list, watch, deletecollection) */
+  fieldSelector?: string;
+  labelSelector?: string;
 }
 
 export interface Authorizer {
@@ -187,7 +190,13 @@ export class APIServer implements StoreLookup {
 
     const info = parseRequestInfo(req.method, path, query);
     if (this.authorizer && req.user.username !== 'system:anonymous') {
-      const d = await this.authorizer.authorize({ user: req.user, ...info, path });
+      const d = await this.authorizer.authorize({
+        user: req.user,
+        ...info,
+        path,
+        fieldSelector: query.get('fieldSelector') ?? '',
+        labelSelector: query.get('labelSelector') ?? '',
+      });
       if (!d.allowed) throw forbiddenFor(req.user, info, d.reason);
     }
 

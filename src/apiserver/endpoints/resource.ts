@@ -177,6 +177,13 @@ async function doWatch(c: ResourceContext, ns: string): Promise<void> {
 function checkKind(c: ResourceContext, obj: KObject): void {
   const want = apiVersionOf(c.store);
   const def = c.store.def;
+  const md = obj.metadata as unknown;
+  if (md !== undefined && md !== null && (typeof md !== 'object' || Array.isArray(md))) {
+    // upstream's decoder: json: cannot unmarshal <type> into Go struct field … of type v1.ObjectMeta
+    throw newBadRequest(
+      `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${Array.isArray(md) ? 'array' : typeof md} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`,
+    );
+  }
   if (!obj.kind) {
     throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 1024)}'`);
   }
