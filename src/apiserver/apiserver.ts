@@ -190,9 +190,17 @@ export class APIServer implements StoreLookup {
 
     const info = parseRequestInfo(req.method, path, query);
     if (this.authorizer && req.user.username !== 'system:anonymous') {
+      // WebSocket GETs to exec/attach/portforward need `create`, as upstream 1.32
+      // (AuthorizePodWebsocketUpgradeCreatePermission)
+      const streaming =
+        info.resource === 'pods' &&
+        (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward') &&
+        info.verb === 'get' &&
+        (req.headers['upgrade'] ?? '').toLowerCase() === 'websocket';
       const d = await this.authorizer.authorize({
         user: req.user,
         ...info,
+        verb: streaming ? 'create' : info.verb,
         path,
         fieldSelector: query.get('fieldSelector') ?? '',
         labelSelector: query.get('labelSelector') ?? '',
