@@ -7,6 +7,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConfigMap, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
@@ -27,7 +28,7 @@ import { ImageManager } from './images/image-manager.js';
 import { computePodActions } from './kuberuntime/pod-actions.js';
 import { KubeRuntimeManager, ReasonCache } from './kuberuntime/runtime-manager.js';
 import { getPodStatus } from './kuberuntime/runtime-status.js';
-import type { DNSSettings } from './kuberuntime/sandbox-config.js';
+import { podLogDir, type DNSSettings } from './kuberuntime/sandbox-config.js';
 import type { MachineInfo } from './nodestatus/setters.js';
 import { PodWorkers } from './pod-workers.js';
 import { ProberManager } from './prober/prober-manager.js';
@@ -255,6 +256,7 @@ export class Kubelet {
     status = this.apiStatus(latest, ps);
     if (status.phase === 'Succeeded' || status.phase === 'Failed') return this.terminate(latest, ps, false);
     await this.status.setPodStatus(latest, status);
+    await this.runtimeManager.gcPod(ps);
   }
 
   /**
@@ -279,6 +281,7 @@ export class Kubelet {
     await this.runtimeManager.removePod(ps);
     await this.volumes.cleanupPod(uid);
     this.o.cgroups?.remove(uid);
+    this.removePodLogs(uid, pod);
     await this.status.deletePod(pod);
     this.runtimeManager.forgetPod(uid);
   }
@@ -287,6 +290,22 @@ export class Kubelet {
   private deletionGrace(pod: Pod): number {
     const g = pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
     return Math.max(1, g);
+  }
+
+  /** `<kubeletDir>/logs/<ns>_<name>_<uid>`: removed with the pod (upstream evictPodLogsDirectories). Small: done synchronously. */
+  private removePodLogs(uid: string, pod?: Pod): void {
+    if (pod?.metadata?.name) {
+      fs.rmSync(podLogDir(this.o.kubeletDir, pod), { recursive: true, force: true });
+      return;
+    }
+    const dir = path.join(this.o.kubeletDir, 'logs');
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const n of names) if (n.endsWith(`_${uid}`)) fs.rmSync(path.join(dir, n), { recursive: true, force: true });
   }
 
   /** A pod that is gone from the API: stop and remove whatever the runtime still has. */
@@ -298,6 +317,7 @@ export class Kubelet {
     await this.runtimeManager.removePod(ps);
     await this.volumes.cleanupPod(uid);
     this.o.cgroups?.remove(uid);
+    this.removePodLogs(uid);
     this.prober.removePod(uid);
     this.runtimeManager.forgetPod(uid);
     this.status.forget(uid);

@@ -37,6 +37,8 @@ export interface RuntimeContainerStatus {
   terminationMessageHostPath?: string;
   /** the preStop hook recorded at creation (runs even when the pod spec is gone) */
   preStop?: LifecycleHandler;
+  /** absolute path of its CRI log file ('' when unknown) */
+  logPath?: string;
 }
 
 export interface RuntimeSandboxStatus {

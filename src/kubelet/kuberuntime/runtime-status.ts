@@ -66,6 +66,7 @@ export function toRuntimeContainerStatus(s: ContainerStatus, sandboxId: string, 
     restartCount: Number(s.annotations[Annotations.restartCount] ?? s.metadata.attempt) || 0,
     hash: s.annotations[Annotations.containerHash] ?? '',
     terminationMessageHostPath: tmHost,
+    logPath: s.logPath,
     ...(preStop ? { preStop } : {}),
   };
 }

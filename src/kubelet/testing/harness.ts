@@ -41,7 +41,7 @@ export async function newHarness(opts: { start?: boolean } = {}): Promise<Harnes
     dataDir,
     kubelet: undefined as unknown as KubeletHandle,
     async start() {
-      h.kubelet = await startKubelet({ client, runtime, nodeName: NODE, dataDir, podCIDR: '10.244.1.0/24', clock, cpu: 4, memory: '8Gi', nodeIP: '192.0.2.10' });
+      h.kubelet = await startKubelet({ client, runtime, nodeName: NODE, dataDir, podCIDR: '10.244.1.0/24', clock, cpu: 4, memory: '8Gi', nodeIP: '192.0.2.10', log: process.env.K8TS_TEST_DEBUG ? (m, e) => console.error(m, e) : undefined });
       return h.kubelet;
     },
     async createPod(p) {

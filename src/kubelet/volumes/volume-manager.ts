@@ -151,7 +151,8 @@ export class VolumeManager {
     const dir = this.podDir(uid);
     const left = unmountUnder(dir);
     if (left.length) throw new Error(`pod ${uid}: still mounted: ${left.join(', ')}`);
-    await fs.promises.rm(dir, { recursive: true, force: true });
+    // small (volumes are mounts or a few files): synchronous, so it never waits behind the thread pool
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 
   /** UIDs that have a pod directory on disk (for orphan cleanup). */
