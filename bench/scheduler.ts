@@ -55,8 +55,34 @@ interface Result {
   failed?: string;
 }
 
+/**
+ * `k8ts server` (mode https) runs upstream's full admission chain: pods need the
+ * namespace's `default` ServiceAccount (its controller is off here) and get their
+ * priority from a PriorityClass (Priority admission). scheduler_perf's API server runs
+ * without those plugins; the in-thread harnesses do too.
+ */
+async function prepareFullAdmission(c: Client, namespaces: string[]): Promise<void> {
+  for (const ns of namespaces) {
+    await c.create({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true }, ns, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'default', namespace: ns },
+    }).catch(() => undefined);
+  }
+  await c.create(R.priorityclasses, '', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'bench-p10' }, value: 10 }).catch(() => undefined);
+}
+
+function forFullAdmission(pod: KObject): KObject {
+  const spec = pod.spec as { priority?: number; priorityClassName?: string };
+  if (MODE === 'https' && spec.priority !== undefined) {
+    spec.priorityClassName = `bench-p${spec.priority}`;
+    delete spec.priority;
+  }
+  return pod;
+}
+
 async function createPods(c: Client, op: PodOp, prefix: string): Promise<void> {
-  await parallel(op.count, CREATE_CONCURRENCY, (i) => c.create(R.pods, op.namespace, op.template(`${prefix}-${i}`, op.namespace) as KObject));
+  await parallel(op.count, CREATE_CONCURRENCY, (i) => c.create(R.pods, op.namespace, forFullAdmission(op.template(`${prefix}-${i}`, op.namespace) as KObject)));
 }
 
 async function waitFor(cond: () => boolean, what: string, timeoutMs = TIMEOUT_MS): Promise<void> {
@@ -78,7 +104,7 @@ function startChurn(c: Client): () => Promise<void> {
       n++;
       const ops: Promise<unknown>[] = [
         c.create(R.nodes, '', nodeDefault(cur.node) as KObject),
-        c.create(R.pods, 'default', podHighPriorityLargeCPU(cur.pod, 'default') as KObject),
+        c.create(R.pods, 'default', forFullAdmission(podHighPriorityLargeCPU(cur.pod, 'default') as KObject)),
         c.create(R.services, 'default', serviceDefault(cur.svc) as KObject),
       ];
       if (prev) {
@@ -217,6 +243,7 @@ async function run(w: Workload): Promise<Result> {
   let sched: SchedulerHandle | undefined;
   try {
     for (const ns of w.namespaces ?? []) await admin.create(R.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    if (MODE === 'https') await prepareFullAdmission(admin, ['default', ...(w.namespaces ?? [])]);
     await parallel(w.nodes, 64, (i) => admin.create(R.nodes, '', nodeDefault(`node-${i}`, w.nodeLabels?.(i)) as KObject));
     sched = await h.startScheduler();
     const s = sched;

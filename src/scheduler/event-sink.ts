@@ -26,17 +26,18 @@ const DROPPED = new EventDroppedError('event queue full, event dropped');
  * A Client that forwards everything to `client`, except Event writes (create, patch),
  * which are serialized through a bounded queue.
  */
-export function eventSinkClient(client: Client, maxQueued = MAX_QUEUED_EVENTS): Client & { dropped(): number; full(): boolean } {
+export function eventSinkClient(client: Client, maxQueued = MAX_QUEUED_EVENTS): Client & { dropped(): number; full(): boolean; close(): void } {
   const queue: (() => Promise<unknown>)[] = [];
   let running = false;
   let dropped = 0;
+  let closed = false;
   const pump = async () => {
     running = true;
     while (queue.length) await queue.shift()!().catch(() => undefined);
     running = false;
   };
   const enqueue = <T>(f: () => Promise<T>): Promise<T> => {
-    if (queue.length >= maxQueued) {
+    if (closed || queue.length >= maxQueued) {
       dropped++;
       return Promise.reject(DROPPED);
     }
@@ -58,12 +59,17 @@ export function eventSinkClient(client: Client, maxQueued = MAX_QUEUED_EVENTS): 
     watch: (r, ns, o, on) => client.watch(r, ns, o, on),
     raw: (m, p, b) => client.raw(m, p, b),
     dropped: () => dropped,
-    full: () => queue.length >= maxQueued,
+    full: () => closed || queue.length >= maxQueued,
+    close: () => {
+      closed = true;
+      dropped += queue.length;
+      queue.length = 0;
+    },
   };
 }
 
 /** The recorder kube-scheduler uses: component `default-scheduler`, events through {@link eventSinkClient}. */
-export function newSchedulerEventRecorder(client: Client, component = 'default-scheduler'): EventRecorder {
+export function newSchedulerEventRecorder(client: Client, component = 'default-scheduler'): EventRecorder & { close(): void } {
   const sink = eventSinkClient(client);
   const rec = new ClientEventRecorder(sink, { component });
   return {
@@ -72,6 +78,8 @@ export function newSchedulerEventRecorder(client: Client, component = 'default-s
       if (sink.full()) return;
       rec.event(obj, type, reason, message, fieldPath);
     },
+    /** drops queued events and records no more (shutdown) */
+    close: () => sink.close(),
   };
 }
 

@@ -71,9 +71,10 @@ export interface RunningScheduler {
 export async function startScheduler(opts: StartSchedulerOptions): Promise<RunningScheduler> {
   const cfg = opts.config;
   const metrics = opts.metrics ?? new SchedulerMetrics();
+  const ownRecorder = opts.recorder ? undefined : newSchedulerEventRecorder(opts.client);
   const s = new Scheduler({
     client: opts.client,
-    recorder: opts.recorder ?? newSchedulerEventRecorder(opts.client),
+    recorder: opts.recorder ?? ownRecorder!,
     clock: opts.clock,
     metrics,
     profiles: opts.profiles ?? cfg?.profiles,
@@ -92,6 +93,7 @@ export async function startScheduler(opts: StartSchedulerOptions): Promise<Runni
     stopping = true;
     await elector?.stop();
     await s.stop();
+    ownRecorder?.close();
     if (server) await new Promise<void>((r) => server!.close(() => r()));
   };
   const leaderElect = opts.leaderElect ?? cfg?.leaderElection.leaderElect ?? false;
