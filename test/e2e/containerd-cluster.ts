@@ -44,6 +44,7 @@ import { openStorage } from '../../src/storage/index.js';
 import type { Storage } from '../../src/storage/interface.js';
 import { startTestContainerd, type TestContainerd } from '../support/containerd.js';
 import { startRegistry, type TestRegistry } from '../support/registry.js';
+import { unmountUnder } from '../support/tmp.js';
 import { publishStandIns } from './containerd-images.js';
 import { kubectlPath } from './harness.js';
 
@@ -98,6 +99,7 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
     await runtime?.close().catch(() => undefined);
     await ctrd?.stop().catch(() => undefined);
     await registry?.stop().catch(() => undefined);
+    unmountUnder(dir); // tmpfs emptyDirs of pods still there
     rmSync(dir, { recursive: true, force: true });
   };
   try {

@@ -53,8 +53,11 @@ describe('e2e: pods on containerd', () => {
   });
 
   after(async () => {
-    await k?.stop();
-    rmSync(scratch, { recursive: true, force: true });
+    try {
+      await k?.stop();
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   describe('workloads', { concurrency: true }, () => {
@@ -281,6 +284,51 @@ describe('e2e: pods on containerd', () => {
       if (w?.reason === 'PostStartHookError') {
         assert.match(w.message!, /^Exec lifecycle hook \(\[sh -c echo no; exit 3\]\) for Container "c" in Pod "badhook_default\(.*\)" failed - error: command 'sh -c echo no; exit 3' exited with 3: , message: "no\\n"$/);
       }
+    });
+
+    it('termination messages (file, FallbackToLogsOnError) and volumes (tmpfs emptyDir, hostPath FileOrCreate, subPath, readOnly)', async () => {
+      const hostFile = join(scratch, 'host-file.txt');
+      await applyIn('default', 'msg-log', busybox('msg-log', `  restartPolicy: Never\n  containers:\n  - name: c\n    image: busybox:1.28\n    terminationMessagePolicy: FallbackToLogsOnError\n    command: [sh, -c, 'echo boom >&2; exit 3']\n`));
+      await applyIn('default', 'msg-file', busybox('msg-file', `  restartPolicy: Never\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sh, -c, 'printf done > /dev/termination-log']\n`));
+      await applyIn(
+        'default',
+        'vols',
+        busybox(
+          'vols',
+          `  terminationGracePeriodSeconds: 2
+  volumes:
+  - {name: cache, emptyDir: {medium: Memory, sizeLimit: 16Mi}}
+  - {name: data, emptyDir: {}}
+  - {name: host, hostPath: {path: ${hostFile}, type: FileOrCreate}}
+  containers:
+  - name: c
+    image: busybox:1.28
+    command: [sh, -c, 'grep " /cache " /proc/mounts; echo hi > /sub/x && echo sub-ok; echo from-pod > /host-file; touch /ro/y 2>/dev/null || echo ro-ok; sleep 3600']
+    volumeMounts:
+    - {name: cache, mountPath: /cache}
+    - {name: data, mountPath: /sub, subPath: a/b}
+    - {name: data, mountPath: /ro, readOnly: true}
+    - {name: host, mountPath: /host-file}
+`,
+        ),
+      );
+      await waitPhase('msg-log', 'Failed');
+      const t1 = (await pod('msg-log')).status!.containerStatuses![0]!.state!.terminated!;
+      assert.deepEqual([t1.exitCode, t1.reason, t1.message], [3, 'Error', 'boom\n']);
+      await waitPhase('msg-file', 'Succeeded');
+      const t2 = (await pod('msg-file')).status!.containerStatuses![0]!.state!.terminated!;
+      assert.deepEqual([t2.exitCode, t2.reason, t2.message], [0, 'Completed', 'done']);
+      await waitPhase('vols', 'Running');
+      const out = await eventually(async () => {
+        const l = (await k.kubectl(['logs', 'vols'])).stdout;
+        return l.includes('ro-ok') ? l : '';
+      }, 20_000);
+      const [mnt, sub, ro] = out.trim().split('\n');
+      assert.match(mnt!, /^tmpfs \/cache tmpfs rw,.*size=16384k/);
+      assert.deepEqual([sub, ro], ['sub-ok', 'ro-ok']);
+      assert.equal(readFileSync(hostFile, 'utf8'), 'from-pod\n');
+      const uid = (await pod('vols')).metadata!.uid!;
+      assert.equal(readFileSync(join(k.dir, 'kubelet', 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'data', 'a', 'b', 'x'), 'utf8'), 'hi\n');
     });
 
     it('deletion: preStop runs before SIGTERM; the pod is gone well within its grace period', async () => {
