@@ -20,6 +20,7 @@ import { endpointSliceDefinition } from './discovery/v1/endpointslice/strategy.j
 import { eventsV1EventDefinition } from './events/v1/event/strategy.js';
 import type { ResourceDefinition } from './resource.js';
 import { priorityClassDefinition } from './scheduling/v1/priorityclass/strategy.js';
+import { podDisruptionBudgetDefinition } from './policy/v1/poddisruptionbudget/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -55,6 +56,7 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     leaseDefinition,
     endpointSliceDefinition,
     priorityClassDefinition,
+    podDisruptionBudgetDefinition,
   ];
   return defs;
 }

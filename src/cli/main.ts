@@ -28,6 +28,8 @@ program
   .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy')
   .option('--audit-log-path <file>', 'where audit events are written as JSON lines')
   .option('--encryption-provider-config <file>', 'EncryptionConfiguration for Secrets at rest')
+  .option('--scheduler-config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the scheduler')
+  .option('--scheduler-metrics-bind-address <addr>', 'serve the scheduler /metrics on host:port')
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
@@ -58,6 +60,8 @@ program
       auditPolicyFile: o.auditPolicyFile,
       auditLogPath: o.auditLogPath,
       encryptionProviderConfig: o.encryptionProviderConfig,
+      schedulerConfig: o.schedulerConfig,
+      schedulerMetricsBindAddress: o.schedulerMetricsBindAddress,
       disableAgent: !!o.disableAgent,
       disableScheduler: !!o.disableScheduler,
       disableControllerManager: !!o.disableControllerManager,

@@ -23,7 +23,7 @@ import { openStorage } from '../storage/index.js';
 import { startControllers } from '../controllers/index.js';
 import { buildSecurity, controllerClient } from '../apiserver/security.js';
 import type { AuthorizationMode } from '../apiserver/security.js';
-import { startScheduler } from '../scheduler/index.js';
+import { loadConfigFile, startScheduler } from '../scheduler/index.js';
 import { startKubelet, type KubeletHandle } from '../kubelet/index.js';
 import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
 import { KubeletClient } from '../apiserver/proxy/kubelet.js';
@@ -60,6 +60,10 @@ export interface ServerOptions {
   encryptionProviderConfig?: string;
   /** `--authorization-mode` (default Node,RBAC) */
   authorizationModes?: AuthorizationMode[];
+  /** `--scheduler-config`: a KubeSchedulerConfiguration file */
+  schedulerConfig?: string;
+  /** `--scheduler-metrics-bind-address`, e.g. 127.0.0.1:10259 */
+  schedulerMetricsBindAddress?: string;
   /** do not run the scheduler in this process (k3s --disable-scheduler) */
   disableScheduler?: boolean;
   /** do not run the controllers in this process (k3s --disable-controller-manager) */
@@ -175,7 +179,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     const schedClient = clientFor(identities.scheduler);
     const scheduler = await startScheduler({
       client: schedClient,
-      recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }),
+      config: o.schedulerConfig ? loadConfigFile(o.schedulerConfig) : undefined,
+      metricsBindAddress: o.schedulerMetricsBindAddress,
     });
     stops.push(() => scheduler.stop());
   }
