@@ -6,7 +6,9 @@
  *
  * Layout on disk (under `<dataDir>/kubelet`): `pods/<uid>/volumes/kubernetes.io~<plugin>/<name>`,
  * `pods/<uid>/etc-hosts`, `pods/<uid>/containers/<name>/<id>` (termination messages),
- * `logs/<ns>_<name>_<uid>/<container>/<restart>.log` (CRI-format logs).
+ * `logs/<ns>_<name>_<uid>/<container>/<restart>.log` (CRI-format logs). On a real
+ * runtime with `cgroupRoot`, each pod also gets `<cgroupRoot>/kubepods[/<qos>]/pod<uid>`.
+ * The runtime itself is picked by {@link startNodeRuntime} (runtime-setup.ts).
  *
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/
  */

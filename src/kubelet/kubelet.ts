@@ -221,9 +221,9 @@ export class Kubelet {
     const pod = this.pods.get(uid);
     if (!pod) return this.cleanupOrphan(uid);
     let ps = await this.podStatus(pod);
-    this.prober.syncPod(pod, ps);
     if (pod.metadata?.deletionTimestamp) return this.terminate(pod, ps, true);
     if (this.states.get(uid) === 'terminated') return;
+    this.prober.syncPod(pod, ps);
     let status = this.apiStatus(pod, ps);
     if (status.phase === 'Succeeded' || status.phase === 'Failed') return this.terminate(pod, ps, false);
     void this.status.setPodStatus(pod, status);
