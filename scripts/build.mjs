@@ -3,7 +3,7 @@
 // so `k8ts` starts without compiling TypeScript at run time.
 // Usage: node scripts/build.mjs [--if-stale]
 import { build } from 'esbuild';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -37,3 +37,15 @@ await build({
   logLevel: 'warning',
   banner: { js: "import { createRequire as __k8tsCreateRequire } from 'node:module'; const require = __k8tsCreateRequire(import.meta.url);" },
 });
+
+// Data files modules read next to themselves (new URL('./x', import.meta.url)): in the
+// bundle, that is next to dist/k8ts.mjs.
+const assets = [
+  ['src/cri/remote/api.proto', 'dist/api.proto'],
+  ['src/apiserver/protobuf/proto', 'dist/proto'],
+  ['src/apiserver/openapi/generated', 'dist/generated'],
+];
+for (const [from, to] of assets) {
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  cpSync(join(root, from), join(root, to), { recursive: true });
+}

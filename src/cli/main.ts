@@ -18,7 +18,11 @@ program
   .option('--advertise-address <ip>', 'address published for the kubernetes Service endpoints (default: the host IPv4 when binding loopback)')
   .option('--secure-port <port>', 'HTTPS port of the API server', (v) => parseInt(v, 10), 6443)
   .option('--node-name <name>', 'name of the local node', hostname().toLowerCase())
-  .option('--runtime <kind>', 'container runtime: sim (simulated) or remote (CRI)', 'sim')
+  .option('--runtime <kind>', 'container runtime: sim (simulated: no processes run) or remote (CRI: a private containerd when installed and root, or --container-runtime-endpoint)', 'sim')
+  .option('--container-runtime-endpoint <endpoint>', 'CRI endpoint, unix:///path/to/sock (implies --runtime remote)')
+  .option('--pause-image <image>', 'sandbox image of a managed containerd', 'registry.k8s.io/pause:3.10')
+  .option('--registries <file>', 'k3s-style registries.yaml (mirrors, auth, TLS) for a managed containerd')
+  .option('--cgroup-root <path>', 'parent of the kubepods cgroups on a remote runtime', '/')
   .option('--sim-nodes <n>', 'extra simulated nodes sim-node-0..N-1', (v) => parseInt(v, 10), 0)
   .option('--write-kubeconfig <path>', 'where to write the admin kubeconfig (default <data-dir>/kubeconfig.yaml)')
   .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
@@ -60,6 +64,10 @@ program
       auditPolicyFile: o.auditPolicyFile,
       auditLogPath: o.auditLogPath,
       encryptionProviderConfig: o.encryptionProviderConfig,
+      containerRuntimeEndpoint: o.containerRuntimeEndpoint,
+      pauseImage: o.pauseImage,
+      registries: o.registries,
+      cgroupRoot: o.cgroupRoot,
       schedulerConfig: o.schedulerConfig,
       schedulerMetricsBindAddress: o.schedulerMetricsBindAddress,
       disableAgent: !!o.disableAgent,

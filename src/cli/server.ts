@@ -34,6 +34,9 @@ import { podPortForwardHandler } from '../apiserver/subresources/pod-portforward
 import { startKubeletServer } from '../kubelet/server/server.js';
 import { issueKubeletServingCert } from '../kubelet/server/tls.js';
 import { SimRuntime } from '../cri/sim/index.js';
+import type { Runtime } from '../cri/api.js';
+import { startNodeRuntime, type NodeRuntime } from '../kubelet/runtime-setup.js';
+import { pauseImageLayout } from './pause-image.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 
@@ -60,6 +63,14 @@ export interface ServerOptions {
   encryptionProviderConfig?: string;
   /** `--authorization-mode` (default Node,RBAC) */
   authorizationModes?: AuthorizationMode[];
+  /** `--container-runtime-endpoint` (implies a remote runtime) */
+  containerRuntimeEndpoint?: string;
+  /** `--pause-image` for a managed containerd */
+  pauseImage?: string;
+  /** `--registries`: k3s-style registries.yaml for a managed containerd */
+  registries?: string;
+  /** `--cgroup-root` for pod cgroups on a remote runtime */
+  cgroupRoot?: string;
   /** `--scheduler-config`: a KubeSchedulerConfiguration file */
   schedulerConfig?: string;
   /** `--scheduler-metrics-bind-address`, e.g. 127.0.0.1:10259 */
@@ -190,10 +201,30 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   for (let i = 0; i < o.simNodes; i++) nodes.push({ name: `sim-node-${i}`, cidr: nodePodCIDR(o.clusterCIDR, i + 1) });
   // one serving certificate for every in-process kubelet (they share this host's addresses)
   const kubeletCert = nodes.length ? await issueKubeletServingCert(pki.ca, nodes[0]!.name, { dnsNames: nodes.map((n) => n.name) }) : undefined;
+  let localRuntime: NodeRuntime | undefined;
   for (const n of nodes) {
     const c = clientFor(identities.node(n.name));
-    const runtime = new SimRuntime({ podCIDR: n.cidr });
     const nodeDataDir = join(dataDir, n.name === o.nodeName ? '' : `sim-nodes/${n.name}`);
+    let runtime: Runtime;
+    let stopRuntime: () => Promise<void>;
+    if (n.name === o.nodeName && !o.disableAgent) {
+      const wantRemote = o.runtime === 'remote' || !!o.containerRuntimeEndpoint;
+      localRuntime = await startNodeRuntime({
+        runtime: wantRemote ? 'remote' : 'sim',
+        endpoint: o.containerRuntimeEndpoint,
+        dataDir: nodeDataDir,
+        podCIDR: n.cidr,
+        pauseImage: o.pauseImage,
+        registriesFile: o.registries,
+        pauseImageLayout: wantRemote && !o.containerRuntimeEndpoint ? pauseImageLayout(dataDir) : undefined,
+      });
+      runtime = localRuntime.runtime;
+      stopRuntime = () => localRuntime!.stop();
+    } else {
+      const sim = new SimRuntime({ podCIDR: n.cidr });
+      runtime = sim;
+      stopRuntime = () => sim.close();
+    }
     let k: KubeletHandle | undefined;
     const ks = await startKubeletServer({
       runtime,
@@ -214,13 +245,14 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       dataDir: nodeDataDir,
       podCIDR: n.cidr,
       kubeletPort: ks.port,
+      cgroupRoot: runtime.kind === 'remote' ? (o.cgroupRoot ?? '/') : undefined,
       recorder: new ClientEventRecorder(c, { component: 'kubelet', host: n.name }),
     });
     const kh = k;
     stops.push(async () => {
       await kh.stop();
       await ks.close();
-      await runtime.close();
+      await stopRuntime();
     });
   }
   stops.push(async () => kubeletClient.close());
@@ -231,7 +263,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       [
         `k8ts server is running (v1.32 API) at ${url}  [ready in ${ms.toFixed(0)} ms]`,
         `  data dir:   ${dataDir}`,
-        `  node:       ${o.disableAgent ? '(none)' : o.nodeName} — runtime: ${o.runtime === 'sim' ? 'sim (SIMULATED containers: no processes run)' : o.runtime}`,
+        `  node:       ${o.disableAgent ? '(none)' : o.nodeName} — runtime: ${localRuntime?.description ?? '(none)'}`,
         o.simNodes ? `  sim nodes:  sim-node-0..sim-node-${o.simNodes - 1} (simulated)` : '',
         `  kubeconfig: ${kubeconfig}`,
         '',
