@@ -1,28 +1,58 @@
 /**
- * The `k8ts` command line: `k8ts server` starts the all-in-one cluster.
+ * The `k8ts` command line: `k8ts server` starts the all-in-one cluster, `k8ts agent`
+ * joins a node to it, `k8ts runtime` inspects a CRI runtime.
  */
 import { hostname } from 'node:os';
 import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
+import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
 import type { AuthorizationMode } from '../apiserver/security.js';
+
+/** The node runtime flags `server` and `agent` share. */
+function withRuntimeOptions(c: Command): Command {
+  return c
+    .option('--runtime <kind>', 'container runtime: sim (simulated: no processes run) or remote (CRI: a private containerd when installed and root, or --container-runtime-endpoint)', 'sim')
+    .option('--container-runtime-endpoint <endpoint>', 'CRI endpoint, unix:///path/to/sock (implies --runtime remote)')
+    .option('--pause-image <image>', 'sandbox image of a managed containerd', 'registry.k8s.io/pause:3.10')
+    .option('--registries <file>', 'k3s-style registries.yaml (mirrors, auth, TLS) for a managed containerd')
+    .option('--cgroup-root <path>', 'parent of the kubepods cgroups on a remote runtime', '/');
+}
+
+function checkRuntime(r: string): 'sim' | 'remote' {
+  if (r !== 'sim' && r !== 'remote') {
+    console.error(`error: --runtime must be sim or remote, not ${r}`);
+    process.exit(2);
+  }
+  return r;
+}
+
+/** Stops on SIGINT/SIGTERM (a second signal exits at once). */
+function stopOnSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  const shutdown = (sig: string): void => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`received ${sig}, shutting down`);
+    const t = setTimeout(() => process.exit(0), 5000);
+    t.unref();
+    void stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
 
 const program = new Command();
 program.name('k8ts').description('A Kubernetes-compatible cluster written in TypeScript (API v1.32)');
 
-program
-  .command('server')
+withRuntimeOptions(program.command('server'))
   .description('run the API server, storage, controllers, scheduler and a kubelet in one process')
   .option('--data-dir <dir>', 'directory for the database, certificates and kubelet files', './data')
   .option('--bind-address <ip>', 'address the API server listens on', '127.0.0.1')
   .option('--advertise-address <ip>', 'address published for the kubernetes Service endpoints (default: the host IPv4 when binding loopback)')
   .option('--secure-port <port>', 'HTTPS port of the API server', (v) => parseInt(v, 10), 6443)
   .option('--node-name <name>', 'name of the local node', hostname().toLowerCase())
-  .option('--runtime <kind>', 'container runtime: sim (simulated: no processes run) or remote (CRI: a private containerd when installed and root, or --container-runtime-endpoint)', 'sim')
-  .option('--container-runtime-endpoint <endpoint>', 'CRI endpoint, unix:///path/to/sock (implies --runtime remote)')
-  .option('--pause-image <image>', 'sandbox image of a managed containerd', 'registry.k8s.io/pause:3.10')
-  .option('--registries <file>', 'k3s-style registries.yaml (mirrors, auth, TLS) for a managed containerd')
-  .option('--cgroup-root <path>', 'parent of the kubepods cgroups on a remote runtime', '/')
   .option('--sim-nodes <n>', 'extra simulated nodes sim-node-0..N-1', (v) => parseInt(v, 10), 0)
   .option('--write-kubeconfig <path>', 'where to write the admin kubeconfig (default <data-dir>/kubeconfig.yaml)')
   .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
@@ -38,10 +68,7 @@ program
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
   .action(async (o) => {
-    if (o.runtime !== 'sim' && o.runtime !== 'remote') {
-      console.error(`error: --runtime must be sim or remote, not ${o.runtime}`);
-      process.exit(2);
-    }
+    checkRuntime(o.runtime);
     const modes = String(o.authorizationMode).split(',').filter(Boolean);
     const bad = modes.find((m) => !['Node', 'RBAC', 'AlwaysAllow'].includes(m));
     if (bad) {
@@ -74,17 +101,37 @@ program
       disableScheduler: !!o.disableScheduler,
       disableControllerManager: !!o.disableControllerManager,
     });
-    let stopping = false;
-    const shutdown = (sig: string): void => {
-      if (stopping) process.exit(1);
-      stopping = true;
-      console.log(`received ${sig}, shutting down`);
-      const t = setTimeout(() => process.exit(0), 5000);
-      t.unref();
-      void s.stop().then(() => process.exit(0));
-    };
-    process.on('SIGINT', () => shutdown('SIGINT'));
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    stopOnSignals(() => s.stop());
+  });
+
+withRuntimeOptions(program.command('agent'))
+  .description('join this machine to a cluster as a node (TLS bootstrap with a join token, then the kubelet)')
+  .requiredOption('--server <url>', 'API server URL, e.g. https://10.0.0.1:6443')
+  .option('--token <token>', 'join token K10<ca-sha256>::<id>.<secret> (the server writes it to <data-dir>/node-token)')
+  .option('--token-file <file>', 'file holding the join token')
+  .option('--node-name <name>', 'name of this node', hostname().toLowerCase())
+  .option('--data-dir <dir>', 'directory for certificates and kubelet files', './agent-data')
+  .option('--kubelet-port <port>', 'port of the kubelet HTTPS server', (v) => parseInt(v, 10), 10250)
+  .action(async (o) => {
+    checkRuntime(o.runtime);
+    const token = o.token ?? (o.tokenFile ? readFileSync(o.tokenFile, 'utf8').trim() : undefined);
+    if (!token) {
+      console.error('error: --token or --token-file is required');
+      process.exit(2);
+    }
+    const a = await runAgent({
+      server: o.server,
+      token,
+      nodeName: o.nodeName,
+      dataDir: o.dataDir,
+      kubeletPort: o.kubeletPort,
+      runtime: o.runtime,
+      containerRuntimeEndpoint: o.containerRuntimeEndpoint,
+      pauseImage: o.pauseImage,
+      registries: o.registries,
+      cgroupRoot: o.cgroupRoot,
+    });
+    stopOnSignals(() => a.stop());
   });
 
 program.addCommand(runtimeCommand());

@@ -24,30 +24,25 @@ import { startControllers } from '../controllers/index.js';
 import { buildSecurity, controllerClient } from '../apiserver/security.js';
 import type { AuthorizationMode } from '../apiserver/security.js';
 import { loadConfigFile, startScheduler } from '../scheduler/index.js';
-import { startKubelet, type KubeletHandle } from '../kubelet/index.js';
 import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
 import { KubeletClient } from '../apiserver/proxy/kubelet.js';
 import { podLogHandler } from '../apiserver/subresources/pod-log.js';
 import { podExecHandler } from '../apiserver/subresources/pod-exec.js';
 import { podAttachHandler } from '../apiserver/subresources/pod-attach.js';
 import { podPortForwardHandler } from '../apiserver/subresources/pod-portforward.js';
-import { startKubeletServer } from '../kubelet/server/server.js';
 import { issueKubeletServingCert } from '../kubelet/server/tls.js';
-import { SimRuntime } from '../cri/sim/index.js';
-import type { Runtime } from '../cri/api.js';
-import { startNodeRuntime, type NodeRuntime } from '../kubelet/runtime-setup.js';
-import { pauseImageLayout } from './pause-image.js';
+import { ensureNodeToken } from './join-token.js';
+import { startNode, type RuntimeFlags } from './node.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 
-export interface ServerOptions {
+export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
   bindAddress: string;
   /** address published in default/kubernetes endpoints (default: bind address, or the host's IPv4 when binding loopback) */
   advertiseAddress?: string;
   securePort: number;
   nodeName: string;
-  runtime: 'sim' | 'remote';
   simNodes: number;
   writeKubeconfig?: string;
   serviceClusterIPRange: string;
@@ -63,14 +58,6 @@ export interface ServerOptions {
   encryptionProviderConfig?: string;
   /** `--authorization-mode` (default Node,RBAC) */
   authorizationModes?: AuthorizationMode[];
-  /** `--container-runtime-endpoint` (implies a remote runtime) */
-  containerRuntimeEndpoint?: string;
-  /** `--pause-image` for a managed containerd */
-  pauseImage?: string;
-  /** `--registries`: k3s-style registries.yaml for a managed containerd */
-  registries?: string;
-  /** `--cgroup-root` for pod cgroups on a remote runtime */
-  cgroupRoot?: string;
   /** `--scheduler-config`: a KubeSchedulerConfiguration file */
   schedulerConfig?: string;
   /** `--scheduler-metrics-bind-address`, e.g. 127.0.0.1:10259 */
@@ -130,7 +117,9 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   ]);
 
   const storage = security.wrapStorage(rawStorage);
-  const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key, ca: pki.ca.cert });
+  // kubelet serving certificates are not verified (upstream's default without
+  // --kubelet-certificate-authority): joined agents serve self-signed certificates
+  const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key });
   const api = new APIServer({
     storage,
     definitions: [...allDefinitions({ serviceCIDR: o.serviceClusterIPRange }), ...security.definitions],
@@ -154,7 +143,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     {
       host: o.bindAddress,
       port: o.securePort,
-      cert: pki.server.cert,
+      // the CA rides in the chain so joining nodes can check it against their token's hash
+      cert: pki.server.cert + pki.ca.cert,
       key: pki.server.key,
       clientCA: pki.ca.cert,
     },
@@ -169,6 +159,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: `k8ts/${u.username}` });
   await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
   await security.bootstrap(clientFor(identities.apiserver));
+  const nodeTokenFile = join(dataDir, 'node-token');
+  await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
 
   const stops: (() => Promise<void>)[] = [];
   if (!o.disableControllerManager) {
@@ -179,7 +171,9 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       clients: {
         'namespace-controller': ctrlClient,
         'service-account-controller': controllerClient(clientFor, 'service-account-controller'),
+        'node-controller': controllerClient(clientFor, 'node-controller'),
       },
+      clusterCIDR: o.clusterCIDR,
       client: ctrlClient,
       recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
     });
@@ -201,59 +195,21 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   for (let i = 0; i < o.simNodes; i++) nodes.push({ name: `sim-node-${i}`, cidr: nodePodCIDR(o.clusterCIDR, i + 1) });
   // one serving certificate for every in-process kubelet (they share this host's addresses)
   const kubeletCert = nodes.length ? await issueKubeletServingCert(pki.ca, nodes[0]!.name, { dnsNames: nodes.map((n) => n.name) }) : undefined;
-  let localRuntime: NodeRuntime | undefined;
+  let localRuntime = '(none)';
   for (const n of nodes) {
-    const c = clientFor(identities.node(n.name));
-    const nodeDataDir = join(dataDir, n.name === o.nodeName ? '' : `sim-nodes/${n.name}`);
-    let runtime: Runtime;
-    let stopRuntime: () => Promise<void>;
-    if (n.name === o.nodeName && !o.disableAgent) {
-      const wantRemote = o.runtime === 'remote' || !!o.containerRuntimeEndpoint;
-      localRuntime = await startNodeRuntime({
-        runtime: wantRemote ? 'remote' : 'sim',
-        endpoint: o.containerRuntimeEndpoint,
-        dataDir: nodeDataDir,
-        podCIDR: n.cidr,
-        pauseImage: o.pauseImage,
-        registriesFile: o.registries,
-        pauseImageLayout: wantRemote && !o.containerRuntimeEndpoint ? pauseImageLayout(dataDir) : undefined,
-      });
-      runtime = localRuntime.runtime;
-      stopRuntime = () => localRuntime!.stop();
-    } else {
-      const sim = new SimRuntime({ podCIDR: n.cidr });
-      runtime = sim;
-      stopRuntime = () => sim.close();
-    }
-    let k: KubeletHandle | undefined;
-    const ks = await startKubeletServer({
-      runtime,
+    const local = n.name === o.nodeName && !o.disableAgent;
+    const node = await startNode({
+      client: clientFor(identities.node(n.name)),
       nodeName: n.name,
-      podLookup: (ns, name) => {
-        const p = k?.kubelet.knownPods().find((x) => x.metadata?.namespace === ns && x.metadata?.name === name);
-        const st = p && k!.kubelet.status.get(p.metadata!.uid!);
-        return p && st ? { ...p, status: st } : p;
-      },
-      tls: { cert: kubeletCert!.cert, key: kubeletCert!.key, clientCA: pki.ca.cert },
-      port: 0, // several kubelets in one process: each on a free port, published in the Node status
-      logRoot: join(nodeDataDir, 'kubelet', 'logs'),
-    });
-    k = await startKubelet({
-      client: c,
-      runtime,
-      nodeName: n.name,
-      dataDir: nodeDataDir,
+      dataDir: join(dataDir, local ? '' : `sim-nodes/${n.name}`),
       podCIDR: n.cidr,
-      kubeletPort: ks.port,
-      cgroupRoot: runtime.kind === 'remote' ? (o.cgroupRoot ?? '/') : undefined,
-      recorder: new ClientEventRecorder(c, { component: 'kubelet', host: n.name }),
+      runtime: local ? o : 'sim',
+      servingCert: kubeletCert!,
+      clientCA: pki.ca.cert,
+      kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
     });
-    const kh = k;
-    stops.push(async () => {
-      await kh.stop();
-      await ks.close();
-      await stopRuntime();
-    });
+    if (local) localRuntime = node.runtimeDescription;
+    stops.push(() => node.stop());
   }
   stops.push(async () => kubeletClient.close());
 
@@ -263,9 +219,10 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       [
         `k8ts server is running (v1.32 API) at ${url}  [ready in ${ms.toFixed(0)} ms]`,
         `  data dir:   ${dataDir}`,
-        `  node:       ${o.disableAgent ? '(none)' : o.nodeName} — runtime: ${localRuntime?.description ?? '(none)'}`,
+        `  node:       ${o.disableAgent ? '(none)' : o.nodeName} — runtime: ${localRuntime}`,
         o.simNodes ? `  sim nodes:  sim-node-0..sim-node-${o.simNodes - 1} (simulated)` : '',
         `  kubeconfig: ${kubeconfig}`,
+        `  join nodes: k8ts agent --server ${url} --token-file ${nodeTokenFile}`,
         '',
         `  export KUBECONFIG=${kubeconfig}`,
         '  kubectl get nodes',

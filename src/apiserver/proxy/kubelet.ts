@@ -21,8 +21,12 @@ export interface KubeletClientConfig {
   /** the API server's client certificate and key (PEM); the kubelet must accept it (system:masters) */
   cert: string;
   key: string;
-  /** CA that signed the kubelets' serving certificates (PEM) */
-  ca: string;
+  /**
+   * CA that signed the kubelets' serving certificates (PEM). Unset: kubelet serving
+   * certificates are not verified — upstream's default without
+   * --kubelet-certificate-authority (kubelets usually serve self-signed certificates).
+   */
+  ca?: string;
   /** port when a node publishes none (default 10250) */
   defaultPort?: number;
   /** node address types in order of preference (default InternalIP, Hostname, InternalDNS, ExternalIP, ExternalDNS) */
@@ -72,7 +76,7 @@ export class KubeletClient {
 
   constructor(private readonly cfg: KubeletClientConfig) {
     this.types = cfg.preferredAddressTypes ?? DEFAULT_TYPES;
-    this.agent = new https.Agent({ keepAlive: true, cert: cfg.cert, key: cfg.key, ca: cfg.ca });
+    this.agent = new https.Agent({ keepAlive: true, cert: cfg.cert, key: cfg.key, ca: cfg.ca, rejectUnauthorized: cfg.ca !== undefined });
   }
 
   /**
@@ -101,6 +105,7 @@ export class KubeletClient {
       cert: this.cfg.cert,
       key: this.cfg.key,
       ca: this.cfg.ca,
+      rejectUnauthorized: this.cfg.ca !== undefined,
       timeout: this.cfg.timeoutMs ?? 30_000,
     };
   }

@@ -1,0 +1,119 @@
+/**
+ * One node's agent: its container runtime (managed containerd, a CRI endpoint, or the
+ * simulated runtime), the kubelet's HTTPS server and the kubelet itself. Used by
+ * `k8ts server` (the local node and simulated nodes) and `k8ts agent` (a joined node).
+ */
+import { join } from 'node:path';
+import type { KeyPairPEM } from '../apiserver/pki/pki.js';
+import { ClientEventRecorder } from '../client/events.js';
+import type { Client } from '../client/types.js';
+import type { Runtime } from '../cri/api.js';
+import { SimRuntime } from '../cri/sim/index.js';
+import { startKubelet, type KubeletHandle } from '../kubelet/index.js';
+import { startNodeRuntime, type NodeRuntime } from '../kubelet/runtime-setup.js';
+import { startKubeletServer } from '../kubelet/server/server.js';
+import { pauseImageLayout } from './pause-image.js';
+
+/** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
+export interface RuntimeFlags {
+  /** `--runtime`: sim (simulated) or remote (CRI) */
+  runtime: 'sim' | 'remote';
+  /** `--container-runtime-endpoint` (implies a remote runtime) */
+  containerRuntimeEndpoint?: string;
+  /** `--pause-image` for a managed containerd */
+  pauseImage?: string;
+  /** `--registries`: k3s-style registries.yaml for a managed containerd */
+  registries?: string;
+  /** `--cgroup-root` for pod cgroups on a remote runtime */
+  cgroupRoot?: string;
+}
+
+export interface NodeOptions {
+  client: Client;
+  nodeName: string;
+  /** the node's data dir (kubelet files, managed containerd) */
+  dataDir: string;
+  podCIDR: string;
+  /** the real runtime per flags, or always the simulated one (simulated nodes) */
+  runtime: RuntimeFlags | 'sim';
+  /** the kubelet server's certificate and the CA whose client certificates it accepts */
+  servingCert: KeyPairPEM;
+  clientCA: string;
+  /** kubelet server port (0 = free port) */
+  kubeletPort: number;
+  /** where to build an offline pause image (defaults to dataDir) */
+  imagesDir?: string;
+}
+
+export interface RunningNode {
+  /** banner text for the runtime */
+  runtimeDescription: string;
+  kubeletPort: number;
+  stop(): Promise<void>;
+}
+
+export async function startNode(o: NodeOptions): Promise<RunningNode> {
+  let runtime: Runtime;
+  let stopRuntime: () => Promise<void>;
+  let description: string;
+  if (o.runtime === 'sim') {
+    const sim = new SimRuntime({ podCIDR: o.podCIDR });
+    runtime = sim;
+    stopRuntime = () => sim.close();
+    description = 'sim (SIMULATED containers: no processes run)';
+  } else {
+    const f = o.runtime;
+    const wantRemote = f.runtime === 'remote' || !!f.containerRuntimeEndpoint;
+    const nr: NodeRuntime = await startNodeRuntime({
+      runtime: wantRemote ? 'remote' : 'sim',
+      endpoint: f.containerRuntimeEndpoint,
+      dataDir: o.dataDir,
+      podCIDR: o.podCIDR,
+      pauseImage: f.pauseImage,
+      registriesFile: f.registries,
+      pauseImageLayout: wantRemote && !f.containerRuntimeEndpoint ? pauseImageLayout(o.imagesDir ?? o.dataDir) : undefined,
+    });
+    runtime = nr.runtime;
+    stopRuntime = () => nr.stop();
+    description = nr.description;
+  }
+  let k: KubeletHandle | undefined;
+  const ks = await startKubeletServer({
+    runtime,
+    nodeName: o.nodeName,
+    podLookup: (ns, name) => {
+      const p = k?.kubelet.knownPods().find((x) => x.metadata?.namespace === ns && x.metadata?.name === name);
+      const st = p && k!.kubelet.status.get(p.metadata!.uid!);
+      return p && st ? { ...p, status: st } : p;
+    },
+    tls: { cert: o.servingCert.cert, key: o.servingCert.key, clientCA: o.clientCA },
+    port: o.kubeletPort,
+    logRoot: join(o.dataDir, 'kubelet', 'logs'),
+  });
+  try {
+    k = await startKubelet({
+      client: o.client,
+      runtime,
+      nodeName: o.nodeName,
+      dataDir: o.dataDir,
+      podCIDR: o.podCIDR,
+      kubeletPort: ks.port,
+      cgroupRoot: runtime.kind === 'remote' ? ((o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/') : undefined,
+      recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
+    });
+  } catch (e) {
+    await ks.close();
+    await stopRuntime();
+    throw e;
+  }
+  const kh = k;
+  return {
+    runtimeDescription: description,
+    kubeletPort: ks.port,
+    async stop() {
+      await kh.stop();
+      await ks.close();
+      await stopRuntime();
+    },
+  };
+}
