@@ -101,8 +101,10 @@ describe('e2e: scheduling', () => {
       );
       ok(['apply', '-n', 'tsc', '-f', f]);
     }
-    ok(['label', 'nodes', 'e2e-node', 'sim-node-0', 'zone=zoneA']);
+    // zoneB first: labelling zoneA alone would give the retried pod a one-domain topology
+    // (zoneA only, skew 0) where upstream places it in zoneA too
     ok(['label', 'nodes', 'sim-node-1', 'sim-node-2', 'zone=zoneB']);
+    ok(['label', 'nodes', 'e2e-node', 'sim-node-0', 'zone=zoneA']);
     assert.match(await nodeOf('tsc', 'mypod'), /^sim-node-[12]$/);
     ok(['label', 'nodes', '--all', 'zone-']);
   });
