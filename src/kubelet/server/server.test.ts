@@ -176,6 +176,10 @@ describe('kubelet server with the simulated runtime', () => {
     await until(() => existsSync(att.logPath) && readFileSync(att.logPath, 'utf8').includes('before'), 'first output');
     const ws = await openWebSocket(srv.port, '/attach/default/att/c?stdout=1&stderr=1', ['v5.channel.k8s.io'], pki);
     const done = collectFrames(ws);
+    // attach shows output from the moment the kubelet starts following the log, which
+    // happens just after the upgrade; give the (loaded) test machine time to get there
+    // before the simulated container writes
+    await new Promise((r) => setTimeout(r, 300));
     await clock.advance(5000);
     await clock.advance(5000);
     const { frames } = await done;
