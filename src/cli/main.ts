@@ -13,16 +13,20 @@ import type { AuthorizationMode } from '../apiserver/security.js';
 /** The node runtime flags `server` and `agent` share. */
 function withRuntimeOptions(c: Command): Command {
   return c
-    .option('--runtime <kind>', 'container runtime: sim (simulated: no processes run) or remote (CRI: a private containerd when installed and root, or --container-runtime-endpoint)', 'sim')
+    .option(
+      '--runtime <kind>',
+      'container runtime: auto (remote when an endpoint is given or containerd is installed and we are root, else sim), remote (CRI: a private containerd or --container-runtime-endpoint), sim (simulated: no processes run)',
+      'auto',
+    )
     .option('--container-runtime-endpoint <endpoint>', 'CRI endpoint, unix:///path/to/sock (implies --runtime remote)')
     .option('--pause-image <image>', 'sandbox image of a managed containerd', 'registry.k8s.io/pause:3.10')
     .option('--registries <file>', 'k3s-style registries.yaml (mirrors, auth, TLS) for a managed containerd')
     .option('--cgroup-root <path>', 'parent of the kubepods cgroups on a remote runtime', '/');
 }
 
-function checkRuntime(r: string): 'sim' | 'remote' {
-  if (r !== 'sim' && r !== 'remote') {
-    console.error(`error: --runtime must be sim or remote, not ${r}`);
+function checkRuntime(r: string): 'sim' | 'remote' | 'auto' {
+  if (r !== 'sim' && r !== 'remote' && r !== 'auto') {
+    console.error(`error: --runtime must be auto, remote or sim, not ${r}`);
     process.exit(2);
   }
   return r;

@@ -16,8 +16,12 @@ import { pauseImageLayout } from './pause-image.js';
 
 /** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
 export interface RuntimeFlags {
-  /** `--runtime`: sim (simulated) or remote (CRI) */
-  runtime: 'sim' | 'remote';
+  /**
+   * `--runtime`: remote (CRI; fails when no runtime is available), sim (simulated), or
+   * auto (remote when an endpoint is given or a managed containerd can run, else sim
+   * with the reason in the banner)
+   */
+  runtime: 'sim' | 'remote' | 'auto';
   /** `--container-runtime-endpoint` (implies a remote runtime) */
   containerRuntimeEndpoint?: string;
   /** `--pause-image` for a managed containerd */
@@ -63,7 +67,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     description = 'sim (SIMULATED containers: no processes run)';
   } else {
     const f = o.runtime;
-    const wantRemote = f.runtime === 'remote' || !!f.containerRuntimeEndpoint;
+    const wantRemote = f.runtime !== 'sim' || !!f.containerRuntimeEndpoint;
     const nr: NodeRuntime = await startNodeRuntime({
       runtime: wantRemote ? 'remote' : 'sim',
       endpoint: f.containerRuntimeEndpoint,
@@ -73,6 +77,10 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       registriesFile: f.registries,
       pauseImageLayout: wantRemote && !f.containerRuntimeEndpoint ? pauseImageLayout(o.imagesDir ?? o.dataDir) : undefined,
     });
+    if (f.runtime === 'remote' && nr.kind === 'sim') {
+      await nr.stop();
+      throw new Error(`--runtime remote: ${nr.reason ?? 'no container runtime available'}`);
+    }
     runtime = nr.runtime;
     stopRuntime = () => nr.stop();
     description = nr.description;

@@ -33,6 +33,8 @@ describe('e2e: k8ts agent joins a node', () => {
         join(c.dir, 'agent'),
         '--kubelet-port',
         String(port),
+        '--runtime',
+        'sim',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

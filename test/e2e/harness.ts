@@ -98,7 +98,19 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
   const launch = (): void => {
     proc = spawn(
       process.execPath,
-      [join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--node-name', 'e2e-node', ...(o.args ?? [])],
+      [
+        join(ROOT, 'dist/k8ts.mjs'),
+        'server',
+        '--data-dir',
+        dir,
+        '--secure-port',
+        String(port),
+        '--node-name',
+        'e2e-node',
+        // the simulated runtime unless a test asks for another
+        ...((o.args ?? []).includes('--runtime') ? [] : ['--runtime', 'sim']),
+        ...(o.args ?? []),
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'], detached: false },
     );
     proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
