@@ -27,7 +27,7 @@ describe('kubelet on the simulated runtime', () => {
       assert.deepEqual([ready?.status, ready?.reason, ready?.message], ['True', 'KubeletReady', 'kubelet is posting ready status']);
       const mem = node.status?.conditions?.find((c) => c.type === 'MemoryPressure');
       assert.deepEqual([mem?.status, mem?.reason, mem?.message], ['False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available']);
-      assert.equal(node.status?.nodeInfo?.kubeletVersion, 'v1.32.0-k8ts');
+      assert.equal(node.status?.nodeInfo?.kubeletVersion, 'v1.32.0+k8ts');
       assert.equal(node.status?.nodeInfo?.containerRuntimeVersion, 'sim://0.1.0');
       assert.deepEqual(node.status?.addresses, [
         { type: 'InternalIP', address: '192.0.2.10' },

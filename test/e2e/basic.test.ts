@@ -102,6 +102,18 @@ describe('e2e: kubectl against k8ts server', () => {
     assert.equal(c.kubectl(['get', 'secret', 's', '-n', 'demo', '-o', 'jsonpath={.data.p}']).stdout, Buffer.from('q').toString('base64'));
   });
 
+  it('deletes a namespace and its contents', async () => {
+    assert.equal(c.kubectl(['create', 'namespace', 'gone']).code, 0);
+    assert.equal(c.kubectl(['create', 'configmap', 'x', '-n', 'gone', '--from-literal=a=b']).code, 0);
+    const r = c.kubectl(['delete', 'namespace', 'gone', '--timeout=30s']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'namespace "gone" deleted');
+    const g = c.kubectl(['get', 'namespace', 'gone']);
+    assert.match(g.stderr, /Error from server \(NotFound\): namespaces "gone" not found/);
+    const d = c.kubectl(['delete', 'namespace', 'default']);
+    assert.match(d.stderr, /Error from server \(Forbidden\): namespaces "default" is forbidden: this namespace may not be deleted/);
+  });
+
   it('rejects an unknown field with --validate=strict', () => {
     const f = manifestFile(
       c.dir,

@@ -12,7 +12,7 @@ import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.j
 import { formatQuantity, newQuantity, parseQuantity, subQuantity, value, type Quantity } from '../../apimachinery/quantity.js';
 import { formatTime } from '../../api/core/v1/helpers/conditions.js';
 
-export const KUBELET_VERSION = 'v1.32.0-k8ts';
+export const KUBELET_VERSION = 'v1.32.0+k8ts';
 
 /** Static facts about the machine, gathered once (overridable for simulated nodes). */
 export interface MachineInfo {

@@ -127,13 +127,15 @@ export function namespaceDeleteStep(ns: O<Namespace>, opts: DeleteOptionsLike, n
 /**
  * Upstream ShouldDeleteNamespaceDuringUpdate: an update (including /status and /finalize)
  * that leaves a deleting namespace without spec finalizers deletes it when the generic rule
- * holds (old object had metadata finalizers, new one has none, deletionTimestamp set).
+ * holds (no metadata finalizers left, deletionTimestamp set, grace period unset or 0).
  */
 export function shouldDeleteNamespaceDuringUpdate(obj: O<Namespace>, old: O<Namespace>): boolean {
   if ((obj.spec?.finalizers ?? []).length > 0) return false;
+  // the generic rule (upstream ShouldDeleteDuringUpdate): no metadata finalizers left, a
+  // delete was requested, and its grace period is unset or 0
   if ((obj.metadata.finalizers ?? []).length > 0) return false;
-  if ((old.metadata.finalizers ?? []).length === 0) return false;
-  return !!old.metadata.deletionTimestamp;
+  if (!old.metadata.deletionTimestamp) return false;
+  return (old.metadata.deletionGracePeriodSeconds ?? 0) === 0;
 }
 
 /** core/v1 namespaces (cluster-scoped, short name `ns`). */
