@@ -8,6 +8,12 @@
  * - `registry.k8s.io/busybox:1.27.2` (→ `busybox:1.27.2` on the mirror), `busybox:1.28`
  * - `debian` (→ `library/debian:latest`): busybox has `printenv`, `sleep`, `sh`
  * - `registry.k8s.io/goproxy:0.1` (→ `goproxy:0.1`): busybox httpd listening on :8080
+ * - `nginx`, `nginx:1.14.2` (→ `library/nginx:…`): busybox httpd serving
+ *   /usr/share/nginx/html (a "Welcome to nginx!" index.html) on :80; exits on TERM/QUIT
+ * - `redis` (→ `library/redis:latest`): a `redis-server` that idles until TERM/INT,
+ *   then exits 0 (as redis does, also as PID 1)
+ * - `gcr.io/google-samples/node-hello:1.0`: busybox httpd answering "Hello Kubernetes!"
+ *   on :8080; exits on TERM
  * - `polinux/stress`: busybox plus a `/usr/bin/stress` script that understands
  *   `--vm-bytes SIZE` and allocates (and touches) SIZE with `dd bs=SIZE` as PID 1, so a
  *   memory limit below SIZE OOM-kills the container's main process (exit 137).
@@ -18,7 +24,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pushLayout } from '../../scripts/images/push.js';
 import { findExecutable } from '../../src/cri/containerd/supervisor.js';
 import { IMAGES_DIR, publishTestImages } from '../support/images.js';
 import { freePort } from '../support/ports.js';
@@ -128,13 +133,30 @@ done
 exit $rc
 `;
 
+/** `httpd -f` in the background of a shell that exits on TERM/INT/QUIT (busybox httpd as PID 1 ignores them). */
+const serve = (port: number, dir: string): string => `#!/bin/sh
+trap 'exit 0' TERM INT QUIT
+httpd -f -p ${port} -h ${dir} &
+wait
+`;
+
+/** redis-server as PID 1: idle until TERM/INT, then exit 0. */
+const REDIS = `#!/bin/sh
+trap 'echo "# Received SIGTERM scheduling shutdown..."; exit 0' TERM INT
+echo "# Ready to accept connections tcp"
+while :; do sleep 3600 & wait $!; done
+`;
+
 /** Publishes the standard test images and the stand-ins above on `registry`. */
 export async function publishStandIns(registry: string): Promise<void> {
   await publishTestImages(registry);
   const printenv = { 'usr/bin/printenv': [0o755, PRINTENV] } as Record<string, [number, string]>;
   for (const t of ['busybox:1.27.2', 'busybox:1.28', 'library/busybox:1.28', 'library/debian:latest']) await pushBusyboxPlus(registry, t, printenv, ['sh']);
-  await pushLayout(join(IMAGES_DIR, 'httpd'), '1.36', registry, 'library/nginx:latest');
   await pushBusyboxPlus(registry, 'polinux/stress:latest', { ...printenv, 'usr/bin/stress': [0o755, STRESS] }, ['stress']);
+  const nginx = { 'usr/sbin/nginx': [0o755, serve(80, '/usr/share/nginx/html')], 'usr/share/nginx/html/index.html': [0o644, '<h1>Welcome to nginx!</h1>\n'] } as Record<string, [number, string]>;
+  for (const t of ['library/nginx:latest', 'library/nginx:1.14.2']) await pushBusyboxPlus(registry, t, nginx, ['nginx', '-g', 'daemon off;']);
+  await pushBusyboxPlus(registry, 'library/redis:latest', { 'usr/local/bin/redis-server': [0o755, REDIS] }, ['redis-server']);
+  await pushBusyboxPlus(registry, 'google-samples/node-hello:1.0', { 'usr/local/bin/node-hello': [0o755, serve(8080, '/srv')], 'srv/index.html': [0o644, 'Hello Kubernetes!'] }, ['node-hello']);
   await pushBusyboxPlus(registry, 'goproxy:0.1', { 'www/goproxy.txt': [0o644, 'goproxy stand-in\n'] }, ['httpd', '-f', '-p', '8080', '-h', '/www']);
 }
 

@@ -17,7 +17,7 @@ import { pidsByCmdline } from './proc.js';
 import { makeTempDir, unmountUnder } from './tmp.js';
 
 export interface TestContainerdOptions {
-  /** registry `host:port` to use as mirror for docker.io and registry.k8s.io */
+  /** registry `host:port` to use as mirror for docker.io, registry.k8s.io and gcr.io */
   mirror?: string;
   /** pause image (sandbox_image); default registry.k8s.io/pause:3.10 */
   pauseImage?: string;
@@ -112,7 +112,7 @@ export async function startTestContainerd(o: TestContainerdOptions = {}): Promis
     registriesFile = join(dir.path, 'registries.yaml');
     writeFileSync(
       registriesFile,
-      `mirrors:\n  docker.io:\n    endpoint: ["http://${o.mirror}"]\n  registry.k8s.io:\n    endpoint: ["http://${o.mirror}"]\n`,
+      `mirrors:\n  docker.io:\n    endpoint: ["http://${o.mirror}"]\n  registry.k8s.io:\n    endpoint: ["http://${o.mirror}"]\n  gcr.io:\n    endpoint: ["http://${o.mirror}"]\n`,
     );
   }
   let containerd: ManagedContainerd;
