@@ -21,6 +21,13 @@ import { eventsV1EventDefinition } from './events/v1/event/strategy.js';
 import type { ResourceDefinition } from './resource.js';
 import { priorityClassDefinition } from './scheduling/v1/priorityclass/strategy.js';
 import { podDisruptionBudgetDefinition } from './policy/v1/poddisruptionbudget/strategy.js';
+import { controllerRevisionDefinition } from './apps/v1/controllerrevision/strategy.js';
+import { daemonSetDefinition } from './apps/v1/daemonset/strategy.js';
+import { deploymentDefinition } from './apps/v1/deployment/strategy.js';
+import { replicaSetDefinition } from './apps/v1/replicaset/strategy.js';
+import { statefulSetDefinition } from './apps/v1/statefulset/strategy.js';
+import { cronJobDefinition } from './batch/v1/cronjob/strategy.js';
+import { jobDefinition } from './batch/v1/job/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -57,6 +64,13 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     endpointSliceDefinition,
     priorityClassDefinition,
     podDisruptionBudgetDefinition,
+    deploymentDefinition as ResourceDefinition,
+    replicaSetDefinition as ResourceDefinition,
+    statefulSetDefinition as ResourceDefinition,
+    daemonSetDefinition as ResourceDefinition,
+    controllerRevisionDefinition as ResourceDefinition,
+    jobDefinition as ResourceDefinition,
+    cronJobDefinition as ResourceDefinition,
   ];
   return defs;
 }
