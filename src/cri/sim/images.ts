@@ -1,9 +1,11 @@
 /**
- * The simulated image store: images "pulled" by name, with deterministic IDs,
- * digests and sizes derived from the normalised reference.
+ * The simulated image store: images "pulled" by name, with deterministic IDs and
+ * digests derived from the normalised reference, and plausible sizes from the
+ * table in image-profiles.ts.
  */
 import { createHash } from 'node:crypto';
 import { CRIError, type Image, type ImageSpec } from '../api.js';
+import { imageProfile } from './image-profiles.js';
 import { formatReference, parseImageReference, repositoryName, type ImageReference } from '../../kubelet/images/reference.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -35,7 +37,7 @@ export class ImageStore {
       id,
       repoTags: [],
       repoDigests: [`${repo}@${digest}`],
-      size: sizeBytes ?? 5_000_000 + (parseInt(sha(name).slice(0, 8), 16) % 95_000_000),
+      size: sizeBytes ?? imageProfile(name).size,
       uid: 0,
       username: '',
       pinned: false,
@@ -70,6 +72,11 @@ export class ImageStore {
   remove(spec: ImageSpec): void {
     const img = this.find(spec.image);
     if (img) this.byId.delete(img.id);
+  }
+
+  /** Puts back an image saved earlier (persistence). */
+  restore(img: Image): void {
+    this.byId.set(img.id, { ...img, repoTags: [...img.repoTags], repoDigests: [...img.repoDigests] });
   }
 
   usedBytes(): number {

@@ -3,6 +3,6 @@
  * behavior.ts for configurable delays/outcomes and shell.ts for the commands it
  * interprets.
  */
-export { SimRuntime, SIM_RUNTIME_VERSION, type SimRuntimeOptions, type SimClock } from './runtime.js';
+export { SimRuntime, SIM_RUNTIME_VERSION, type SimRuntimeOptions, type SimClock, type SimExecSession } from './runtime.js';
 export { BehaviorAnnotation, builtinImageRules, resolveBehavior, type SimBehavior, type SimContainerBehavior, type SimImageRule, type SimPullBehavior } from './behavior.js';
 export { rfc3339Nano } from './logs.js';

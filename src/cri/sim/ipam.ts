@@ -39,9 +39,21 @@ export class Ipam {
   }
 
   release(ip: string): void {
+    this.used.delete(this.offset(ip));
+  }
+
+  /** Marks `ip` as in use (a sandbox restored after a restart); false when it lies outside the range. */
+  reserve(ip: string): boolean {
+    const off = this.offset(ip);
+    if (!(off >= 2 && off < this.size - 1)) return false;
+    this.used.add(off);
+    return true;
+  }
+
+  private offset(ip: string): number {
     const p = ip.split('.').map(Number);
-    const n = ((p[0] << 24) | (p[1] << 16) | (p[2] << 8) | p[3]) >>> 0;
-    this.used.delete(n - this.base);
+    const n = ((p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!) >>> 0;
+    return n - this.base;
   }
 }
 

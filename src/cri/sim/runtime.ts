@@ -2,9 +2,15 @@
  * SimRuntime: an in-memory, CRI-shaped container runtime for machines without
  * containerd and for scale tests. Nothing runs on the host: sandboxes get IPs from
  * the node's pod CIDR, containers "run" their command through the interpreter in
- * shell.ts against a per-container filesystem view (fs.ts) and write CRI-format
- * logs under the sandbox's log directory, exactly where containerd would.
- * Delays and failures come from {@link SimBehavior} (behavior.ts).
+ * shell.ts (processes: host.ts) against a per-container filesystem view (fs.ts) and
+ * write CRI-format logs under the sandbox's log directory, exactly where containerd
+ * would. Delays and failures come from {@link SimBehavior} (behavior.ts).
+ *
+ * With `stateDir`, everything but the processes survives a restart (state.ts): the
+ * kubelet finds its sandboxes, IPs, exited containers and running containers again,
+ * as after a kubelet restart on containerd. Containers that were running resume as
+ * idle processes (what their scripts would have printed after the restart is not
+ * replayed).
  *
  * Everything it shows says it is simulated: runtimeName "sim", version "sim://…" on
  * the node, container IDs `sim://<id>` in pod status.
@@ -34,19 +40,16 @@ import {
   type RuntimeCondition,
   type VersionInfo,
 } from '../api.js';
-import { containerBehavior, resolveBehavior, type SimBehavior, type SimContainerBehavior, type SimImageRule } from './behavior.js';
-import { SimFs } from './fs.js';
+import { containerBehavior, resolveBehavior, type SimImageRule } from './behavior.js';
+import { ProcessHost, type SimExecSession } from './host.js';
 import { ImageStore, normalizeImage } from './images.js';
 import { Ipam } from './ipam.js';
-import { CRILogWriter } from './logs.js';
-import { KilledError, runProgram, type ShellIO } from './shell.js';
+import type { SimClock } from './process.js';
+import type { ContainerRec, SandboxRec } from './records.js';
+import { STATE_VERSION, StateStore, type SimState } from './state.js';
 
-/** The clock the simulation runs on (structurally the kubelet's Clock). */
-export interface SimClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(h: unknown): void;
-}
+export type { SimClock } from './process.js';
+export type { SimExecSession } from './host.js';
 
 /** Timers stay referenced: a pending stop or pull keeps the process alive, as a real runtime call would. */
 const realClock: SimClock = {
@@ -75,48 +78,14 @@ export interface SimRuntimeOptions {
    * `<dataDir>/kubelet`). Other mounts are read-only to the simulation.
    */
   writableHostRoots?: string[];
-}
-
-interface SandboxRec {
-  id: string;
-  config: PodSandboxConfig;
-  state: 'SANDBOX_READY' | 'SANDBOX_NOTREADY';
-  createdAt: number;
-  ip?: string;
-  name: string;
-  behavior: SimBehavior;
-  runtimeHandler?: string;
-}
-
-interface Proc {
-  sleepers: Set<{ timer: unknown; reject: (e: Error) => void }>;
-  done: Promise<void>;
-  ignoreSigterm: boolean;
-  /** `trap ACTION TERM` of the container's shell */
-  termTrap?: string;
-  killed?: boolean;
-}
-
-const IGNORES_SIGTERM = new Set(['sh', 'bash', 'ash', 'dash', 'sleep']);
-
-interface ContainerRec {
-  id: string;
-  sandboxId: string;
-  config: ContainerConfig;
-  name: string;
-  imageRef: string;
-  state: Container['state'];
-  createdAt: number;
-  startedAt: number;
-  finishedAt: number;
-  exitCode: number;
-  reason: string;
-  message: string;
-  logPath: string;
-  behavior: SimContainerBehavior;
-  fs?: SimFs;
-  proc?: Proc;
-  log?: CRILogWriter;
+  /**
+   * Directory where the runtime keeps its state (`state.json`) across restarts, e.g.
+   * `<dataDir>/sim-runtime`; read at construction. Default: nothing is kept.
+   * @throws Error from the constructor when the file there is not a state it can read
+   */
+  stateDir?: string;
+  /** ms between a change and the state write (default 500) */
+  stateDebounceMs?: number;
 }
 
 const ns = (ms: number): number => ms * 1e6;
@@ -130,13 +99,36 @@ export class SimRuntime implements Runtime {
   private readonly names = new Map<string, string>();
   private readonly images = new ImageStore();
   private readonly pulls = new Map<string, Promise<string>>();
+  private readonly host: ProcessHost;
+  private readonly store?: StateStore;
   private ipam?: Ipam;
   private closed = false;
 
   constructor(private readonly opts: SimRuntimeOptions = {}) {
     this.clock = opts.clock ?? realClock;
     if (opts.podCIDR) this.ipam = new Ipam(opts.podCIDR);
+    this.host = new ProcessHost({
+      clock: this.clock,
+      sandbox: (id) => this.sandbox(id),
+      containersOf: (sandboxId) => [...this.containers.values()].filter((c) => c.sandboxId === sandboxId),
+      writableHostRoots: opts.writableHostRoots,
+      changed: () => this.changed(),
+    });
+    if (opts.stateDir) {
+      this.store = new StateStore(opts.stateDir, this.clock, () => this.snapshot(), opts.stateDebounceMs ?? 500);
+      const saved = this.store.load();
+      if (saved) this.restore(saved);
+    }
     for (const i of opts.images ?? []) this.images.add(i);
+  }
+
+  private changed(): void {
+    if (!this.closed) this.store?.changed();
+  }
+
+  /** Writes the state file now (it is also written shortly after every change, and at close). */
+  saveState(): void {
+    this.store?.save();
   }
 
   // ------------------------------------------------------------------ runtime
@@ -158,7 +150,9 @@ export class SimRuntime implements Runtime {
   }
 
   async updateRuntimeConfig(podCIDR: string): Promise<void> {
-    if (podCIDR && podCIDR !== this.ipam?.cidr) this.ipam = new Ipam(podCIDR);
+    if (!podCIDR || podCIDR === this.ipam?.cidr) return;
+    this.ipam = new Ipam(podCIDR);
+    for (const s of this.sandboxes.values()) if (s.ip) this.ipam.reserve(s.ip);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -188,6 +182,7 @@ export class SimRuntime implements Runtime {
       }
       const ip = this.ipam.allocate();
       this.sandboxes.set(id, { id, config, state: 'SANDBOX_READY', createdAt: ns(this.clock.now()), ip, name, behavior, runtimeHandler });
+      this.changed();
       return id;
     } catch (e) {
       this.names.delete(name);
@@ -206,6 +201,7 @@ export class SimRuntime implements Runtime {
     if (!s) return;
     await Promise.all([...this.containers.values()].filter((c) => c.sandboxId === s.id).map((c) => this.stopContainer(c.id, 0)));
     s.state = 'SANDBOX_NOTREADY';
+    this.changed();
   }
 
   async removePodSandbox(podSandboxId: string): Promise<void> {
@@ -216,6 +212,7 @@ export class SimRuntime implements Runtime {
     if (s.ip) this.ipam?.release(s.ip);
     this.sandboxes.delete(s.id);
     this.names.delete(s.name);
+    this.changed();
   }
 
   private toSandbox(s: SandboxRec): PodSandbox {
@@ -278,7 +275,6 @@ export class SimRuntime implements Runtime {
       this.names.delete(name);
       throw e;
     }
-    const now = ns(this.clock.now());
     this.containers.set(id, {
       id,
       sandboxId: s.id,
@@ -286,7 +282,7 @@ export class SimRuntime implements Runtime {
       name,
       imageRef: image.repoDigests[0] ?? image.id,
       state: 'CONTAINER_CREATED',
-      createdAt: now,
+      createdAt: ns(this.clock.now()),
       startedAt: 0,
       finishedAt: 0,
       exitCode: 0,
@@ -294,7 +290,10 @@ export class SimRuntime implements Runtime {
       message: '',
       logPath: config.logPath ? path.join(s.config.logDirectory, config.logPath) : '',
       behavior,
+      execs: new Set(),
+      nextPid: 7,
     });
+    this.changed();
     return id;
   }
 
@@ -309,101 +308,13 @@ export class SimRuntime implements Runtime {
       c.reason = 'StartError';
       c.message = c.behavior.startError;
       c.finishedAt = ns(this.clock.now());
+      this.changed();
       throw new CRIError('Unknown', c.behavior.startError);
     }
     c.state = 'CONTAINER_RUNNING';
     c.startedAt = ns(this.clock.now());
-    if (c.logPath) c.log = new CRILogWriter(c.logPath, () => this.clock.now());
-    const kubeletRoot = path.dirname(path.dirname(s.config.logDirectory));
-    c.fs = new SimFs(c.config.mounts, this.opts.writableHostRoots ?? [kubeletRoot], c.config.workingDir || '/');
-    this.launch(c, s);
-  }
-
-  private io(c: ContainerRec, s: SandboxRec, proc: Proc, write: ShellIO['write']): ShellIO {
-    const env = new Map<string, string>([
-      ['PATH', '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
-      ['HOSTNAME', s.config.hostname],
-    ]);
-    for (const e of c.config.envs) env.set(e.key, e.value);
-    const sc = c.config.linux?.securityContext;
-    return {
-      env,
-      fs: c.fs!,
-      hostname: s.config.hostname,
-      uid: sc?.runAsUser ?? 0,
-      gid: sc?.runAsGroup ?? 0,
-      groups: sc?.supplementalGroups ?? [],
-      write,
-      setTermTrap: (action) => {
-        proc.termTrap = action;
-      },
-      isKilled: () => !!proc.killed,
-      now: () => this.clock.now(),
-      sleep: (ms) =>
-        new Promise<void>((resolve, reject) => {
-          if (proc.killed) return reject(new KilledError());
-          const entry = { timer: undefined as unknown, reject };
-          if (ms !== Infinity) {
-            entry.timer = this.clock.setTimeout(() => {
-              proc.sleepers.delete(entry);
-              resolve();
-            }, ms);
-          }
-          proc.sleepers.add(entry);
-        }),
-    };
-  }
-
-  private launch(c: ContainerRec, s: SandboxRec): void {
-    const argv = [...c.config.command, ...c.config.args];
-    const ignore = c.behavior.ignoreSigterm ?? (argv.length > 0 && IGNORES_SIGTERM.has(path.posix.basename(argv[0])));
-    const proc: Proc = { sleepers: new Set(), done: Promise.resolve(), ignoreSigterm: ignore };
-    c.proc = proc;
-    const io = this.io(c, s, proc, (stream, text) => c.log?.write(stream, text));
-    for (const l of c.behavior.logs ?? []) io.write('stdout', `${l}\n`);
-    const b = c.behavior;
-    const run = async (): Promise<{ code: number; reason?: string }> => {
-      if (b.exitAfterMs !== undefined || b.oomKilled) {
-        const forced = io.sleep(b.exitAfterMs ?? 1000).then(() => (b.oomKilled ? { code: 137, reason: 'OOMKilled' } : { code: b.exitCode ?? 0 }));
-        const own = argv.length ? runProgram(argv, io).then((code) => ({ code })) : new Promise<never>(() => undefined);
-        return Promise.race([forced, own]);
-      }
-      if (!argv.length) {
-        await io.sleep(Infinity);
-        return { code: 0 };
-      }
-      return { code: await runProgram(argv, io) };
-    };
-    proc.done = run().then(
-      (r) => this.exited(c, r.code, r.reason),
-      (e: unknown) => this.exited(c, e instanceof KilledError ? c.exitCode : 1, e instanceof KilledError ? undefined : 'Error', e instanceof KilledError ? '' : String(e)),
-    );
-  }
-
-  private exited(c: ContainerRec, code: number, reason?: string, message = ''): void {
-    if (c.state !== 'CONTAINER_RUNNING') return;
-    if (c.proc) c.proc.killed = true;
-    for (const sl of c.proc?.sleepers ?? []) {
-      if (sl.timer !== undefined) this.clock.clearTimeout(sl.timer);
-      sl.reject(new KilledError());
-    }
-    c.proc?.sleepers.clear();
-    c.log?.close();
-    c.state = 'CONTAINER_EXITED';
-    c.exitCode = code;
-    c.reason = reason ?? (code === 0 ? 'Completed' : 'Error');
-    c.message = message;
-    c.finishedAt = ns(this.clock.now());
-  }
-
-  private kill(c: ContainerRec, code: number): void {
-    c.exitCode = code;
-    if (c.proc) c.proc.killed = true;
-    for (const sl of c.proc?.sleepers ?? []) {
-      if (sl.timer !== undefined) this.clock.clearTimeout(sl.timer);
-      sl.reject(new KilledError());
-    }
-    c.proc?.sleepers.clear();
+    this.host.start(c, s);
+    this.changed();
   }
 
   async stopContainer(containerId: string, timeout: number): Promise<void> {
@@ -412,22 +323,11 @@ export class SimRuntime implements Runtime {
       c.state = 'CONTAINER_EXITED';
       c.finishedAt = ns(this.clock.now());
       c.reason = 'Completed';
+      this.changed();
       return;
     }
-    if (c.state !== 'CONTAINER_RUNNING' || !c.proc) return;
-    const proc = c.proc;
-    if (timeout <= 0) this.kill(c, 137);
-    else if (proc.termTrap !== undefined && proc.termTrap !== '' && proc.termTrap !== '-') {
-      const s = this.sandbox(c.sandboxId);
-      const trapProc: Proc = { sleepers: new Set(), done: Promise.resolve(), ignoreSigterm: false };
-      const code = await runProgram(['sh', '-c', proc.termTrap], this.io(c, s, trapProc, (st, t) => c.log?.write(st, t))).catch(() => 0);
-      if (c.state === 'CONTAINER_RUNNING') this.kill(c, code);
-    } else if (proc.ignoreSigterm || proc.termTrap === '') {
-      await Promise.race([proc.done, this.sleep(timeout * 1000)]);
-      if (c.state === 'CONTAINER_RUNNING') this.kill(c, 137);
-    } else this.kill(c, 0);
-    await proc.done;
-    if (c.state === 'CONTAINER_RUNNING') this.exited(c, c.exitCode);
+    if (c.state !== 'CONTAINER_RUNNING') return;
+    await this.host.stop(c, timeout);
   }
 
   async removeContainer(containerId: string): Promise<void> {
@@ -436,6 +336,7 @@ export class SimRuntime implements Runtime {
     if (c.state === 'CONTAINER_RUNNING') await this.stopContainer(c.id, 0);
     this.containers.delete(c.id);
     this.names.delete(c.name);
+    this.changed();
   }
 
   private toContainer(c: ContainerRec): Container {
@@ -482,54 +383,23 @@ export class SimRuntime implements Runtime {
 
   /**
    * Runs `cmd` inside the container with the built-in command set of shell.ts
-   * (e.g. `cat /tmp/healthy`, `sh -c 'test -e /tmp/ready'`, `ls`, `true`/`false`).
+   * (e.g. `cat /tmp/healthy`, `sh -c 'test -e /tmp/ready'`, `ls`, `true`/`false`);
+   * a program it does not know fails as in a shell (`sh: NAME: not found`, 127).
    * @throws CRIError Unknown when the container is not running; DeadlineExceeded when
    *   `timeout` (s, 0 = none) passes first.
    */
   async execSync(containerId: string, cmd: string[], timeout: number): Promise<ExecSyncResult> {
-    const c = this.container(containerId);
-    if (c.state !== 'CONTAINER_RUNNING' || !c.fs) {
-      throw new CRIError('Unknown', `failed to exec in container: container is in ${c.state} state`);
-    }
-    const s = this.sandbox(c.sandboxId);
-    const proc: Proc = { sleepers: new Set(), done: Promise.resolve(), ignoreSigterm: false };
-    let stdout = '';
-    let stderr = '';
-    const io = this.io(c, s, proc, (stream, t) => (stream === 'stdout' ? (stdout += t) : (stderr += t)));
-    const parentSleepers = c.proc?.sleepers;
-    const run = runProgram(cmd, io).then((code) => ({ code }));
-    let timer: unknown;
-    const deadline =
-      timeout > 0
-        ? new Promise<{ timeout: true }>((r) => {
-            timer = this.clock.setTimeout(() => r({ timeout: true }), timeout * 1000);
-          })
-        : new Promise<never>(() => undefined);
-    // Stopping the container also ends its execs.
-    const bridge = {
-      timer: undefined,
-      reject: (e: Error) => {
-        proc.killed = true;
-        proc.sleepers.forEach((x) => x.reject(e));
-      },
-    };
-    parentSleepers?.add(bridge);
-    try {
-      const r = await Promise.race([run, deadline]);
-      if ('timeout' in r) {
-        proc.killed = true;
-        for (const sl of proc.sleepers) sl.reject(new KilledError());
-        run.catch(() => undefined);
-        throw new CRIError('DeadlineExceeded', `failed to exec in container: timeout ${timeout}s exceeded: context deadline exceeded`);
-      }
-      return { stdout: Buffer.from(stdout), stderr: Buffer.from(stderr), exitCode: r.code };
-    } catch (e) {
-      if (e instanceof KilledError) throw new CRIError('Unknown', 'failed to exec in container: container stopped');
-      throw e;
-    } finally {
-      if (timer !== undefined) this.clock.clearTimeout(timer);
-      parentSleepers?.delete(bridge);
-    }
+    return this.host.execSync(this.container(containerId), cmd, timeout);
+  }
+
+  /**
+   * Streaming exec for the kubelet's in-process server (not part of CRI, which hands
+   * out a streaming-server URL instead): stdin as it arrives, an optional terminal,
+   * output as it is written. Resolves to the exit status.
+   * @throws CRIError NotFound for an unknown container, Unknown when it is not running
+   */
+  async execStream(containerId: string, cmd: string[], session: SimExecSession): Promise<number> {
+    return this.host.execStream(this.container(containerId), cmd, session);
   }
 
   async exec(_req: ExecRequest): Promise<{ url: string }> {
@@ -574,7 +444,9 @@ export class SimRuntime implements Runtime {
           `failed to pull and unpack image ${JSON.stringify(name)}: failed to resolve reference ${JSON.stringify(name)}: ${name}: ${b.error}`,
         );
       }
-      return this.images.add(image.image, b.sizeBytes).id;
+      const id = this.images.add(image.image, b.sizeBytes).id;
+      this.changed();
+      return id;
     })();
     this.pulls.set(key, p);
     try {
@@ -586,15 +458,91 @@ export class SimRuntime implements Runtime {
 
   async removeImage(image: ImageSpec): Promise<void> {
     this.images.remove(image);
+    this.changed();
   }
 
   async imageFsInfo(): Promise<{ usedBytes: number; inodesUsed: number; mountpoint: string }[]> {
     return [{ usedBytes: this.images.usedBytes(), inodesUsed: this.images.list().length, mountpoint: 'sim://images' }];
   }
 
+  /** Saves the state (when kept), then ends every process. */
   async close(): Promise<void> {
+    this.store?.close();
     this.closed = true;
-    for (const c of this.containers.values()) if (c.state === 'CONTAINER_RUNNING') this.kill(c, 137);
+    for (const c of this.containers.values()) if (c.state === 'CONTAINER_RUNNING') this.host.kill(c, 137);
+  }
+
+  // ------------------------------------------------------------------ persistence
+
+  private snapshot(): SimState {
+    return {
+      version: STATE_VERSION,
+      savedAt: this.clock.now(),
+      images: this.images.list(),
+      sandboxes: [...this.sandboxes.values()].map((s) => ({
+        id: s.id,
+        config: s.config,
+        state: s.state,
+        createdAt: s.createdAt,
+        ...(s.ip ? { ip: s.ip } : {}),
+        name: s.name,
+        ...(s.runtimeHandler ? { runtimeHandler: s.runtimeHandler } : {}),
+      })),
+      containers: [...this.containers.values()].map((c) => ({
+        id: c.id,
+        sandboxId: c.sandboxId,
+        config: c.config,
+        name: c.name,
+        imageRef: c.imageRef,
+        state: c.state,
+        createdAt: c.createdAt,
+        startedAt: c.startedAt,
+        finishedAt: c.finishedAt,
+        exitCode: c.exitCode,
+        reason: c.reason,
+        message: c.message,
+        logPath: c.logPath,
+        ...(c.proc?.termTrap !== undefined ? { termTrap: c.proc.termTrap } : {}),
+        ...(c.fs && c.fsDirty ? { fs: c.fs.snapshot() } : {}),
+        nextPid: c.nextPid,
+      })),
+    };
+  }
+
+  private restore(st: SimState): void {
+    for (const i of st.images) this.images.restore(i);
+    for (const s of st.sandboxes) {
+      const behavior = resolveBehavior('', s.config.annotations, this.opts.imageRules);
+      this.sandboxes.set(s.id, { ...s, behavior });
+      this.names.set(s.name, s.id);
+      if (s.ip) this.ipam?.reserve(s.ip);
+    }
+    for (const saved of st.containers) {
+      const s = this.sandboxes.get(saved.sandboxId);
+      if (!s) continue;
+      const userImage = saved.config.image.userSpecifiedImage || saved.config.image.image;
+      const c: ContainerRec = {
+        id: saved.id,
+        sandboxId: saved.sandboxId,
+        config: saved.config,
+        name: saved.name,
+        imageRef: saved.imageRef,
+        state: saved.state,
+        createdAt: saved.createdAt,
+        startedAt: saved.startedAt,
+        finishedAt: saved.finishedAt,
+        exitCode: saved.exitCode,
+        reason: saved.reason,
+        message: saved.message,
+        logPath: saved.logPath,
+        behavior: containerBehavior(resolveBehavior(userImage, s.config.annotations, this.opts.imageRules), saved.config.metadata.name),
+        execs: new Set(),
+        nextPid: saved.nextPid,
+      };
+      this.containers.set(c.id, c);
+      this.names.set(c.name, c.id);
+      if (c.state === 'CONTAINER_RUNNING') this.host.resume(c, s, { fs: saved.fs, termTrap: saved.termTrap });
+    }
   }
 }
 

@@ -2,90 +2,97 @@
  * The programs a simulated container can run. The simulated runtime does not
  * execute anything on the host: it interprets a container's command line here,
  * against the container's {@link SimFs}, environment and the injected clock, and
- * writes what the program prints to the container's CRI log.
+ * writes what the program prints to the container's CRI log (or the exec stream).
  *
- * Built-in commands (by basename, so `/bin/sh` = `sh`):
- * - `sh|bash|ash|dash -c SCRIPT` — the script language of shell-parse.ts; `sh` alone exits 0
- * - `echo [-n] [-e]`, `printf FORMAT ARGS…` (`%s %d %%`, `\n \t` escapes)
- * - `sleep N[s|m|h] | infinity`, `true`, `false`, `:`, `exit [N]`
- * - `cat [FILE…]` (stdin without files), `ls [-a] [-1] [-l] [PATH…]`, `touch`, `rm [-f] [-r]`, `mkdir [-p]`
- * - `test EXPR` / `[ EXPR ]` with `-e -f -d -s -z -n`, `= !=`, `-eq -ne -lt -le -gt -ge`, `!`
- * - `printenv [NAME…]` (exit 1 when a name is unset), `env`, `export N=V`, `hostname`,
- *   `date`, `id`, `cd DIR`, `exec CMD…`, `tail [-f|-F] FILE`, `head`, `grep [-q] PATTERN [FILE]`
- * - `wget URL`, `curl URL` — the simulation has no network (as the test machines have no
- *   outbound network): they fail as busybox wget (`wget: bad address 'HOST'`, exit 1) and
- *   curl (`curl: (6) Could not resolve host: HOST`, exit 6) do
- * - `trap ACTION TERM` — StopContainer's SIGTERM runs ACTION and ends the process with its status
- * - `kill`, `set`, `shift`, `read` — accepted, exit 0
+ * The shell (`sh|bash|ash|dash`, by basename, so `/bin/sh` = `sh`):
+ * - `-c SCRIPT [NAME ARGS…]` runs the script language of shell-parse.ts (`$0`, `$1`… set);
+ *   `sh FILE` runs a script file; `sh` alone reads commands from stdin line by line
+ *   (an interactive shell on a terminal, with a prompt), until end of input or `exit`;
+ * - builtins: `cd`, `pwd`, `export`, `unset`, `read`, `eval`, `.`/`source`, `exec`,
+ *   `exit [N]`, `test`/`[` (`-e -f -d -s -r -w -x -L -z -n`, `= !=`, `-eq -ne -lt -le -gt -ge`, `!`),
+ *   `trap ACTION TERM` (StopContainer's SIGTERM runs ACTION and ends the process with
+ *   its status), `which`, `command -v`, `set`/`shift` (accepted);
+ * - commands: commands-fs.ts (`cat head tail grep wc ls touch mkdir rm`), commands-sys.ts
+ *   (`echo printf sleep true false : kill hostname date id whoami ps uname env printenv`),
+ *   commands-net.ts (`curl wget nslookup getent`); a path to a script file runs it.
+ *
+ * Any other program: in a container's main process it runs until stopped, like a
+ * server (nginx, redis-server, python …); in an exec session or probe it fails as a
+ * shell would (`sh: NAME: not found`, exit 127).
  *
  * Signals: a shell or `sleep` as PID 1 ignores SIGTERM (no default action for PID 1)
  * unless it set a `trap`; StopContainer then kills it after the timeout (exit 137).
- * Other programs (servers) exit 0 on SIGTERM.
- * Any other program (nginx, redis-server, python …) runs until it is stopped, like a
- * server. A loop whose iteration takes no simulated time is paced at one iteration per
- * second, so busy loops never spin the process.
+ * Other programs (servers) exit 0 on SIGTERM. Ctrl-C on a terminal interrupts the
+ * foreground command (exit 130). A loop whose iteration takes no simulated time is
+ * paced at one iteration per second, so busy loops never spin the process.
  */
 import * as path from 'node:path';
-import { parse, type Node, type Word, type Redirect } from './shell-parse.js';
-import type { SimFs } from './fs.js';
+import { fsCommands, idNames } from './commands-fs.js';
+import { netCommands } from './commands-net.js';
+import { sysCommands } from './commands-sys.js';
+import { FsError, type SimFs } from './fs.js';
+import { parse, type Node, type Redirect, type Word } from './shell-parse.js';
+import { ExitError, InterruptError, KilledError, type CmdCtx, type Command, type Out, type ShellIO } from './shell-io.js';
+import { stringStdin, type Stdin } from './stdin.js';
 
-/** Thrown inside a program when the container is stopped. */
-export class KilledError extends Error {
-  constructor() {
-    super('killed');
-  }
+export { InterruptError, KilledError, type ShellIO } from './shell-io.js';
+
+const COMMANDS: Record<string, Command> = { ...fsCommands, ...sysCommands, ...netCommands };
+const SHELLS = new Set(['sh', 'bash', 'ash', 'dash']);
+const BUILTINS = new Set(['exec', 'exit', 'cd', 'pwd', 'export', 'unset', 'set', 'shift', 'read', 'trap', 'test', '[', 'eval', 'source', '.', 'which', 'command']);
+
+/** True when the simulation implements `name` (a basename). */
+export function knownProgram(name: string): boolean {
+  return SHELLS.has(name) || BUILTINS.has(name) || Object.hasOwn(COMMANDS, name);
 }
-
-/** Ends the program with an exit code (the `exit` builtin). */
-class ExitError extends Error {
-  constructor(readonly code: number) {
-    super(`exit ${code}`);
-  }
-}
-
-export interface ShellIO {
-  env: Map<string, string>;
-  fs: SimFs;
-  hostname: string;
-  /** uid/gid the container runs as (for `id`) */
-  uid: number;
-  gid: number;
-  groups: number[];
-  write(stream: 'stdout' | 'stderr', text: string): void;
-  /** Resolves after `ms` of simulated time; Infinity waits until stopped. Rejects with KilledError when stopped. */
-  sleep(ms: number): Promise<void>;
-  now(): number;
-  stdin?: string;
-  /** `trap ACTION TERM`: the script to run when the container is asked to stop ('' = ignore, '-' = default) */
-  setTermTrap?(action: string): void;
-  /** true once the container was killed: every further command throws KilledError */
-  isKilled?(): boolean;
-}
-
-type Out = { write(s: string): void };
 
 /**
- * Runs one program (argv) to completion and returns its exit code. Never resolves for
- * long-running programs until stopped (then rejects with KilledError).
+ * Runs one program (argv) to completion and returns its exit status (130 after
+ * Ctrl-C). Never resolves for long-running programs until killed (then rejects with
+ * KilledError).
  */
 export async function runProgram(argv: string[], io: ShellIO): Promise<number> {
-  const sh = new Shell(io, new Map(io.env));
+  const sh = new Shell(io, new Map(io.env), io.fs);
   try {
-    return await sh.runArgv(argv, { write: (s) => io.write('stdout', s) }, { write: (s) => io.write('stderr', s) }, io.stdin ?? '');
+    return await sh.runArgv(argv, { write: (s) => io.write('stdout', s) }, { write: (s) => io.write('stderr', s) }, io.stdin ?? stringStdin(''));
   } catch (e) {
     if (e instanceof ExitError) return e.code;
+    if (e instanceof InterruptError) return 130;
     throw e;
   }
 }
 
+/** A parse error that more input can complete (open quote, missing `done`/`fi`, trailing `&&`). */
+function incomplete(e: unknown): boolean {
+  return e instanceof Error && /unterminated|expected "|unexpected token ""/.test(e.message);
+}
+
+const ASH_ERRNO: Record<FsError['code'], string> = {
+  ENOENT: 'nonexistent directory',
+  EROFS: 'Read-only file system',
+  EISDIR: 'Is a directory',
+  ENOTDIR: 'Not a directory',
+  EEXIST: 'File exists',
+};
+
 class Shell {
   status = 0;
+  /** lines consumed by `read` (a loop reading its input is not a busy loop) */
+  private linesRead = 0;
   constructor(
     private readonly io: ShellIO,
     private readonly vars: Map<string, string>,
+    private fs: SimFs,
+    /** `$0`, `$1`…, `$#`, `$@`, `$*` */
+    private readonly params = new Map<string, string>(),
   ) {}
 
-  async runScript(script: string, out: Out, err: Out, stdin: string): Promise<number> {
+  private checkSignals(): void {
+    if (this.io.isKilled?.()) throw new KilledError();
+    if (this.io.takeInterrupt?.()) throw new InterruptError();
+  }
+
+  async runScript(script: string, out: Out, err: Out, stdin: Stdin): Promise<number> {
     let ast: Node;
     try {
       ast = parse(script);
@@ -96,13 +103,63 @@ class Shell {
     return this.exec(ast, out, err, stdin);
   }
 
-  private async exec(n: Node, out: Out, err: Out, stdin: string): Promise<number> {
+  /** Reads commands from stdin until its end or `exit`; prompts on a terminal. */
+  private async repl(name: string, out: Out, err: Out, stdin: Stdin): Promise<number> {
+    let buf = '';
+    for (;;) {
+      if (this.io.tty) out.write(buf ? '> ' : this.prompt(name));
+      let line: string | undefined;
+      try {
+        line = await stdin.line();
+      } catch (e) {
+        if (!(e instanceof InterruptError)) throw e;
+        this.io.takeInterrupt?.();
+        buf = '';
+        this.status = 130;
+        continue;
+      }
+      if (line === undefined) {
+        if (this.io.tty) out.write(name === 'bash' ? 'exit\n' : '\n');
+        return this.status;
+      }
+      buf += `${line}\n`;
+      let ast: Node;
+      try {
+        ast = parse(buf);
+      } catch (e) {
+        if (incomplete(e)) continue;
+        err.write(`${name}: ${(e as Error).message}\n`);
+        buf = '';
+        this.status = 2;
+        continue;
+      }
+      buf = '';
+      try {
+        this.status = await this.exec(ast, out, err, stdin);
+      } catch (e) {
+        if (!(e instanceof InterruptError)) throw e;
+        this.io.takeInterrupt?.();
+        this.status = 130;
+      }
+    }
+  }
+
+  /** busybox ash `\w \$ `, bash (Debian) `\u@\h:\w\$ `. */
+  private prompt(name: string): string {
+    const home = this.vars.get('HOME');
+    const cwd = home && home !== '/' && (this.fs.cwd === home || this.fs.cwd.startsWith(`${home}/`)) ? `~${this.fs.cwd.slice(home.length)}` : this.fs.cwd;
+    const sign = this.io.uid === 0 ? '#' : '$';
+    if (name === 'bash') return `${idNames(this.fs, '/etc/passwd').get(this.io.uid) ?? 'I have no name!'}@${this.io.hostname}:${cwd}${sign} `;
+    return `${cwd} ${sign} `;
+  }
+
+  private async exec(n: Node, out: Out, err: Out, stdin: Stdin): Promise<number> {
     switch (n.t) {
       case 'list': {
         let st = 0;
         for (const it of n.items) {
           if (it.background) {
-            void this.exec(it.node, out, err, '').catch(() => undefined);
+            void this.exec(it.node, out, err, stringStdin('')).catch(() => undefined);
             st = 0;
           } else st = await this.exec(it.node, out, err, stdin);
           this.status = st;
@@ -123,18 +180,20 @@ class Shell {
         for (let i = 0; i < n.cmds.length; i++) {
           const last = i === n.cmds.length - 1;
           let buf = '';
-          st = await this.exec(n.cmds[i], last ? out : { write: (s) => (buf += s) }, err, input);
-          input = buf;
+          st = await this.exec(n.cmds[i]!, last ? out : { write: (s) => (buf += s) }, err, input);
+          input = stringStdin(buf);
         }
         return st;
       }
       case 'while': {
         for (;;) {
           const t0 = this.io.now();
+          const r0 = this.linesRead;
           const c = await this.exec(n.cond, out, err, stdin);
           if ((c === 0) === n.until) return 0;
           await this.exec(n.body, out, err, stdin);
-          if (this.io.now() === t0) await this.io.sleep(1000);
+          // an iteration that took no time and consumed no input would spin: pace it
+          if (this.io.now() === t0 && this.linesRead === r0) await this.io.sleep(1000);
         }
       }
       case 'for': {
@@ -156,8 +215,8 @@ class Shell {
     }
   }
 
-  private async simple(words: Word[], redirects: Redirect[], out0: Out, err0: Out, stdin: string): Promise<number> {
-    if (this.io.isKilled?.()) throw new KilledError();
+  private async simple(words: Word[], redirects: Redirect[], out0: Out, err0: Out, stdin: Stdin): Promise<number> {
+    this.checkSignals();
     const argv: string[] = [];
     for (const w of words) {
       const unquoted = w.every((s) => s.q === 'none');
@@ -165,7 +224,7 @@ class Shell {
       if (unquoted && w.some((s) => s.text.includes('$'))) argv.push(...v.split(/\s+/).filter(Boolean));
       else argv.push(v);
     }
-    while (argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0])) {
+    while (argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]!)) {
       const a = argv.shift()!;
       const eq = a.indexOf('=');
       this.vars.set(a.slice(0, eq), a.slice(eq + 1));
@@ -173,7 +232,6 @@ class Shell {
     let out = out0;
     let err = err0;
     let input = stdin;
-    const pending: (() => void)[] = [];
     for (const r of redirects) {
       if (r.op === 'dup') {
         if (r.fd === 2) err = r.target === 1 ? out : err;
@@ -182,7 +240,12 @@ class Shell {
       }
       const file = await this.expand(r.target as Word);
       if (r.op === '<') {
-        input = this.io.fs.read(file) ?? '';
+        const text = this.fs.read(file);
+        if (text === undefined) {
+          err.write(`sh: can't open ${file}: no such file\n`);
+          return 1;
+        }
+        input = stringStdin(text);
         continue;
       }
       if (file === '/dev/null') {
@@ -191,23 +254,31 @@ class Shell {
         else out = sink;
         continue;
       }
-      let buf = '';
-      const target = { write: (s: string) => (buf += s) };
-      const append = r.op === '>>';
-      if (!append) this.io.fs.write(file, '');
-      pending.push(() => this.io.fs.write(file, buf, true));
+      try {
+        this.fs.write(file, '', r.op === '>>');
+      } catch (e) {
+        if (!(e instanceof FsError)) throw e;
+        err0.write(`sh: can't create ${file}: ${ASH_ERRNO[e.code]}\n`);
+        return 1;
+      }
+      const fs = this.fs;
+      const target = {
+        write: (s: string) => {
+          try {
+            fs.write(file, s, true);
+          } catch {
+            // the file went away: the output is lost, as with a removed directory
+          }
+        },
+      };
       if (r.fd === 2) err = target;
       else out = target;
     }
     if (!argv.length) return 0;
-    try {
-      return await this.runArgv(argv, out, err, input);
-    } finally {
-      for (const p of pending) p();
-    }
+    return this.runArgv(argv, out, err, input);
   }
 
-  /** Expands `$VAR`, `${VAR}`, `$?`, `$((expr))`, `$(cmd)` in unquoted/double-quoted segments. */
+  /** Expands `$VAR`, `${VAR}`, `${VAR:-x}`, `$?`, `$((expr))`, `$(cmd)` in unquoted/double-quoted segments. */
   async expand(w: Word): Promise<string> {
     let s = '';
     for (const seg of w) {
@@ -241,8 +312,8 @@ class Shell {
             else if (t[j] === ')' && --depth === 0) break;
           }
           let buf = '';
-          const sub = new Shell(this.io, new Map(this.vars));
-          await sub.runScript(t.slice(i + 2, j), { write: (x) => (buf += x) }, { write: (x) => this.io.write('stderr', x) }, '').catch((e: unknown) => {
+          const sub = new Shell(this.io, new Map(this.vars), this.fs, this.params);
+          await sub.runScript(t.slice(i + 2, j), { write: (x) => (buf += x) }, { write: (x) => this.io.write('stderr', x) }, stringStdin('')).catch((e: unknown) => {
             if (!(e instanceof ExitError)) throw e;
           });
           s += buf.replace(/\n+$/, '');
@@ -260,7 +331,7 @@ class Shell {
             s += '$';
             i++;
           } else {
-            s += this.vars.get(m[0]) ?? '';
+            s += (/^[0-9@#*]$/.test(m[0]) ? this.params.get(m[0]) : this.vars.get(m[0])) ?? '';
             i += 1 + m[0].length;
           }
         }
@@ -302,75 +373,67 @@ class Shell {
     return sum();
   }
 
-  async runArgv(argv: string[], out: Out, err: Out, stdin: string): Promise<number> {
-    const [cmd0, ...args] = argv;
-    const cmd = path.posix.basename(cmd0);
-    const fs = this.io.fs;
-    switch (cmd) {
-      case 'sh':
-      case 'bash':
-      case 'ash':
-      case 'dash': {
-        const ci = args.indexOf('-c');
-        if (ci < 0) return 0;
-        try {
-          return await new Shell(this.io, this.vars).runScript(args[ci + 1] ?? '', out, err, stdin);
-        } catch (e) {
-          if (e instanceof ExitError) return e.code;
-          throw e;
-        }
+  /** `sh [-c SCRIPT [NAME ARGS…] | FILE | (stdin)]`. */
+  private async runShell(name: string, args: string[], out: Out, err: Out, stdin: Stdin): Promise<number> {
+    const child = new Shell(this.io, new Map(this.vars), this.fs);
+    let i = 0;
+    let script: string | undefined;
+    let fromStdin = false;
+    while (i < args.length && args[i]!.startsWith('-') && args[i] !== '-') {
+      const a = args[i++]!;
+      if (a === '--') break;
+      if (a.includes('c')) {
+        script = args[i++] ?? '';
+        break;
       }
+      if (a.includes('s')) fromStdin = true;
+    }
+    const positional = args.slice(i);
+    let file: string | undefined;
+    if (script === undefined && !fromStdin && positional.length) file = positional.shift();
+    child.params.set('0', script !== undefined ? (positional.shift() ?? name) : (file ?? name));
+    positional.forEach((v, k) => child.params.set(String(k + 1), v));
+    child.params.set('#', String(positional.length));
+    child.params.set('@', positional.join(' '));
+    child.params.set('*', positional.join(' '));
+    try {
+      if (script !== undefined) return await child.runScript(script, out, err, stdin);
+      if (file !== undefined) {
+        const text = this.fs.kind(file) === 'file' ? this.fs.read(file) : undefined;
+        if (text === undefined) {
+          err.write(`${name}: can't open '${file}': No such file or directory\n`);
+          return 2;
+        }
+        return await child.runScript(text, out, err, stdin);
+      }
+      return await child.repl(name, out, err, stdin);
+    } catch (e) {
+      if (e instanceof ExitError) return e.code;
+      throw e;
+    }
+  }
+
+  async runArgv(argv: string[], out: Out, err: Out, stdin: Stdin): Promise<number> {
+    const [cmd0 = '', ...args] = argv;
+    const cmd = path.posix.basename(cmd0);
+    if (SHELLS.has(cmd)) return this.runShell(cmd, args, out, err, stdin);
+    switch (cmd) {
       case 'exec':
         return args.length ? this.runArgv(args, out, err, stdin) : 0;
-      case 'echo': {
-        let nl = true;
-        let esc = false;
-        while (args[0] && /^-[neE]+$/.test(args[0])) {
-          const f = args.shift()!;
-          if (f.includes('n')) nl = false;
-          if (f.includes('e')) esc = true;
-        }
-        const text = args.join(' ');
-        out.write((esc ? unescape(text) : text) + (nl ? '\n' : ''));
-        return 0;
-      }
-      case 'printf': {
-        const fmt = args.shift() ?? '';
-        let k = 0;
-        out.write(unescape(fmt).replace(/%([sd%])/g, (_m, f: string) => (f === '%' ? '%' : f === 'd' ? String(Number(args[k++] ?? 0) | 0) : (args[k++] ?? ''))));
-        return 0;
-      }
-      case 'sleep': {
-        const a = args[0] ?? '0';
-        if (a === 'infinity') await this.io.sleep(Infinity);
-        else {
-          const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(a);
-          if (!m) {
-            err.write(`sleep: invalid number '${a}'\n`);
-            return 1;
-          }
-          const unit = { '': 1000, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as '' | 's'];
-          await this.io.sleep(Number(m[1]) * unit);
-        }
-        return 0;
-      }
-      case 'trap': {
-        const [action, ...sigs] = args;
-        if (action !== undefined && sigs.some((x) => /^(SIG)?TERM$|^15$/.test(x))) this.io.setTermTrap?.(action);
-        return 0;
-      }
-      case 'true':
-      case ':':
-      case 'kill':
-      case 'set':
-      case 'shift':
-      case 'read':
-        return 0;
-      case 'false':
-        return 1;
       case 'exit':
         throw new ExitError(Number(args[0] ?? this.status) & 255);
-      case 'cd':
+      case 'cd': {
+        const to = args[0] ?? this.vars.get('HOME') ?? '/';
+        if (this.fs.kind(to) !== 'dir') {
+          err.write(`sh: cd: can't cd to ${to}: No such file or directory\n`);
+          return 2;
+        }
+        this.fs = this.fs.at(to);
+        this.vars.set('PWD', this.fs.cwd);
+        return 0;
+      }
+      case 'pwd':
+        out.write(`${this.fs.cwd}\n`);
         return 0;
       case 'export':
         for (const a of args) {
@@ -378,134 +441,101 @@ class Shell {
           if (eq > 0) this.vars.set(a.slice(0, eq), a.slice(eq + 1));
         }
         return 0;
-      case 'cat': {
-        if (!args.length) {
-          out.write(stdin);
-          return 0;
-        }
-        let st = 0;
-        for (const f of args) {
-          const d = fs.read(f);
-          if (d === undefined || fs.kind(f) === 'dir') {
-            err.write(fs.kind(f) === 'dir' ? `cat: read error: Is a directory\n` : `cat: can't open '${f}': No such file or directory\n`);
-            st = 1;
-          } else out.write(d);
-        }
-        return st;
-      }
-      case 'head':
-      case 'tail': {
-        const follow = args.some((a) => a === '-f' || a === '-F');
-        const files = args.filter((a) => !a.startsWith('-') && !/^\d+$/.test(a));
-        for (const f of files) out.write(fs.read(f) ?? '');
-        if (!files.length) out.write(stdin);
-        if (follow) await this.io.sleep(Infinity);
+      case 'unset':
+        for (const a of args) this.vars.delete(a);
         return 0;
-      }
-      case 'grep': {
-        const quiet = args.includes('-q');
-        const rest = args.filter((a) => !a.startsWith('-'));
-        const text = rest[1] !== undefined ? (fs.read(rest[1]) ?? '') : stdin;
-        const lines = text.split('\n').filter((l) => l.includes(rest[0] ?? ''));
-        if (!quiet) for (const l of lines) out.write(`${l}\n`);
-        return lines.length ? 0 : 1;
-      }
-      case 'ls': {
-        const all = args.some((a) => /^-\w*a/.test(a));
-        const long = args.some((a) => /^-\w*l/.test(a));
-        const paths = args.filter((a) => !a.startsWith('-'));
-        let st = 0;
-        for (const p of paths.length ? paths : ['.']) {
-          const k = fs.kind(p);
-          if (!k) {
-            err.write(`ls: ${p}: No such file or directory\n`);
-            st = 1;
-            continue;
-          }
-          const names = k === 'dir' ? (fs.list(p) ?? []).filter((n) => all || !n.startsWith('.')) : [p];
-          for (const n of names) out.write(long ? `-rw-r--r--    1 root     root             0 Jan  1 00:00 ${n}\n` : `${n}\n`);
-        }
-        return st;
-      }
-      case 'touch':
-        for (const f of args.filter((a) => !a.startsWith('-'))) if (fs.read(f) === undefined) fs.write(f, '');
+      case 'set':
+      case 'shift':
         return 0;
-      case 'mkdir':
-        for (const f of args.filter((a) => !a.startsWith('-'))) fs.mkdir(f);
-        return 0;
-      case 'rm': {
-        const force = args.some((a) => /^-\w*f/.test(a));
-        let st = 0;
-        for (const f of args.filter((a) => !a.startsWith('-'))) {
-          if (!fs.remove(f) && !force) {
-            err.write(`rm: can't remove '${f}': No such file or directory\n`);
-            st = 1;
-          }
+      case 'read': {
+        const names: string[] = [];
+        for (let k = 0; k < args.length; k++) {
+          if (args[k] === '-p') err.write(args[++k] ?? '');
+          else if (!args[k]!.startsWith('-')) names.push(args[k]!);
         }
-        return st;
+        if (!names.length) names.push('REPLY');
+        const line = await stdin.line();
+        if (line !== undefined) this.linesRead++;
+        const parts = (line ?? '').trim().split(/\s+/).filter(Boolean);
+        names.forEach((n, k) => this.vars.set(n, k === names.length - 1 ? parts.slice(k).join(' ') : (parts[k] ?? '')));
+        return line === undefined ? 1 : 0;
+      }
+      case 'trap': {
+        const [action, ...sigs] = args;
+        if (action !== undefined && sigs.some((x) => /^(SIG)?TERM$|^15$/.test(x))) this.io.setTermTrap?.(action);
+        return 0;
       }
       case 'test':
       case '[':
         return this.test(cmd === '[' ? args.slice(0, -1) : args) ? 0 : 1;
-      case 'printenv': {
-        if (!args.length) {
-          for (const [k, v] of this.vars) out.write(`${k}=${v}\n`);
-          return 0;
+      case 'eval':
+        return this.runScript(args.join(' '), out, err, stdin);
+      case 'source':
+      case '.': {
+        const text = args[0] !== undefined ? this.fs.read(args[0]) : undefined;
+        if (text === undefined) {
+          err.write(`sh: ${cmd}: can't open '${args[0] ?? ''}': No such file or directory\n`);
+          return 2;
         }
-        let st = 0;
-        for (const a of args) {
-          const v = this.vars.get(a);
-          if (v === undefined) st = 1;
-          else out.write(`${v}\n`);
-        }
-        return st;
+        return this.runScript(text, out, err, stdin);
       }
-      case 'env':
-        for (const [k, v] of this.vars) out.write(`${k}=${v}\n`);
-        return 0;
-      case 'hostname':
-        out.write(`${this.io.hostname}\n`);
-        return 0;
-      case 'date':
-        out.write(`${new Date(this.io.now()).toUTCString().replace(/^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/, '$1 $3 $2 $5 UTC $4')}\n`);
-        return 0;
-      case 'id':
-        out.write(`uid=${this.io.uid} gid=${this.io.gid}${this.io.groups.length ? ` groups=${this.io.groups.join(',')}` : ''}\n`);
-        return 0;
-      case 'wget':
-      case 'curl': {
-        const url = args.filter((a) => /^[a-z]+:\/\//.test(a))[0] ?? args[args.length - 1] ?? '';
-        const host = /^[a-z]+:\/\/([^/:]+)/.exec(url)?.[1] ?? url;
-        if (cmd === 'wget') {
-          err.write(`wget: bad address '${host}'\n`);
-          return 1;
-        }
-        err.write(`curl: (6) Could not resolve host: ${host}\n`);
-        return 6;
-      }
-      default:
-        // An unknown program: behaves like a server and runs until stopped.
-        await this.io.sleep(Infinity);
-        return 0;
+      case 'command':
+        if (args[0] !== '-v') return args.length ? this.runArgv(args, out, err, stdin) : 0;
+        return this.which(args.slice(1), true, out);
+      case 'which':
+        return this.which(args, false, out);
     }
+    const f = COMMANDS[cmd];
+    const ctx: CmdCtx = { io: this.io, fs: this.fs, vars: this.vars, out, err, stdin };
+    if (f) return f(args, ctx);
+    if (cmd0.includes('/') && this.fs.kind(cmd0) === 'file') {
+      // a script file (its `#!` line is a comment to the shell)
+      return this.runShell('sh', [cmd0, ...args], out, err, stdin);
+    }
+    if (this.io.unknown === 'notFound') {
+      err.write(`sh: ${cmd0}: not found\n`);
+      return 127;
+    }
+    // An unknown program in a container's main process behaves like a server: it runs until stopped.
+    await this.io.sleep(Infinity);
+    return 0;
+  }
+
+  /** `which NAME…` / `command -v NAME…`: where a known program is (busybox applets live in /bin). */
+  private which(names: string[], builtins: boolean, out: Out): number {
+    let st = 0;
+    for (const n of names) {
+      const b = path.posix.basename(n);
+      if (builtins && (BUILTINS.has(b) || SHELLS.has(b)) && !n.includes('/')) out.write(`${n}\n`);
+      else if (knownProgram(b) || (n.includes('/') && this.fs.kind(n) === 'file')) out.write(`${n.includes('/') ? n : `/bin/${n}`}\n`);
+      else st = 1;
+    }
+    return st;
   }
 
   private test(a: string[]): boolean {
     if (a[0] === '!') return !this.test(a.slice(1));
-    const fs = this.io.fs;
+    const fs = this.fs;
     if (a.length === 0) return false;
     if (a.length === 1) return a[0] !== '';
     if (a.length === 2) {
-      const [op, v] = a;
+      const [op, v = ''] = a;
       switch (op) {
         case '-e':
+        case '-r':
+        case '-w':
           return fs.kind(v) !== undefined;
+        case '-x':
+          return fs.kind(v) === 'dir' || knownProgram(path.posix.basename(v));
         case '-f':
           return fs.kind(v) === 'file';
         case '-d':
           return fs.kind(v) === 'dir';
+        case '-L':
+        case '-h':
+          return fs.lstat(v)?.kind === 'symlink';
         case '-s':
-          return (fs.read(v) ?? '').length > 0;
+          return (fs.lstat(v)?.size ?? 0) > 0 && fs.kind(v) !== undefined;
         case '-z':
           return v === '';
         case '-n':
@@ -513,7 +543,7 @@ class Shell {
       }
       return false;
     }
-    const [l, op, r] = a;
+    const [l = '', op, r = ''] = a;
     const nl = Number(l);
     const nr = Number(r);
     switch (op) {
@@ -537,8 +567,4 @@ class Shell {
     }
     return false;
   }
-}
-
-function unescape(s: string): string {
-  return s.replace(/\\([ntr\\])/g, (_m, c: string) => ({ n: '\n', t: '\t', r: '\r', '\\': '\\' })[c] ?? c);
 }

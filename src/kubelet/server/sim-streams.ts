@@ -1,19 +1,25 @@
 /**
  * Exec, attach and port-forward for a runtime without a streaming server (the
  * simulated runtime), served in-process:
- * - exec runs the command with the runtime's ExecSync once the client's stdin ended
- *   (stdin is fed to the command through a pipe `printf '%s' DATA | CMD…`, which the
- *   simulated shell interprets); output is delivered when the command finishes;
+ * - exec streams through the runtime's `execStream` when it has one (the simulated
+ *   runtime does): stdin as it arrives, output as it is written, and with `-t` a
+ *   terminal (echo, Enter, Backspace, Ctrl-C, Ctrl-D; CR LF output). A command that
+ *   does not read stdin (`echo hi`) ends at once even though a terminal never ends
+ *   stdin; `sh` reads and answers line by line until `exit` or end of input. Limits:
+ *   no raw mode (full-screen programs), no job control, no line editing beyond
+ *   Backspace/Ctrl-U, no history, window size ignored;
+ * - otherwise exec runs the command with the runtime's ExecSync once the client's
+ *   stdin ended (stdin is fed through a pipe `printf '%s' DATA | CMD…`); output is
+ *   delivered when the command finishes;
  * - attach follows the container's log file from its current end (what the main
  *   process writes from now on) until the container stops;
  * - port-forward fails every connection: simulated containers run no processes, so
  *   nothing listens on any port.
  *
- * Limits (documented, not hidden): no interactive sessions (`exec -it sh`), no
- * stdin for attach, and clients on protocols without stdin half-close (v1–v4
- * WebSockets) get their command run without stdin.
+ * Clients on protocols without stdin half-close (v1–v4 WebSockets) get their command
+ * run without stdin unless they have a terminal (where Ctrl-D ends input).
  */
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { streamExitCode, streamInternalError, streamSuccess, type StreamStatus } from '../../apiserver/streaming/channel.js';
 import type { Runtime } from '../../cri/api.js';
 import { readLogs } from '../logs/read.js';
@@ -41,8 +47,25 @@ function write(w: NonNullable<StreamIO['stdout']> | undefined, data: Buffer): Pr
   return new Promise((resolve) => w.write(data, () => resolve()));
 }
 
-/** Runs `cmd` with ExecSync (see module doc). */
+/**
+ * What a runtime without a streaming server may offer for exec with live streams
+ * (structurally the simulated runtime's `execStream`).
+ */
+export interface InProcessExec {
+  execStream(
+    containerId: string,
+    cmd: string[],
+    session: { tty: boolean; stdin?: Readable; write(stream: 'stdout' | 'stderr', data: Buffer): void; signal?: AbortSignal },
+  ): Promise<number>;
+}
+
+function hasExecStream(rt: Runtime): rt is Runtime & InProcessExec {
+  return typeof (rt as Partial<InProcessExec>).execStream === 'function';
+}
+
+/** Runs `cmd` in the container (see module doc). */
 export async function simExec(runtime: Runtime, containerId: string, cmd: string[], io: StreamIO): Promise<StreamStatus> {
+  if (hasExecStream(runtime)) return streamExec(runtime, containerId, cmd, io);
   let argv = cmd;
   if (io.stdin && io.stdinCanEnd) {
     const input = await collect(io.stdin, io.signal);
@@ -64,6 +87,29 @@ export async function simExec(runtime: Runtime, containerId: string, cmd: string
     await write(io.stderr, r.stderr);
   }
   return r.exitCode === 0 ? streamSuccess() : streamExitCode(r.exitCode);
+}
+
+async function streamExec(runtime: Runtime & InProcessExec, containerId: string, cmd: string[], io: StreamIO): Promise<StreamStatus> {
+  // without an end-of-input signal a reader would wait forever: such clients get no stdin (a terminal has Ctrl-D)
+  const stdin = io.stdin && (io.stdinCanEnd || io.tty) ? io.stdin : undefined;
+  let pending = Promise.resolve();
+  let code: number;
+  try {
+    code = await runtime.execStream(containerId, cmd, {
+      tty: io.tty,
+      stdin,
+      signal: io.signal,
+      write: (stream, data) => {
+        const w = io.tty || stream === 'stdout' ? io.stdout : io.stderr;
+        pending = pending.then(() => write(w, data));
+      },
+    });
+  } catch (e) {
+    await pending;
+    return streamInternalError(`error executing command in container: ${(e as Error).message}`);
+  }
+  await pending;
+  return code === 0 ? streamSuccess() : streamExitCode(code);
 }
 
 /** Streams what the container writes from now on, until it stops (see module doc). */
