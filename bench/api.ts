@@ -99,6 +99,10 @@ async function main(): Promise<void> {
       metadata: { name: `bench-${i}`, labels: { app: 'bench' } },
       spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '10Mi' } } }] },
     });
+  // without the controller manager nobody creates the default ServiceAccount, which
+  // ServiceAccount admission requires: create it as the controller would
+  const sa = await call('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
+  if (sa.status !== 201 && sa.status !== 409) throw new Error(`creating the default ServiceAccount: ${sa.status} ${sa.body}`);
   let next = 0;
   let failures = 0;
   const c0 = cpuTicks(proc.pid!);

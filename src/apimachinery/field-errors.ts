@@ -102,25 +102,47 @@ export function aggregateFieldErrors(errs: FieldError[]): string {
   return `[${msgs.join(', ')}]`;
 }
 
-/** A field path builder: `new Path('spec').child('containers').index(0).child('image').toString()`. */
+/**
+ * A field path builder: `new Path('spec').child('containers').index(0).child('image').toString()`.
+ * Paths are built on every validation run but printed only for errors, so a Path keeps
+ * its parent and last step and makes its text on first `toString()`.
+ */
 export class Path {
-  private constructor(private readonly s: string) {}
+  private text: string | undefined;
+  private constructor(
+    private readonly parent: Path | undefined,
+    /** the step: a child name, or an index/key (bracketed) */
+    private readonly step: string,
+    private readonly bracket: boolean,
+  ) {
+    if (parent === undefined) this.text = step;
+  }
   static root(name: string): Path {
-    return new Path(name);
+    return new Path(undefined, name, false);
   }
   child(name: string, ...more: string[]): Path {
-    let s = this.s ? `${this.s}.${name}` : name;
-    for (const m of more) s += `.${m}`;
-    return new Path(s);
+    let p = new Path(this, name, false);
+    for (const m of more) p = new Path(p, m, false);
+    if (more.length > 0) p.text = more.reduce((s, m) => `${s}.${m}`, this.joinChild(name));
+    return p;
   }
   index(i: number): Path {
-    return new Path(`${this.s}[${i}]`);
+    return new Path(this, String(i), true);
   }
   key(k: string): Path {
-    return new Path(`${this.s}[${k}]`);
+    return new Path(this, k, true);
   }
   toString(): string {
-    return this.s;
+    if (this.text !== undefined) return this.text;
+    const parent = this.parent!;
+    const t = this.bracket ? `${parent.toString()}[${this.step}]` : parent.joinChild(this.step);
+    this.text = t;
+    return t;
+  }
+  /** this path followed by child `name` (no dot after an empty path) */
+  private joinChild(name: string): string {
+    const s = this.toString();
+    return s ? `${s}.${name}` : name;
   }
 }
 

@@ -169,6 +169,23 @@ function interpret(suffix: string): Interpreted | undefined {
  * @see https://github.com/kubernetes/apimachinery/blob/v0.32.0/pkg/api/resource/quantity.go
  */
 export function parseQuantity(str: string): Quantity {
+  const hit = parsedQuantities.get(str);
+  if (hit !== undefined) return hit;
+  const q = Object.freeze(parseQuantityUncached(str));
+  if (parsedQuantities.size >= PARSED_QUANTITIES_MAX) parsedQuantities.clear();
+  parsedQuantities.set(str, q);
+  return q;
+}
+
+/**
+ * Quantities already parsed, by input text (Quantity values are immutable, so one
+ * parse serves every later one: the same few strings, "100m", "128Mi", recur in every
+ * pod). Emptied when full; inputs that fail to parse are not kept.
+ */
+const parsedQuantities = new Map<string, Quantity>();
+const PARSED_QUANTITIES_MAX = 4096;
+
+function parseQuantityUncached(str: string): Quantity {
   if (str.length === 0) throw new QuantityParseError(QUANTITY_ERR_FORMAT, 'format', str);
   if (str === '0') return ZERO_DECIMAL_SI_PARSED;
 

@@ -47,6 +47,13 @@ const qnameRe = new RegExp(`^${qnameFmt}$`);
  * name of at most 63 characters (upstream IsQualifiedName).
  */
 export function isQualifiedName(value: string): string[] {
+  // fast path for valid names (ASCII-only patterns: lengths are byte lengths)
+  const slash = value.indexOf('/');
+  if (slash < 0) {
+    if (value.length <= 63 && qnameRe.test(value)) return [];
+  } else if (slash > 0 && slash <= 253 && value.length - slash - 1 <= 63 && value.indexOf('/', slash + 1) < 0) {
+    if (qnameRe.test(value.slice(slash + 1)) && dns1123SubdomainRe.test(value.slice(0, slash))) return [];
+  }
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -78,6 +85,7 @@ const labelValueRe = new RegExp(`^${labelValueFmt}$`);
 
 /** A label value: empty or a qualified-name-like string of at most 63 characters (upstream IsValidLabelValue). */
 export function isValidLabelValue(value: string): string[] {
+  if (value.length <= 63 && labelValueRe.test(value)) return []; // fast path (ASCII-only pattern)
   const errs: string[] = [];
   if (longerThan(value, 63)) errs.push(maxLenError(63));
   if (!labelValueRe.test(value)) errs.push(regexError(labelValueErr, labelValueFmt, 'MyValue', 'my_value', '12345'));
@@ -95,6 +103,7 @@ const dns1123SubdomainRe = new RegExp(`^${dns1123SubdomainFmt}$`);
 
 /** An RFC 1123 label, at most 63 characters (upstream IsDNS1123Label): namespace names, container names. */
 export function isDNS1123Label(value: string): string[] {
+  if (value.length <= 63 && dns1123LabelRe.test(value)) return []; // fast path (ASCII-only pattern)
   const errs: string[] = [];
   if (longerThan(value, 63)) errs.push(maxLenError(63));
   if (!dns1123LabelRe.test(value)) {
@@ -106,6 +115,7 @@ export function isDNS1123Label(value: string): string[] {
 
 /** An RFC 1123 subdomain, at most 253 characters (upstream IsDNS1123Subdomain): most object names. */
 export function isDNS1123Subdomain(value: string): string[] {
+  if (value.length <= 253 && dns1123SubdomainRe.test(value)) return []; // fast path (ASCII-only pattern)
   const errs: string[] = [];
   if (longerThan(value, 253)) errs.push(maxLenError(253));
   if (!dns1123SubdomainRe.test(value)) errs.push(regexError(dns1123SubdomainErr, dns1123SubdomainFmt, 'example.com'));

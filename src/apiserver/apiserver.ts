@@ -18,7 +18,6 @@ import type { ApiRequest, ResponseWriter } from './http/types.js';
 import { handleOpenAPI } from './openapi/index.js';
 import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
-import { isNotFound } from '../apimachinery/errors.js';
 
 /** Authorization decision input (upstream authorizer.Attributes). */
 export interface AuthorizationAttributes {
@@ -111,12 +110,9 @@ export class APIServer implements StoreLookup {
       get: async (r: GroupVersionResource, ns: string, name: string): Promise<KObject | undefined> => {
         const s = this.store(r.group, r.resource);
         if (!s) return undefined;
-        try {
-          return (await s.get(ns, name)).obj;
-        } catch (e) {
-          if (isNotFound(e)) return undefined;
-          throw e;
-        }
+        // a consistent read as Store.get, without making a NotFound error for a miss
+        await s.cache.sync();
+        return s.peek(ns, name)?.obj;
       },
       list: async (r: GroupVersionResource, ns: string): Promise<KObject[]> => {
         const s = this.store(r.group, r.resource);

@@ -54,46 +54,80 @@ function certificateUser(sock: TLSSocket): UserInfo | undefined {
   return { username, groups: [...orgs, 'system:authenticated'] };
 }
 
-/** Adapts a Node ServerResponse to the pipeline's ResponseWriter. */
-export function responseWriter(res: ServerResponse): ResponseWriter {
-  let closed = false;
-  const closers: (() => void)[] = [];
-  const fire = (): void => {
-    if (closed) return;
-    closed = true;
-    for (const c of closers.splice(0)) c();
+/**
+ * A Node ServerResponse as the pipeline's ResponseWriter. A class (no per-request
+ * closures or accessor literals); the 'close' listener is added only when someone
+ * asks to hear of it (watches, proxied streams).
+ */
+class NodeResponseWriter implements ResponseWriter {
+  private fired = false;
+  private closers: (() => void)[] | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  /** the response's 'close': the client went away or the response ended */
+  private readonly fire = (): void => {
+    if (this.fired) return;
+    this.fired = true;
+    const cs = this.closers;
+    this.closers = undefined;
+    if (cs) for (const c of cs) c();
   };
-  res.on('close', fire);
-  return {
-    writeHead(status, headers) {
-      if (!res.headersSent) res.writeHead(status, headers);
-    },
-    write(chunk) {
-      if (closed) return;
-      if (chunk === '' || (Buffer.isBuffer(chunk) && chunk.length === 0)) {
-        res.flushHeaders();
-        return;
-      }
-      res.write(chunk);
-    },
-    end(chunk) {
-      if (res.writableEnded) return;
-      if (chunk !== undefined) res.end(chunk);
-      else res.end();
-    },
-    onClose(cb) {
-      if (closed) cb();
-      else closers.push(cb);
-    },
-    get closed() {
-      return closed || res.writableEnded;
-    },
-  };
+
+  /** 'close' was emitted (Node sets `destroyed` as it emits it) */
+  private get hasClosed(): boolean {
+    return this.fired || this.res.destroyed;
+  }
+
+  writeHead(status: number, headers: Record<string, string | string[]>): void {
+    if (!this.res.headersSent) this.res.writeHead(status, headers);
+  }
+
+  write(chunk: string | Buffer): void {
+    if (this.hasClosed) return;
+    if (chunk === '' || (Buffer.isBuffer(chunk) && chunk.length === 0)) {
+      this.res.flushHeaders();
+      return;
+    }
+    this.res.write(chunk);
+  }
+
+  end(chunk?: string | Buffer): void {
+    const res = this.res;
+    if (res.writableEnded) return;
+    if (chunk !== undefined) res.end(chunk);
+    else res.end();
+  }
+
+  onClose(cb: () => void): void {
+    if (this.hasClosed) {
+      cb();
+      return;
+    }
+    if (this.closers === undefined) {
+      this.closers = [];
+      this.res.on('close', this.fire);
+    }
+    this.closers.push(cb);
+  }
+
+  get closed(): boolean {
+    return this.hasClosed || this.res.writableEnded;
+  }
 }
 
+/** Adapts a Node ServerResponse to the pipeline's ResponseWriter. */
+export function responseWriter(res: ServerResponse): ResponseWriter {
+  return new NodeResponseWriter(res);
+}
+
+/** The request headers as the pipeline takes them: Node's object itself unless a header is multi-valued. */
 function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  const src = req.headers;
+  // only set-cookie comes as an array from Node's parser
+  if (src['set-cookie'] === undefined) return src as Record<string, string | undefined>;
   const h: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) h[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(src)) h[k] = Array.isArray(v) ? v.join(', ') : v;
   return h;
 }
 
@@ -133,7 +167,8 @@ export function listen(api: APIServer, o: ListenOptions, upgrade?: UpgradeHandle
           method: req.method ?? 'GET',
           url: req.url ?? '/',
           headers: headersOf(req),
-          body: chunks.length ? Buffer.concat(chunks) : undefined,
+          // one chunk (the usual case) is used as it is: Node hands each read its own buffer
+          body: chunks.length === 0 ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size),
           user: userFromCertificate(req.socket as TLSSocket),
           remoteAddress: req.socket.remoteAddress,
         };

@@ -50,6 +50,8 @@ const jsonTypes = new Set(['application/json', '*/*', 'application/*']);
  * @param allowTransform whether Table/PartialObjectMetadata transforms apply (resource GET/LIST/WATCH)
  */
 export function negotiateOutput(accept: string | undefined, allowTransform: boolean): Negotiated {
+  // the usual headers, without parsing
+  if (accept === undefined || accept === 'application/json' || accept === '*/*') return { format: 'json', transform: 'none' };
   const types = parseMediaTypes(accept);
   if (types.length === 0) return { format: 'json', transform: 'none' };
   for (const mt of types) {
@@ -79,6 +81,7 @@ export function negotiateOutput(accept: string | undefined, allowTransform: bool
 export type BodyFormat = 'json' | 'yaml' | 'protobuf' | 'json-patch' | 'merge-patch' | 'strategic-merge-patch' | 'apply-patch';
 
 export function bodyFormat(contentType: string | undefined): BodyFormat | undefined {
+  if (contentType === 'application/json') return 'json'; // the usual header, without parsing
   const mt = parseMediaTypes(contentType)[0];
   if (!mt) return undefined;
   switch (mt.type) {

@@ -44,40 +44,32 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     name: '',
     parts: [],
   };
-  let parts: string[];
-  try {
-    parts = path
-      .split('/')
-      .filter((s) => s !== '')
-      .map((s) => decodeURIComponent(s));
-  } catch {
-    return info;
-  }
-  if (parts.length < 1 || (parts[0] !== 'api' && parts[0] !== 'apis')) return info;
-  info.apiPrefix = parts[0]!;
-  parts = parts.slice(1);
+  const all = splitPath(path);
+  if (all === undefined) return info;
+  // `all[i..]` is what is left to interpret
+  let i = 0;
+  const left = (): number => all.length - i;
+  if (left() < 1 || (all[0] !== 'api' && all[0] !== 'apis')) return info;
+  info.apiPrefix = all[i++]!;
   if (info.apiPrefix === 'apis') {
-    if (parts.length < 1) return info;
-    info.apiGroup = parts[0]!;
-    parts = parts.slice(1);
+    if (left() < 1) return info;
+    info.apiGroup = all[i++]!;
   }
-  if (parts.length < 1) return info;
-  info.apiVersion = parts[0]!;
-  parts = parts.slice(1);
-  if (parts.length < 1) return info;
+  if (left() < 1) return info;
+  info.apiVersion = all[i++]!;
+  if (left() < 1) return info;
   info.isResourceRequest = true;
 
   let isWatchPath = false;
-  if (parts[0] === 'watch') {
+  if (all[i] === 'watch') {
     isWatchPath = true;
-    parts = parts.slice(1);
-    if (parts.length < 1) {
+    i++;
+    if (left() < 1) {
       info.isResourceRequest = false;
       return info;
     }
   }
-  const m = method.toUpperCase();
-  switch (m) {
+  switch (method) {
     case 'POST':
       info.verb = 'create';
       break;
@@ -95,31 +87,79 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
       info.verb = 'delete';
       break;
     default:
-      info.verb = '';
+      info.verb = verbOf(method.toUpperCase());
   }
 
-  if (parts[0] === 'namespaces') {
-    if (parts.length > 1) {
-      info.namespace = parts[1]!;
+  if (all[i] === 'namespaces') {
+    if (left() > 1) {
+      info.namespace = all[i + 1]!;
       // /namespaces/{name}/{subresource} of the namespace itself
-      if (parts.length > 2 && !namespaceSubresources.has(parts[2]!)) parts = parts.slice(2);
+      if (left() > 2 && !namespaceSubresources.has(all[i + 2]!)) i += 2;
     }
   }
-  info.parts = parts;
-  // parts is now resource[/name[/subresource[/...]]]
-  if (parts.length >= 3) info.subresource = parts[2]!;
-  if (parts.length >= 2) info.name = parts[1]!;
-  if (parts.length >= 1) info.resource = parts[0]!;
-  info.parts = parts.slice(3);
+  // what is left is resource[/name[/subresource[/...]]]
+  const n = left();
+  if (n >= 3) info.subresource = all[i + 2]!;
+  if (n >= 2) info.name = all[i + 1]!;
+  if (n >= 1) info.resource = all[i]!;
+  info.parts = n > 3 ? all.slice(i + 3) : [];
 
   if (info.name === '' && info.verb === 'get') {
     info.verb = 'list';
   }
-  const watchParam = query.get('watch');
-  if (info.verb === 'list' && (watchParam === 'true' || watchParam === '1')) info.verb = 'watch';
+  if (info.verb === 'list') {
+    const watchParam = query.get('watch');
+    if (watchParam === 'true' || watchParam === '1') info.verb = 'watch';
+  }
   if (isWatchPath) info.verb = info.verb === 'list' || info.verb === 'get' ? 'watch' : info.verb;
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   // a Namespace object itself is cluster-scoped: /api/v1/namespaces/x has name x, no namespace
   if (info.resource === 'namespaces') info.namespace = '';
   return info;
+}
+
+/** The verb for a method in any letter case (the fast path above takes the usual upper case). */
+function verbOf(m: string): string {
+  switch (m) {
+    case 'POST':
+      return 'create';
+    case 'GET':
+    case 'HEAD':
+      return 'get';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return '';
+  }
+}
+
+/**
+ * The non-empty segments of `path`, each percent-decoded; undefined when a segment
+ * does not decode (the request is then not a resource request).
+ */
+function splitPath(path: string): string[] | undefined {
+  const out: string[] = [];
+  let start = 0;
+  const n = path.length;
+  while (start <= n) {
+    let end = path.indexOf('/', start);
+    if (end < 0) end = n;
+    if (end > start) {
+      const seg = path.slice(start, end);
+      if (seg.indexOf('%') < 0) out.push(seg);
+      else {
+        try {
+          out.push(decodeURIComponent(seg));
+        } catch {
+          return undefined;
+        }
+      }
+    }
+    start = end + 1;
+  }
+  return out;
 }

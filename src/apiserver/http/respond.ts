@@ -18,8 +18,10 @@ function warningHeaders(warnings: string[] | undefined): Record<string, string |
   return { Warning: seen.map((w) => `299 - ${JSON.stringify(w)}`) };
 }
 
+const NO_OPTIONS: ResponseOptions = {};
+
 /** Writes a JSON (or YAML) body given as an already-serialised JSON string. */
-export function writeRawJSON(res: ResponseWriter, status: number, json: string, opts: ResponseOptions = {}): void {
+export function writeRawJSON(res: ResponseWriter, status: number, json: string, opts: ResponseOptions = NO_OPTIONS): void {
   if (res.closed) return;
   let body = json;
   let ct = 'application/json';
@@ -27,12 +29,10 @@ export function writeRawJSON(res: ResponseWriter, status: number, json: string, 
     body = toYAML(JSON.parse(json));
     ct = 'application/yaml';
   }
-  res.writeHead(status, {
-    'Content-Type': ct,
-    'Cache-Control': 'no-cache, private',
-    ...warningHeaders(opts.warnings),
-    ...(opts.headers ?? {}),
-  });
+  const headers: Record<string, string | string[]> = { 'Content-Type': ct, 'Cache-Control': 'no-cache, private' };
+  if (opts.warnings !== undefined && opts.warnings.length > 0) Object.assign(headers, warningHeaders(opts.warnings));
+  if (opts.headers !== undefined) Object.assign(headers, opts.headers);
+  res.writeHead(status, headers);
   res.end(body);
 }
 

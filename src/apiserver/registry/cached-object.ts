@@ -8,11 +8,18 @@ import type { Obj } from '../../api/resource.js';
 
 export class CachedObject {
   private jsonText?: string;
+  /**
+   * @param json the wire JSON when the writer already has it (it must equal
+   * `JSON.stringify(obj)`); computed on first use otherwise
+   */
   constructor(
     readonly key: string,
     readonly obj: Obj,
     readonly rv: number,
-  ) {}
+    json?: string,
+  ) {
+    this.jsonText = json;
+  }
 
   /** The wire JSON (with metadata.resourceVersion), computed once. */
   get json(): string {
@@ -48,8 +55,99 @@ export function decodeStored(key: string, value: string, modRevision: number): C
 
 /** Serialises an object for storage: everything except metadata.resourceVersion. */
 export function encodeForStorage(obj: Obj): string {
-  if (obj.metadata.resourceVersion === undefined) return JSON.stringify(obj);
-  return JSON.stringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } });
+  return encodeObject(obj).stored;
+}
+
+/**
+ * An object serialised once for both uses: the stored text (without
+ * metadata.resourceVersion) and, for a revision, the wire JSON, which is exactly
+ * `JSON.stringify(obj)` once `obj.metadata.resourceVersion` is set to that revision
+ * (the key keeps its place in metadata, or comes last when it is new).
+ */
+export interface EncodedObject {
+  /** the storage value */
+  readonly stored: string;
+  /** the wire JSON with metadata.resourceVersion = String(rv), or undefined when only `JSON.stringify(obj)` can tell */
+  wire(rv: number): string | undefined;
+}
+
+/**
+ * Marks the place of metadata.resourceVersion while the object is serialised: a value
+ * with control characters (escaped by JSON.stringify), whose member text is looked up
+ * afterwards and used only when it occurs exactly once.
+ */
+const RV_MARK = '\u0001k8ts-resource-version\u0001';
+const RV_MEMBER = `"resourceVersion":${JSON.stringify(RV_MARK)}`;
+
+/** The serialisation with the place of metadata.resourceVersion in it. */
+class MarkedEncoding implements EncodedObject {
+  readonly stored: string;
+  private readonly head: string;
+  private readonly tail: string;
+
+  /**
+   * @param text the object's JSON with {@link RV_MEMBER} at `at`
+   */
+  constructor(text: string, at: number) {
+    this.head = text.slice(0, at);
+    this.tail = text.slice(at + RV_MEMBER.length);
+    // the stored text drops the member and one comma next to it
+    if (text.charCodeAt(at - 1) === 44 /* , */) this.stored = text.slice(0, at - 1) + this.tail;
+    else if (text.charCodeAt(at + RV_MEMBER.length) === 44) this.stored = this.head + text.slice(at + RV_MEMBER.length + 1);
+    else this.stored = this.head + this.tail;
+  }
+
+  wire(rv: number): string {
+    return `${this.head}"resourceVersion":"${rv}"${this.tail}`;
+  }
+}
+
+/**
+ * Objects of unusual shapes (not plain data) or stored in another form (storage
+ * conversion): the stored text alone, the wire JSON left to JSON.stringify.
+ */
+export class WholeEncoding implements EncodedObject {
+  constructor(readonly stored: string) {}
+  wire(): undefined {
+    return undefined;
+  }
+}
+
+function wholeEncoding(obj: Obj): WholeEncoding {
+  const m = obj.metadata;
+  return new WholeEncoding(
+    m?.resourceVersion === undefined ? JSON.stringify(obj) : JSON.stringify({ ...obj, metadata: { ...m, resourceVersion: undefined } }),
+  );
+}
+
+/**
+ * Serialises `obj` once for storage and the wire (see {@link EncodedObject}), where
+ * storing and answering used to serialise it twice (and copy it to drop
+ * resourceVersion). `obj.metadata.resourceVersion` holds a marker during the call
+ * and is restored (same value, same key order) before it returns.
+ */
+export function encodeObject(obj: Obj): EncodedObject {
+  const m = obj.metadata as unknown;
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return wholeEncoding(obj);
+  const meta = obj.metadata;
+  const had = Object.prototype.hasOwnProperty.call(meta, 'resourceVersion');
+  const saved = meta.resourceVersion;
+  let text: string;
+  try {
+    meta.resourceVersion = RV_MARK;
+  } catch {
+    return wholeEncoding(obj); // frozen metadata
+  }
+  try {
+    text = JSON.stringify(obj);
+  } finally {
+    if (had) meta.resourceVersion = saved;
+    else delete meta.resourceVersion;
+  }
+  const at = text.indexOf(RV_MEMBER);
+  // absent: a toJSON or an unusual shape hid metadata; twice: the text occurs in data too
+  if (at < 0 || text.indexOf(RV_MEMBER, at + RV_MEMBER.length) >= 0) return wholeEncoding(obj);
+  return new MarkedEncoding(text, at);
 }
 
 /** Deep copy of plain JSON data. */

@@ -31,7 +31,7 @@ import {
   type Storage,
 } from '../../storage/interface.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
-import { CachedObject, decodeStored, encodeForStorage, type Decoder } from './cached-object.js';
+import { CachedObject, decodeStored, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
 import { type ObjectFilter, buildFilter } from './selectors.js';
 import { WatchCache } from './watch-cache.js';
 import { newUID, generateNameSuffix, rfc3339 } from './meta.js';
@@ -98,12 +98,17 @@ export class Store {
   private readonly lookup?: ObjectLookup;
   readonly groupResource: { group: string; resource: string };
   readonly groupKind: { group: string; kind: string };
+  /** the resource and kind as admission attributes name them (shared by every request; plugins only read them) */
+  private readonly gvr: { group: string; version: string; resource: string };
+  private readonly gvk: { group: string; version: string; kind: string };
   /** writes in flight by key: the watch cache adopts these objects instead of decoding */
-  private readonly writing = new Map<string, { value: string; obj: Obj; cached?: CachedObject }>();
+  private readonly writing = new Map<string, { value: string; obj: Obj; enc: EncodedObject; cached?: CachedObject }>();
   /** stored kv → served object (with the definition's storage conversion) */
   readonly decode: Decoder;
   /** served object → stored value */
   readonly encode: (obj: Obj) => string;
+  /** served object → stored value and (without storage conversion) its wire JSON for any revision */
+  private readonly encodeFull: (obj: Obj) => EncodedObject;
 
   constructor(def: ResourceDefinition, opts: StoreOptions) {
     this.def = def;
@@ -120,8 +125,11 @@ export class Store {
         }
       : decodeStored;
     this.encode = conv ? (o) => encodeForStorage(conv.toStored(o)) : encodeForStorage;
+    this.encodeFull = conv ? (o) => new WholeEncoding(encodeForStorage(conv.toStored(o))) : encodeObject;
     this.groupResource = { group: def.group, resource: def.resource };
     this.groupKind = { group: def.group, kind: def.kind };
+    this.gvr = { group: def.group, version: def.version, resource: def.resource };
+    this.gvk = { group: def.group, version: def.version, kind: def.kind };
     const attrs = def.fieldSelectorAttrs;
     const indexFunc = def.resource === 'pods' && attrs ? (o: CachedObject) => attrs(o.obj)['spec.nodeName'] ?? '' : undefined;
     // Objects this store is writing are handed to the watch cache as they are (when the
@@ -131,7 +139,7 @@ export class Store {
       const w = this.writing.get(k);
       if (w !== undefined && w.value === v && w.cached === undefined) {
         w.obj.metadata.resourceVersion = String(r);
-        w.cached = new CachedObject(k, w.obj, r);
+        w.cached = new CachedObject(k, w.obj, r, w.enc.wire(r));
         return w.cached;
       }
       return decode(k, v, r);
@@ -297,8 +305,9 @@ export class Store {
     if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
     const key = this.key(ns, meta.name!);
     try {
-      const kv = await this.write(key, obj, (v) => this.storage.create(key, v));
-      const stored = this.adopt(key, obj, kv.modRevision);
+      const enc = this.encodeFull(obj);
+      const kv = await this.write(key, obj, enc, (v) => this.storage.create(key, v));
+      const stored = this.adopt(key, obj, kv.modRevision, enc);
       await def.hooks?.afterCreate?.(obj, sctx);
       return stored;
     } catch (e) {
@@ -311,22 +320,22 @@ export class Store {
    * Runs a storage write while announcing the object to the watch cache, so the cache
    * shares it (and its JSON) with the response instead of parsing the stored text.
    */
-  private async write<R>(key: string, obj: Obj, op: (value: string) => Promise<R>, value = this.encode(obj)): Promise<R> {
-    const entry = { value, obj };
+  private async write<R>(key: string, obj: Obj, enc: EncodedObject, op: (value: string) => Promise<R>): Promise<R> {
+    const entry = { value: enc.stored, obj, enc };
     this.writing.set(key, entry);
     try {
-      return await op(value);
+      return await op(entry.value);
     } finally {
       if (this.writing.get(key) === entry) this.writing.delete(key);
     }
   }
 
   /** The CachedObject for a completed write: the one the cache adopted, or a new one. */
-  private adopt(key: string, obj: Obj, rev: number): CachedObject {
+  private adopt(key: string, obj: Obj, rev: number, enc: EncodedObject): CachedObject {
     obj.metadata.resourceVersion = String(rev);
     const c = this.cache.get(key);
     if (c && c.rv === rev && c.obj === obj) return c;
-    return new CachedObject(key, obj, rev);
+    return new CachedObject(key, obj, rev, enc.wire(rev));
   }
 
   private validateName(name: string, prefix: boolean): string[] {
@@ -421,9 +430,9 @@ export class Store {
       await this.runAdmission('UPDATE', obj, old, ns, wc, 'validate', subresource);
 
       meta.resourceVersion = String(current.rv);
-      const value = this.encode(obj);
+      const enc = this.encodeFull(obj);
       // no-op updates are not written (upstream compares the encoded bytes)
-      if (value === this.encode(old)) return { obj: current, created: false };
+      if (enc.stored === this.encode(old)) return { obj: current, created: false };
       if (wc.dryRun) return { obj: new CachedObject(key, obj, current.rv), created: false };
       // finalizers emptied on an object being deleted with zero grace: remove it now
       const finalize =
@@ -437,8 +446,8 @@ export class Store {
           return { obj: new CachedObject(key, obj, kv.modRevision), created: false };
         }
         const rev = current.rv;
-        const kv = await this.write(key, obj, (v) => this.storage.update(key, v, rev), value);
-        return { obj: this.adopt(key, obj, kv.modRevision), created: false };
+        const kv = await this.write(key, obj, enc, (v) => this.storage.update(key, v, rev));
+        return { obj: this.adopt(key, obj, kv.modRevision, enc), created: false };
       } catch (e) {
         if (e instanceof RevisionMismatchError) {
           if (rv) throw newConflict(this.groupResource, name);
@@ -470,9 +479,10 @@ export class Store {
       const obj = fn(current.clone());
       if (dryRun) return new CachedObject(key, obj, current.rv);
       try {
-        const kv = await this.storage.update(key, this.encode(obj), current.rv);
-        obj.metadata.resourceVersion = String(kv.modRevision);
-        return new CachedObject(key, obj, kv.modRevision);
+        const rev = current.rv;
+        const enc = this.encodeFull(obj);
+        const kv = await this.write(key, obj, enc, (v) => this.storage.update(key, v, rev));
+        return this.adopt(key, obj, kv.modRevision, enc);
       } catch (e) {
         if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
           current = this.decode(key, e.current.value, e.current.modRevision);
@@ -605,8 +615,8 @@ export class Store {
     if (!this.admission) return;
     const a: AdmissionAttributes = {
       operation: op,
-      resource: { group: this.def.group, version: this.def.version, resource: this.def.resource },
-      kind: { group: this.def.group, version: this.def.version, kind: this.def.kind },
+      resource: this.gvr,
+      kind: this.gvk,
       subresource,
       namespace: this.def.namespaced ? ns : '',
       name: obj?.metadata.name ?? old?.metadata.name ?? '',

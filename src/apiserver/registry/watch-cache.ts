@@ -46,6 +46,8 @@ export class WatchCache {
   private waiters: { rv: number; resolve: () => void }[] = [];
   private watcher?: Watcher;
   private readyPromise?: Promise<void>;
+  /** set once the initial load finished (sync then skips awaiting it) */
+  private loaded = false;
   private failed?: Error;
 
   constructor(
@@ -60,7 +62,15 @@ export class WatchCache {
 
   /** Loads all objects and starts following storage. Idempotent. */
   start(): Promise<void> {
-    if (!this.readyPromise) this.readyPromise = this.load();
+    if (!this.readyPromise) {
+      this.readyPromise = this.load();
+      this.readyPromise.then(
+        () => {
+          this.loaded = true;
+        },
+        () => undefined,
+      );
+    }
     return this.readyPromise;
   }
 
@@ -114,9 +124,10 @@ export class WatchCache {
 
   /** Waits until the cache is as fresh as storage (a consistent read). */
   async sync(): Promise<void> {
-    await this.start();
+    if (!this.loaded) await this.start();
     const cur = await this.storage.currentRevision();
-    await this.waitFor(cur);
+    if (this.failed) throw this.failed;
+    if (this.rv < cur) await this.waitFor(cur);
   }
 
   get(key: string): CachedObject | undefined {
