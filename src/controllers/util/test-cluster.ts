@@ -70,7 +70,7 @@ export async function startTestCluster(): Promise<TestCluster> {
 }
 
 /** Polls `fn` (every 10 ms) until it returns a truthy value; throws after `timeoutMs`. */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -142,4 +142,36 @@ export async function finishPod(client: Client, pod: Pod, phase: 'Succeeded' | '
 /** The pods of namespace `ns` (optionally by label selector). */
 export async function listPods(client: Client, ns = 'default', labelSelector?: string): Promise<Pod[]> {
   return (await client.list<Pod>(R.pods, ns, { labelSelector })).items;
+}
+
+/**
+ * A stand-in kubelet for controller tests: binds and readies every new pod (unless
+ * `behave` says otherwise) and removes pods once they are marked for deletion.
+ * @param behave per pod: 'ready' (default), 'succeed', 'fail' or 'ignore'
+ */
+export function startFakeKubelet(client: Client, behave: (p: Pod) => 'ready' | 'succeed' | 'fail' | 'ignore' = () => 'ready'): { stop(): void } {
+  const informer = new SharedInformers(client).get<Pod>(R.pods);
+  const busy = new Set<string>();
+  const handle = (p: Pod): void => {
+    const key = `${p.metadata?.namespace}/${p.metadata?.name}`;
+    if (busy.has(key)) return;
+    const ns = p.metadata!.namespace!;
+    const name = p.metadata!.name!;
+    let work: Promise<unknown> | undefined;
+    if (p.metadata?.deletionTimestamp) {
+      if (p.metadata.finalizers?.length) return;
+      work = client.delete(R.pods, ns, name, { gracePeriodSeconds: 0 });
+    } else if (p.status?.phase === 'Pending') {
+      const b = behave(p);
+      if (b === 'ready') work = makePodReady(client, p);
+      else if (b === 'succeed') work = finishPod(client, p, 'Succeeded');
+      else if (b === 'fail') work = finishPod(client, p, 'Failed');
+    }
+    if (!work) return;
+    busy.add(key);
+    void work.catch(() => undefined).finally(() => busy.delete(key));
+  };
+  informer.addEventHandler({ add: handle, update: (_o, p) => handle(p) });
+  informer.start();
+  return { stop: () => informer.stop() };
 }
