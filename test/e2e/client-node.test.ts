@@ -60,7 +60,7 @@ describe('e2e: @kubernetes/client-node', () => {
       const l = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=lib-pod' });
       return l.items.some((e) => e.reason === 'Started') ? l.items : undefined;
     });
-    const reasons = evs.map((e) => e.reason);
+    const reasons = (evs ?? []).map((e) => e.reason);
     for (const r of ['Scheduled', 'Created', 'Started']) assert.ok(reasons.includes(r), reasons.join(','));
   });
 

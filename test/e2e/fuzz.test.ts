@@ -134,7 +134,7 @@ function cases(n: number, seed: number): Case[] {
         });
         break;
       default:
-        out.push({ method: 'GET', path: pick(['/api/v9', '/apis/nope.example.com/v1/things', '/api/v1/namespaces/default/nothings', '/apis/apps', '/metrics/../secrets', '/api/v1/namespaces/default/configmaps/missing/status']), as: 'admin', kind: 'not-found' });
+        out.push({ method: 'GET', path: pick(['/api/v9', '/apis/nope.example.com/v1/things', '/api/v1/namespaces/default/nothings', '/apis/nope.example.com', '/metrics/../secrets', '/api/v1/namespaces/default/configmaps/missing/status']), as: 'admin', kind: 'not-found' });
     }
   }
   return out;
