@@ -10,10 +10,13 @@
 import type { ConfigMap, DownwardAPIVolumeFile, KeyToPath, Pod, Secret, Volume, VolumeProjection } from 'kubernetes-types/core/v1.js';
 import { fieldRefValue, resourceFieldRefValue, type NodeAllocatable, type RuntimeFieldValues } from '../env/downward.js';
 import type { FileProjection } from './atomic-writer.js';
+import type { TokenRequestSpec } from '../token/manager.js';
 
 export interface SourceDeps {
   getConfigMap(ns: string, name: string): Promise<ConfigMap | undefined>;
   getSecret(ns: string, name: string): Promise<Secret | undefined>;
+  /** a bound ServiceAccount token for a projected serviceAccountToken source (TokenRequest) */
+  getServiceAccountToken?(req: TokenRequestSpec): Promise<string>;
   runtimeValues: RuntimeFieldValues;
   alloc: NodeAllocatable;
 }
@@ -106,8 +109,18 @@ async function projectedPayload(out: Payload, pod: Pod, sources: readonly Volume
       else if (s.secret) await secretPayload(out, pod, s.secret, mode, d);
       else if (s.downwardAPI) downwardPayload(out, pod, s.downwardAPI.items, mode, d);
       else if (s.serviceAccountToken) {
-        // No token issuer on the kubelet side yet: a placeholder so the path exists.
-        out.set(s.serviceAccountToken.path, { data: Buffer.from('k8ts-placeholder-service-account-token', 'utf8'), mode: mode === DEFAULT_MODE ? 0o600 : mode });
+        if (!d.getServiceAccountToken) throw new Error('cannot request a ServiceAccount token: no token manager');
+        const sa = pod.spec?.serviceAccountName || 'default';
+        const token = await d.getServiceAccountToken({
+          namespace: pod.metadata?.namespace ?? '',
+          serviceAccount: sa,
+          // an empty audience means the API server's own (upstream: the apiserver's audiences)
+          audiences: s.serviceAccountToken.audience ? [s.serviceAccountToken.audience] : [],
+          expirationSeconds: s.serviceAccountToken.expirationSeconds ?? 3600,
+          pod: { name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' },
+        });
+        // token files are 0600 unless a mode was asked for, as upstream
+        out.set(s.serviceAccountToken.path, { data: Buffer.from(token, 'utf8'), mode: mode === DEFAULT_MODE ? 0o600 : mode });
       }
     } catch (e) {
       errs.push((e as Error).message);
