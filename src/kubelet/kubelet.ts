@@ -7,6 +7,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
  */
+import { TokenManager } from './token/manager.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -27,7 +28,7 @@ import { Msg, Reason } from './events.js';
 import { ImageManager } from './images/image-manager.js';
 import { computePodActions } from './kuberuntime/pod-actions.js';
 import { KubeRuntimeManager, ReasonCache } from './kuberuntime/runtime-manager.js';
-import { getPodStatus } from './kuberuntime/runtime-status.js';
+import { RuntimeStatusCache } from './kuberuntime/runtime-cache.js';
 import { podLogDir, type DNSSettings } from './kuberuntime/sandbox-config.js';
 import type { MachineInfo } from './nodestatus/setters.js';
 import { PodWorkers } from './pod-workers.js';
@@ -70,11 +71,16 @@ export class Kubelet {
   readonly prober: ProberManager;
   readonly runtimeManager: KubeRuntimeManager;
   private readonly reasons = new ReasonCache();
+  /** bound ServiceAccount tokens for projected volumes */
+  private readonly tokens: TokenManager;
+  /** shared relists and status calls for every pod worker */
+  readonly runtimeCache: RuntimeStatusCache;
   private runtimeName = '';
   private timers: TimerHandle[] = [];
   private stopped = false;
 
   constructor(private readonly o: KubeletCoreOptions) {
+    this.tokens = new TokenManager(o.client, () => o.clock.now());
     const log = o.log ?? (() => undefined);
     this.podInformer = new Informer(o.client, R.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
     this.svcInformer = new Informer(o.client, R.services);
@@ -94,6 +100,7 @@ export class Kubelet {
       nodeHostname: o.machine.hostname,
       memoryCapacity: value(o.machine.memory),
     });
+    this.runtimeCache = new RuntimeStatusCache(o.runtime, () => this.runtimeName);
     this.workers = new PodWorkers(
       (uid) => this.syncPod(uid),
       (uid, e) => log(`sync of pod ${uid} failed`, e),
@@ -207,7 +214,7 @@ export class Kubelet {
 
   private podStatus(pod: Pod): Promise<RuntimePodStatus> {
     const m = pod.metadata ?? {};
-    return getPodStatus(this.o.runtime, m.uid ?? '', m.name ?? '', m.namespace ?? '', this.runtimeName);
+    return this.runtimeCache.podStatus(m.uid ?? '', m.name ?? '', m.namespace ?? '');
   }
 
   private apiStatus(pod: Pod, ps: RuntimePodStatus, terminal = false): ReturnType<typeof generateAPIPodStatus> {
@@ -230,7 +237,7 @@ export class Kubelet {
 
     let volumes: Map<string, string>;
     try {
-      volumes = await this.volumes.mountPod(pod, { getConfigMap: (ns, n) => this.getConfigMap(ns, n), getSecret: (ns, n) => this.getSecret(ns, n), runtimeValues: this.runtimeValues(ps.ips), alloc: this.alloc() }, (e) =>
+      volumes = await this.volumes.mountPod(pod, { getConfigMap: (ns, n) => this.getConfigMap(ns, n), getSecret: (ns, n) => this.getSecret(ns, n), getServiceAccountToken: (r) => this.tokens.getToken(r), runtimeValues: this.runtimeValues(ps.ips), alloc: this.alloc() }, (e) =>
         this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedMountVolume, Msg.mountFailed(e.volume, e.message)),
       );
     } catch {
@@ -239,7 +246,7 @@ export class Kubelet {
     let cgroupParent: string | undefined;
     if (this.o.cgroups) {
       try {
-        cgroupParent = this.o.cgroups.ensure(pod);
+        cgroupParent = await this.o.cgroups.ensure(pod);
       } catch (e) {
         this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedToCreatePodContainer, Msg.podCgroupFailed((e as Error).message));
         return;
@@ -310,7 +317,7 @@ export class Kubelet {
 
   /** A pod that is gone from the API: stop and remove whatever the runtime still has. */
   private async cleanupOrphan(uid: string): Promise<void> {
-    const ps = await getPodStatus(this.o.runtime, uid, '', '', this.runtimeName);
+    const ps = await this.runtimeCache.podStatus(uid, '', '');
     // what the runtime recorded (grace period, preStop) stands in for the lost spec
     const orphan: Pod = { metadata: { uid, name: ps.name, namespace: ps.namespace }, spec: { containers: [] } };
     await this.runtimeManager.killPod(orphan, ps, 2);

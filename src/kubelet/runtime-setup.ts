@@ -13,6 +13,7 @@
  *
  * @see https://docs.k3s.io/advanced#using-an-alternative-container-runtime
  */
+import { join } from 'node:path';
 import type { Runtime } from '../cri/api.js';
 import { findExecutable, startManagedContainerd, type ManagedContainerd, type ManagedContainerdOptions } from '../cri/containerd/supervisor.js';
 import { RemoteRuntime } from '../cri/remote/remote.js';
@@ -68,7 +69,7 @@ export interface NodeRuntime {
 export const DEFAULT_PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 
 function simRuntime(o: NodeRuntimeOptions, reason?: string): NodeRuntime {
-  const runtime = new SimRuntime({ podCIDR: o.podCIDR });
+  const runtime = new SimRuntime({ podCIDR: o.podCIDR, stateDir: join(o.dataDir, 'sim-runtime') });
   return {
     runtime,
     kind: 'sim',

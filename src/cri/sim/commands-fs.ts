@@ -210,7 +210,8 @@ const ls: Command = async (args, c) => {
       status = 1;
       continue;
     }
-    const isDir = st.kind === 'dir' || (st.kind === 'symlink' && c.fs.kind(p) === 'dir' && !long);
+    // a symlink to a directory is listed as the directory unless -l asks for the link (a trailing / follows it)
+    const isDir = st.kind === 'dir' || (st.kind === 'symlink' && c.fs.kind(p) === 'dir' && (!long || p.endsWith('/')));
     if (isDir && !flags.has('d')) dirs.push(p);
     else files.push([p, st]);
   }

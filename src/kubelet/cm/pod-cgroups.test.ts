@@ -31,20 +31,20 @@ function fakeV1(): { root: string; remove(): void } {
   return { root: d.path, remove: () => d.remove() };
 }
 
-test('cgroup v1: pod cgroups per QoS class under <root>/kubepods with limits; removed in every hierarchy', () => {
+test('cgroup v1: pod cgroups per QoS class under <root>/kubepods with limits; removed in every hierarchy', async () => {
   const fsr = fakeV1();
   try {
     const cg = new PodCgroups('/k8ts-test', { fsRoot: fsr.root, rmdir: (d) => fs.rmSync(d, { recursive: true }) });
     assert.equal(cg.podCgroup(guaranteed), '/k8ts-test/kubepods/podg');
     assert.equal(cg.podCgroup(burstable), '/k8ts-test/kubepods/burstable/podb');
     assert.equal(cg.podCgroup(besteffort), '/k8ts-test/kubepods/besteffort/pode');
-    assert.equal(cg.ensure(guaranteed), '/k8ts-test/kubepods/podg');
+    assert.equal(await cg.ensure(guaranteed), '/k8ts-test/kubepods/podg');
     const cpu = join(fsr.root, 'cpu', 'k8ts-test', 'kubepods', 'podg');
     assert.equal(fs.readFileSync(join(cpu, 'cpu.shares'), 'utf8'), '768');
     assert.equal(fs.readFileSync(join(cpu, 'cpu.cfs_quota_us'), 'utf8'), '75000');
     assert.equal(fs.readFileSync(join(cpu, 'cpu.cfs_period_us'), 'utf8'), '100000');
     assert.equal(fs.readFileSync(join(fsr.root, 'memory', 'k8ts-test', 'kubepods', 'podg', 'memory.limit_in_bytes'), 'utf8'), String(150 * MI));
-    cg.ensure(besteffort);
+    await cg.ensure(besteffort);
     assert.equal(fs.readFileSync(join(fsr.root, 'cpu', 'k8ts-test', 'kubepods', 'besteffort', 'pode', 'cpu.shares'), 'utf8'), '2');
     assert.ok(!fs.existsSync(join(fsr.root, 'memory', 'k8ts-test', 'kubepods', 'besteffort', 'pode', 'memory.limit_in_bytes')));
     // runc made a container cgroup in a hierarchy the kubelet does not write to
@@ -60,13 +60,13 @@ test('cgroup v1: pod cgroups per QoS class under <root>/kubepods with limits; re
   }
 });
 
-test('cgroup v2: one hierarchy, cpu.weight / cpu.max / memory.max', () => {
+test('cgroup v2: one hierarchy, cpu.weight / cpu.max / memory.max', async () => {
   const d = makeTempDir();
   try {
     fs.writeFileSync(join(d.path, 'cgroup.controllers'), 'cpu memory pids');
     fs.writeFileSync(join(d.path, 'cgroup.subtree_control'), '');
     const cg = new PodCgroups('/', { fsRoot: d.path, rmdir: (x) => fs.rmSync(x, { recursive: true }) });
-    assert.equal(cg.ensure(guaranteed), '/kubepods/podg');
+    assert.equal(await cg.ensure(guaranteed), '/kubepods/podg');
     const dir = join(d.path, 'kubepods', 'podg');
     assert.equal(fs.readFileSync(join(dir, 'cpu.max'), 'utf8'), '75000 100000');
     assert.equal(fs.readFileSync(join(dir, 'memory.max'), 'utf8'), String(150 * MI));

@@ -16,6 +16,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/cm/helpers_linux.go
  */
 import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { milliOf, podLimits, podRequests, valueOf } from '../../api/core/v1/helpers/resources.js';
@@ -100,20 +101,29 @@ export class PodCgroups {
   /** [controller, directory] of every hierarchy for the cgroupfs path `rel` (v2: one, "v2"; v1: one per mounted hierarchy). */
   private hierarchies(rel: string, only?: readonly string[]): [string, string][] {
     if (this.v2) return [['v2', path.join(this.fsRoot, rel)]];
-    let names: string[];
+    let names = this.v1Names();
+    if (only) names = names.filter((n) => only.includes(n));
+    return names.map((n) => [n, path.join(this.fsRoot, n, rel)]);
+  }
+
+  private v1Hierarchies: string[] | undefined;
+
+  /** The mounted v1 hierarchies (directories, not the cpu,cpuacct-style symlinks); read once, they do not change while we run. */
+  private v1Names(): string[] {
+    if (this.v1Hierarchies) return this.v1Hierarchies;
     try {
-      names = fs.readdirSync(this.fsRoot).filter((n) => {
+      const names = fs.readdirSync(this.fsRoot).filter((n) => {
         try {
           return !fs.lstatSync(path.join(this.fsRoot, n)).isSymbolicLink();
         } catch {
           return false;
         }
       });
+      if (names.length) this.v1Hierarchies = names;
+      return names;
     } catch {
       return [];
     }
-    if (only) names = names.filter((n) => only.includes(n));
-    return names.map((n) => [n, path.join(this.fsRoot, n, rel)]);
   }
 
   private dirs(rel: string, only?: readonly string[]): string[] {
@@ -122,59 +132,62 @@ export class PodCgroups {
 
   /**
    * Creates the pod's cgroup with its limits unless it exists; returns its cgroupfs path.
+   * Asynchronous (cgroupfs writes can be slow on a busy host; the event loop keeps going).
    * @throws Error when the cgroup filesystem refuses (not root, read-only cgroupfs)
    */
-  ensure(pod: Pod): string {
+  async ensure(pod: Pod): Promise<string> {
     const rel = this.podCgroup(pod);
     const hs = this.hierarchies(rel, V1_CONTROLLERS);
-    if (hs.length && hs.every(([, d]) => fs.existsSync(d))) return rel;
+    if (hs.length && (await Promise.all(hs.map(([, d]) => exists(d)))).every(Boolean)) return rel;
     const cfg = podResourceConfig(pod);
-    if (this.v2) this.enableV2Controllers(rel);
-    for (const [ctl, d] of hs) {
-      fs.mkdirSync(d, { recursive: true });
-      this.writeLimits(d, ctl, cfg);
-    }
+    if (this.v2) await this.enableV2Controllers(rel);
+    await Promise.all(
+      hs.map(async ([ctl, d]) => {
+        await fsp.mkdir(d, { recursive: true });
+        await this.writeLimits(d, ctl, cfg);
+      }),
+    );
     return rel;
   }
 
-  private enableV2Controllers(rel: string): void {
+  private async enableV2Controllers(rel: string): Promise<void> {
     const parts = rel.split('/').filter(Boolean);
     let cur = this.fsRoot;
     for (const p of parts) {
       const ctl = path.join(cur, 'cgroup.subtree_control');
       for (const c of ['cpu', 'memory', 'pids']) {
         try {
-          fs.writeFileSync(ctl, `+${c}`);
+          await fsp.writeFile(ctl, `+${c}`);
         } catch {
           // not available in this subtree: the limit is simply not enforced
         }
       }
       cur = path.join(cur, p);
-      fs.mkdirSync(cur, { recursive: true });
+      await fsp.mkdir(cur, { recursive: true });
     }
   }
 
-  private writeLimits(dir: string, controller: string, cfg: PodResourceConfig): void {
-    const w = (file: string, v: string | number): void => {
+  private async writeLimits(dir: string, controller: string, cfg: PodResourceConfig): Promise<void> {
+    const w = async (file: string, v: string | number): Promise<void> => {
       try {
-        fs.writeFileSync(path.join(dir, file), String(v));
+        await fsp.writeFile(path.join(dir, file), String(v));
       } catch {
         // a controller file this kernel lacks (e.g. no CFS bandwidth control)
       }
     };
     if (controller === 'v2') {
-      w('cpu.weight', sharesToWeight(cfg.cpuShares));
-      if (cfg.cpuQuota !== undefined) w('cpu.max', `${cfg.cpuQuota} ${cfg.cpuPeriod}`);
-      if (cfg.memoryLimit !== undefined) w('memory.max', cfg.memoryLimit);
+      await w('cpu.weight', sharesToWeight(cfg.cpuShares));
+      if (cfg.cpuQuota !== undefined) await w('cpu.max', `${cfg.cpuQuota} ${cfg.cpuPeriod}`);
+      if (cfg.memoryLimit !== undefined) await w('memory.max', cfg.memoryLimit);
       return;
     }
     if (controller === 'cpu') {
-      w('cpu.shares', cfg.cpuShares);
+      await w('cpu.shares', cfg.cpuShares);
       if (cfg.cpuQuota !== undefined) {
-        w('cpu.cfs_period_us', cfg.cpuPeriod!);
-        w('cpu.cfs_quota_us', cfg.cpuQuota);
+        await w('cpu.cfs_period_us', cfg.cpuPeriod!);
+        await w('cpu.cfs_quota_us', cfg.cpuQuota);
       }
-    } else if (controller === 'memory' && cfg.memoryLimit !== undefined) w('memory.limit_in_bytes', cfg.memoryLimit);
+    } else if (controller === 'memory' && cfg.memoryLimit !== undefined) await w('memory.limit_in_bytes', cfg.memoryLimit);
   }
 
   /** Whether a cgroup of pod `uid` exists (in any QoS class). */
@@ -251,3 +264,9 @@ function pidsUnder(dir: string): number[] {
   return out;
 }
 
+function exists(p: string): Promise<boolean> {
+  return fsp.access(p).then(
+    () => true,
+    () => false,
+  );
+}

@@ -76,7 +76,7 @@ test('runAsNonRoot: upstream’s three messages', () => {
   check(p({}), { uid: 0 })();
 });
 
-test('container config: log path <name>/<restart>.log, subPath created with the volume’s mode, termination-log file, preStop annotation', () => {
+test('container config: log path <name>/<restart>.log, subPath created with the volume’s mode, termination-log file, preStop annotation', async () => {
   const d = makeTempDir();
   try {
     const vol = join(d.path, 'vol');
@@ -89,7 +89,7 @@ test('container config: log path <name>/<restart>.log, subPath created with the 
       volumeMounts: [{ name: 'data', mountPath: '/data', subPath: 'sub/dir' }, { name: 'data', mountPath: '/ro', readOnly: true, mountPropagation: 'HostToContainer' }],
       lifecycle: { preStop: { exec: { command: ['drain'] } } },
     };
-    const cfg = generateContainerConfig({
+    const cfg = await generateContainerConfig({
       pod: pod({ containers: [c] }),
       container: c,
       restartCount: 3,

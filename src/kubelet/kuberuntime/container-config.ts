@@ -11,7 +11,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/security_context_others.go
  */
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerConfig, Mount } from '../../cri/api.js';
@@ -20,8 +20,11 @@ import { containerAnnotations, containerLabels } from './labels.js';
 import { linuxResources } from './resources.js';
 import { containerSecurityContext, type ImageUser } from './security-context.js';
 
-/** Writes the kubelet-managed hosts file of a pod; returns its path. */
-export function writeEtcHosts(podDir: string, podIPs: string[], hostname: string): string {
+/**
+ * Writes the kubelet-managed hosts file of a pod (unless it already has that content);
+ * returns its path. Asynchronous, so a slow disk never stalls the event loop.
+ */
+export async function writeEtcHosts(podDir: string, podIPs: string[], hostname: string): Promise<string> {
   const file = path.join(podDir, 'etc-hosts');
   const lines = [
     '# Kubernetes-managed hosts file.',
@@ -33,8 +36,14 @@ export function writeEtcHosts(podDir: string, podIPs: string[], hostname: string
     'fe00::2\tip6-allrouters',
     ...podIPs.map((ip) => `${ip}\t${hostname}`),
   ];
-  fs.mkdirSync(podDir, { recursive: true });
-  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  const content = `${lines.join('\n')}\n`;
+  try {
+    if ((await fsp.readFile(file, 'utf8')) === content) return file; // a restart: nothing changed
+  } catch {
+    // not written yet
+  }
+  await fsp.mkdir(podDir, { recursive: true });
+  await fsp.writeFile(file, content);
   return file;
 }
 
@@ -62,8 +71,12 @@ const PROPAGATION = {
   Bidirectional: 'PROPAGATION_BIDIRECTIONAL',
 } as const;
 
-/** @throws ContainerConfigError for mounts of unknown volumes */
-export function generateContainerConfig(i: ContainerConfigInput): ContainerConfig {
+/**
+ * Builds the container's config, creating what it mounts from the pod directory (subPath
+ * directories, the termination-message file) asynchronously.
+ * @throws ContainerConfigError for mounts of unknown volumes or unusable subPaths
+ */
+export async function generateContainerConfig(i: ContainerConfigInput): Promise<ContainerConfig> {
   const { pod, container: c } = i;
   const { command, args } = expandCommandAndArgs(c, i.env);
   const mounts: Mount[] = [];
@@ -73,12 +86,12 @@ export function generateContainerConfig(i: ContainerConfigInput): ContainerConfi
     const sub = vm.subPath ?? (vm.subPathExpr ? expandCommandAndArgs({ name: '', args: [vm.subPathExpr] }, i.env).args[0] : '');
     if (sub && (path.isAbsolute(sub) || sub.split('/').includes('..'))) throw new ContainerConfigError(`failed to prepare subPath for volumeMount ${JSON.stringify(vm.name)} of container ${JSON.stringify(c.name)}`);
     const hostPath = sub ? path.join(host, sub) : host;
-    if (sub && !fs.existsSync(hostPath)) {
+    if (sub && !(await exists(hostPath))) {
       // created now with the volume's mode, so an fsGroup volume's subdirectory stays group-writable
       try {
-        const mode = fs.statSync(host).mode & 0o7777;
-        fs.mkdirSync(hostPath, { recursive: true, mode });
-        fs.chmodSync(hostPath, mode);
+        const mode = (await fsp.stat(host)).mode & 0o7777;
+        await fsp.mkdir(hostPath, { recursive: true, mode });
+        await fsp.chmod(hostPath, mode);
       } catch {
         throw new ContainerConfigError(`failed to create subPath directory for volumeMount ${JSON.stringify(vm.name)} of container ${JSON.stringify(c.name)}`);
       }
@@ -91,10 +104,10 @@ export function generateContainerConfig(i: ContainerConfigInput): ContainerConfi
   const tmp = c.terminationMessagePath ?? '/dev/termination-log';
   if (tmp && !mounts.some((m) => m.containerPath === tmp)) {
     const dir = path.join(i.podDir, 'containers', c.name);
-    fs.mkdirSync(dir, { recursive: true });
+    await fsp.mkdir(dir, { recursive: true });
     const file = path.join(dir, randomBytes(4).toString('hex'));
-    fs.writeFileSync(file, '', { mode: 0o666 });
-    fs.chmodSync(file, 0o666);
+    await fsp.writeFile(file, '', { mode: 0o666 });
+    await fsp.chmod(file, 0o666);
     mounts.push({ containerPath: tmp, hostPath: file, readonly: false });
   }
   return {
@@ -113,4 +126,11 @@ export function generateContainerConfig(i: ContainerConfigInput): ContainerConfi
     tty: !!c.tty,
     linux: { resources: linuxResources(pod, c, i.memoryCapacity), securityContext: containerSecurityContext(pod, c, i.imageUser, i.seccompRoot) },
   };
+}
+
+function exists(p: string): Promise<boolean> {
+  return fsp.access(p).then(
+    () => true,
+    () => false,
+  );
 }

@@ -96,7 +96,7 @@ export class KubeRuntimeManager {
     if (a.createSandbox) {
       if (a.sandboxId) this.event(pod, undefined, 'Normal', Reason.SandboxChanged, Msg.sandboxChanged);
       config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
-      fs.mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 });
+      await fs.promises.mkdir(config.logDirectory, { recursive: true, mode: 0o755 });
       try {
         sandboxId = await this.d.runtime.runPodSandbox(config, pod.spec?.runtimeClassName);
       } catch (e) {
@@ -112,9 +112,11 @@ export class KubeRuntimeManager {
         return changed;
       }
     } else {
+      // nothing to start (the steady state of every resync): no config, hosts file or env to prepare
+      if (!a.initToStart.length && !a.containersToStart.length) return changed;
       config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
     }
-    const etcHosts = pod.spec?.hostNetwork ? undefined : writeEtcHosts(ctx.podDir, podIPs, config.hostname);
+    const etcHosts = pod.spec?.hostNetwork ? undefined : await writeEtcHosts(ctx.podDir, podIPs, config.hostname);
     const env = ctx.envDeps(podIPs);
     for (const c of a.initToStart) {
       const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts);
@@ -169,8 +171,8 @@ export class KubeRuntimeManager {
       const vars = await makeEnvironmentVariables(pod, c, env);
       const imageUser = await this.imageUser(img.imageRef);
       verifyRunAsNonRoot(pod, c, imageUser);
-      fs.mkdirSync(logDir, { recursive: true, mode: 0o755 });
-      const cfg = generateContainerConfig({
+      await fs.promises.mkdir(logDir, { recursive: true, mode: 0o755 });
+      const cfg = await generateContainerConfig({
         pod,
         container: c,
         restartCount,

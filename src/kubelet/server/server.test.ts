@@ -170,6 +170,38 @@ describe('kubelet server with the simulated runtime', () => {
     session.close();
   });
 
+  it('exec with a terminal: a command that reads nothing ends although stdin stays open; a shell answers per line', async () => {
+    const ws = await openWebSocket(srv.port, '/exec/default/web/c?command=echo&command=hi&stdin=1&stdout=1&tty=1', ['v5.channel.k8s.io'], pki);
+    const { frames, code } = await collectFrames(ws); // no stdin close signal is ever sent
+    assert.equal(code, 1000);
+    assert.equal(channelText(frames, Channel.stdout), 'hi\r\n');
+    assert.deepEqual(JSON.parse(channelText(frames, Channel.error)), { metadata: {}, status: 'Success' });
+
+    const sh = await openWebSocket(srv.port, '/exec/default/web/c?command=sh&stdin=1&stdout=1&tty=1', ['v5.channel.k8s.io'], pki);
+    const done = collectFrames(sh);
+    const seen: Buffer[] = [];
+    sh.on('message', (d: Buffer) => seen.push(Buffer.from(d)));
+    const type = async (text: string, until0: string): Promise<void> => {
+      sh.send(Buffer.from([Channel.stdin, ...Buffer.from(text)]));
+      await until(() => channelText(seen, Channel.stdout).endsWith(until0), `output ${JSON.stringify(until0)}`);
+    };
+    await until(() => channelText(seen, Channel.stdout) === '/ # ', 'the prompt');
+    await type('echo one\r', 'one\r\n/ # ');
+    await type('cat\r', 'cat\r\n');
+    await type('typed\r\x04', 'typed\r\n/ # ');
+    sh.send(Buffer.from([Channel.stdin, ...Buffer.from('exit 3\r')]));
+    const r = await done;
+    assert.equal(channelText(r.frames, Channel.stdout), '/ # echo one\r\none\r\n/ # cat\r\ntyped\r\ntyped\r\n/ # exit 3\r\n');
+    assert.deepEqual((JSON.parse(channelText(r.frames, Channel.error)) as StreamStatus).details?.causes, [{ reason: 'ExitCode', message: '3' }]);
+  });
+
+  it('exec of a program the simulation does not know fails at once (127)', async () => {
+    const ws = await openWebSocket(srv.port, '/exec/default/web/c?command=redis-cli&command=ping&stdin=1&stdout=1&stderr=1', ['v5.channel.k8s.io'], pki);
+    const { frames } = await collectFrames(ws);
+    assert.equal(channelText(frames, Channel.stderr), 'sh: redis-cli: not found\n');
+    assert.deepEqual((JSON.parse(channelText(frames, Channel.error)) as StreamStatus).details?.causes, [{ reason: 'ExitCode', message: '127' }]);
+  });
+
   it('attaches to the output the container writes from now on', async () => {
     const att = await runSimPod(rt, join(dir, 'sim-logs'), { name: 'att', uid: 'uid-att', command: ['sh', '-c', 'echo before; sleep 5; echo after; sleep 5; echo gone >&2'] });
     pods.set('default/att', att.pod);

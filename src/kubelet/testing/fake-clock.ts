@@ -10,9 +10,22 @@ interface Timer {
   fn: () => void;
 }
 
-/** Lets pending promise callbacks and I/O callbacks run (a few macrotask turns). */
+/** File-system requests in flight on libuv's thread pool (fs.promises, callback fs, FileHandle closes). */
+function fsPending(): boolean {
+  for (const r of process.getActiveResourcesInfo()) if (r === 'FSReqPromise' || r === 'FSReqCallback' || r === 'CloseReq') return true;
+  return false;
+}
+
+/**
+ * Lets pending promise callbacks and I/O callbacks run (a few macrotask turns), waiting
+ * in each turn for file-system requests in flight (they are async work too, finished in
+ * real time on the thread pool; at most ~2 s per turn).
+ */
 export async function flush(turns = 5): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise<void>((r) => setImmediate(r));
+  for (let i = 0; i < turns; i++) {
+    await new Promise<void>((r) => setImmediate(r));
+    for (let n = 0; n < 2000 && fsPending(); n++) await new Promise<void>((r) => setTimeout(r, 1));
+  }
 }
 
 export class FakeClock implements Clock {

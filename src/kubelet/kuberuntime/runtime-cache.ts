@@ -1,0 +1,156 @@
+/**
+ * The kubelet's reads of runtime state, shared between pod workers (the role of
+ * upstream's PLEG relist + pod cache): one unfiltered ListPodSandbox + ListContainers
+ * serves every pod worker that asked while it was being prepared, and the per-item
+ * PodSandboxStatus / ContainerStatus answers are reused while the item's state in the
+ * list is unchanged. With N pods resyncing every second this makes ~2 list calls per
+ * second instead of 2N, and no status calls for pods whose containers did not change.
+ *
+ * Freshness is that of a direct read: a relist answers only callers that asked before
+ * it started (a caller arriving while one is in flight waits for the next), so a
+ * worker always sees what it did itself before asking. The cached status calls are
+ * keyed by (id, state): a sandbox's IPs and a container's start/exit details do not
+ * change without a state change visible in the list.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/pleg/generic.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/container/cache.go
+ */
+import { CRILabels, type Container, type PodSandbox, type Runtime } from '../../cri/api.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, RuntimeSandboxStatus } from '../container/runtime.js';
+import { isNotFound } from './errors.js';
+import { toRuntimeContainerStatus } from './runtime-status.js';
+
+interface Snapshot {
+  sandboxes: Map<string, PodSandbox[]>;
+  containers: Map<string, Container[]>;
+}
+
+interface Cached<T> {
+  state: string;
+  value: T;
+}
+
+const ms = (ns: number): number => (ns ? Math.floor(ns / 1e6) : 0);
+
+function group<T extends { labels: Record<string, string> }>(items: T[]): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const uid = it.labels[CRILabels.podUID];
+    if (!uid) continue;
+    const l = m.get(uid);
+    if (l) l.push(it);
+    else m.set(uid, [it]);
+  }
+  return m;
+}
+
+export class RuntimeStatusCache {
+  private inflight: Promise<Snapshot> | undefined;
+  private queued: Promise<Snapshot> | undefined;
+  /** sandbox id → IPs while in the listed state (undefined: the sandbox vanished) */
+  private readonly sandboxIPs = new Map<string, Cached<string[] | undefined>>();
+  /** container id → converted status while in the listed state (undefined: it vanished) */
+  private readonly containerStatus = new Map<string, Cached<RuntimeContainerStatus | undefined>>();
+  /** CRI list calls made (tests, benchmarks) */
+  relists = 0;
+
+  /** @param runtimeName prefix of containerIDs (`containerd://…`) */
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly runtimeName: () => string,
+  ) {}
+
+  /**
+   * Everything the runtime has for pod `uid` (lists newest first), read after this call.
+   * @throws CRIError from the list calls, or from a status call other than NotFound
+   */
+  async podStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
+    const snap = await this.relist();
+    const [sbs, ctrs] = [snap.sandboxes.get(uid) ?? [], snap.containers.get(uid) ?? []];
+    const sandboxIPs = await Promise.all(sbs.map((sb) => this.ipsOf(sb)));
+    const sandboxes: RuntimeSandboxStatus[] = [];
+    sbs.forEach((sb, i) => {
+      const ips = sandboxIPs[i];
+      if (ips) sandboxes.push({ id: sb.id, ready: sb.state === 'SANDBOX_READY', attempt: sb.metadata.attempt, createdAt: ms(sb.createdAt), ips });
+    });
+    sandboxes.sort((a, b) => b.createdAt - a.createdAt);
+    const containers = (await Promise.all(ctrs.map((c) => this.statusOf(c)))).filter((c): c is RuntimeContainerStatus => !!c);
+    containers.sort((a, b) => b.createdAt - a.createdAt || b.restartCount - a.restartCount);
+    const live = sandboxes.find((s) => s.ready) ?? sandboxes[0];
+    return { uid, name, namespace, sandboxes, containers, ips: live?.ips ?? [] };
+  }
+
+  /** A list that starts after this call: the one about to start, else the one after the current. */
+  private relist(): Promise<Snapshot> {
+    if (this.queued) return this.queued;
+    const start = (): Promise<Snapshot> => {
+      const p = this.list().finally(() => {
+        if (this.inflight === p) this.inflight = undefined;
+      });
+      this.inflight = p;
+      return p;
+    };
+    if (!this.inflight) {
+      // every worker woken in this synchronous pass (the periodic resync) joins the same list
+      this.queued = Promise.resolve().then(() => {
+        this.queued = undefined;
+        return start();
+      });
+      return this.queued;
+    }
+    this.queued = this.inflight.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      this.queued = undefined;
+      return start();
+    });
+    return this.queued;
+  }
+
+  private async list(): Promise<Snapshot> {
+    this.relists++;
+    const [sbs, ctrs] = await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
+    // forget what the runtime no longer has
+    const ids = new Set<string>();
+    for (const s of sbs) ids.add(s.id);
+    for (const k of this.sandboxIPs.keys()) if (!ids.has(k)) this.sandboxIPs.delete(k);
+    ids.clear();
+    for (const c of ctrs) ids.add(c.id);
+    for (const k of this.containerStatus.keys()) if (!ids.has(k)) this.containerStatus.delete(k);
+    return { sandboxes: group(sbs), containers: group(ctrs) };
+  }
+
+  private async ipsOf(sb: PodSandbox): Promise<string[] | undefined> {
+    const hit = this.sandboxIPs.get(sb.id);
+    if (hit && hit.state === sb.state) return hit.value;
+    let ips: string[] | undefined;
+    try {
+      const st = await this.runtime.podSandboxStatus(sb.id);
+      ips = st.network?.ip ? [st.network.ip, ...st.network.additionalIps.map((x) => x.ip)] : [];
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      ips = undefined;
+    }
+    this.sandboxIPs.set(sb.id, { state: sb.state, value: ips });
+    return ips;
+  }
+
+  private async statusOf(c: Container): Promise<RuntimeContainerStatus | undefined> {
+    const hit = this.containerStatus.get(c.id);
+    if (hit && hit.state === c.state) return hit.value;
+    let st: RuntimeContainerStatus | undefined;
+    try {
+      const raw = await this.runtime.containerStatus(c.id);
+      st = toRuntimeContainerStatus(raw, c.podSandboxId, this.runtimeName());
+      // the list and the status call can disagree when the container changed in between:
+      // cache under the state the status call saw, so the next relist re-reads it
+      this.containerStatus.set(c.id, { state: raw.state, value: st });
+      return st;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    this.containerStatus.set(c.id, { state: c.state, value: undefined });
+    return st;
+  }
+}
