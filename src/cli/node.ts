@@ -61,7 +61,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   let stopRuntime: () => Promise<void>;
   let description: string;
   if (o.runtime === 'sim') {
-    const sim = new SimRuntime({ podCIDR: o.podCIDR });
+    const sim = new SimRuntime({ podCIDR: o.podCIDR, stateDir: join(o.dataDir, 'sim-runtime') });
     runtime = sim;
     stopRuntime = () => sim.close();
     description = 'sim (SIMULATED containers: no processes run)';

@@ -1,33 +1,70 @@
 /**
- * The controller manager: starts every controller loop on the shared client.
+ * The controller manager: starts every controller loop. The workload controllers
+ * (deployment, replicaset, statefulset, daemonset, job, cronjob, ttl-after-finished,
+ * garbage collector, endpoints, endpointslices, disruption) share one set of informers
+ * and each writes with its own identity (ServiceAccount kube-system/<controller>, as
+ * kube-controller-manager's --use-service-account-credentials) and records events as
+ * its own component.
  *
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kube-controller-manager/
  */
-import type { EventRecorder } from '../client/events.js';
+import { ClientEventRecorder, type EventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
 import { startNamespaceController } from './namespace/controller.js';
 import { startServiceAccountController } from './serviceaccount/controller.js';
 import { startNodeIPAMController } from './nodeipam/controller.js';
+import { startReplicaSetController } from './replicaset/controller.js';
+import { startDeploymentController } from './deployment/controller.js';
+import { SharedInformers } from './util/informers.js';
+import type { RunningController, WorkloadControllerContext } from './util/context.js';
+import type { Clock } from './util/workqueue.js';
 
 export interface ControllerContext {
   client: Client;
   recorder: EventRecorder;
   /** per-controller clients (controller name → client); `client` otherwise */
   clients?: Record<string, Client>;
+  /**
+   * A client acting as the controller's ServiceAccount (kube-system/<name>), e.g.
+   * `(name) => controllerClient(clientFor, name)`. Used for every controller without an
+   * entry in `clients`.
+   */
+  clientFor?: (name: string) => Client;
   /** cluster CIDR for node podCIDR allocation (node-ipam-controller); none = not running */
   clusterCIDR?: string;
+  /** time and timers of the workload controllers (tests) */
+  clock?: Clock;
+  /** controllers to leave out (upstream --controllers=-name), by the names below */
+  disabled?: string[];
 }
 
 export interface Running {
   stop(): Promise<void>;
 }
 
+/** Workload controllers: name (the ServiceAccount and RBAC role) → start function and event component. */
+const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: WorkloadControllerContext) => Promise<RunningController> }[] = [
+  { name: 'replicaset-controller', component: 'replicaset-controller', start: startReplicaSetController },
+  { name: 'deployment-controller', component: 'deployment-controller', start: startDeploymentController },
+];
+
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
   const running: Running[] = [];
-  const withClient = (name: string): ControllerContext => ({ ...ctx, client: ctx.clients?.[name] ?? ctx.client });
+  const clientOf = (name: string): Client => ctx.clients?.[name] ?? ctx.clientFor?.(name) ?? ctx.client;
+  const withClient = (name: string): ControllerContext => ({ ...ctx, client: clientOf(name) });
   running.push(await startNamespaceController(withClient('namespace-controller')));
   running.push(await startServiceAccountController(withClient('service-account-controller')));
   if (ctx.clusterCIDR) running.push(await startNodeIPAMController({ ...withClient('node-controller'), clusterCIDR: ctx.clusterCIDR }));
+
+  // list/watch of every controller's client go through the controller manager's own identity
+  const informers = new SharedInformers(clientOf('generic-garbage-collector'));
+  running.push({ stop: async () => informers.stop() });
+  const disabled = new Set(ctx.disabled ?? []);
+  for (const c of WORKLOAD_CONTROLLERS) {
+    if (disabled.has(c.name)) continue;
+    const client = clientOf(c.name);
+    running.push(await c.start({ client, recorder: new ClientEventRecorder(client, { component: c.component }), informers, clock: ctx.clock }));
+  }
   return {
     async stop() {
       for (const r of running.reverse()) await r.stop();
