@@ -548,12 +548,19 @@ export class Store {
       }
       let grace: number | undefined = def.checkGracefulDelete?.(old, p);
       if (grace !== undefined && grace <= 0) grace = undefined;
-      const hasFinalizers = (old.metadata.finalizers?.length ?? 0) > 0;
       const already = old.metadata.deletionTimestamp;
+      // a graceful deletion under way keeps its finalizers (upstream pendingGraceful)
+      const pendingGraceful = !!already && (old.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+      const gcFinalizers = pendingGraceful ? undefined : deletionFinalizersForGarbageCollection(def, old.metadata.finalizers, p.propagationPolicy);
+      const hasFinalizers = ((gcFinalizers ?? old.metadata.finalizers)?.length ?? 0) > 0;
       if (grace !== undefined || hasFinalizers) {
         // graceful path: set (or shorten) deletionTimestamp and keep the object
         const obj = current.clone();
         const m = obj.metadata;
+        if (gcFinalizers) {
+          if (gcFinalizers.length) m.finalizers = gcFinalizers;
+          else delete m.finalizers;
+        }
         const g = grace ?? 0;
         if (already) {
           const curGrace = m.deletionGracePeriodSeconds ?? 0;
@@ -562,7 +569,7 @@ export class Store {
             m.deletionTimestamp = rfc3339(new Date(wc.now.getTime() + g * 1000));
           } else if (grace === undefined && !hasFinalizers) {
             // immediate deletion of an object already terminating
-          } else {
+          } else if (!gcFinalizers) {
             return { obj: old, deleted: false };
           }
         } else {
@@ -647,4 +654,67 @@ function newTimeoutTooLarge(rv: number): StatusError {
 /** DNS-1123 subdomain name check used when a definition has no validateName. */
 function defaultNameValidation(name: string, prefix: boolean): string[] {
   return nameIsDNSSubdomain(name, prefix);
+}
+
+/** Finalizer asking the garbage collector to orphan the dependents before the owner goes. */
+export const FINALIZER_ORPHAN_DEPENDENTS = 'orphan';
+/** Finalizer asking the garbage collector to delete the dependents before the owner goes. */
+export const FINALIZER_DELETE_DEPENDENTS = 'foregroundDeletion';
+
+/** Upstream rest.GarbageCollectionPolicy of a strategy. */
+export type GarbageCollectionPolicy = 'DeleteDependents' | 'OrphanDependents' | 'Unsupported';
+
+/**
+ * The default garbage collection policy of a resource (upstream strategies'
+ * DefaultGarbageCollectionPolicy): core/v1 ReplicationControllers and batch/v1 Jobs
+ * orphan their dependents for backward compatibility, Events do not take part, all else
+ * deletes dependents.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/batch/job/strategy.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/core/replicationcontroller/strategy.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/core/event/strategy.go
+ */
+export function defaultGarbageCollectionPolicy(def: { group: string; version: string; resource: string }): GarbageCollectionPolicy {
+  if (def.resource === 'events' && (def.group === '' || def.group === 'events.k8s.io')) return 'Unsupported';
+  if (def.group === '' && def.version === 'v1' && def.resource === 'replicationcontrollers') return 'OrphanDependents';
+  if (def.group === 'batch' && def.version === 'v1' && def.resource === 'jobs') return 'OrphanDependents';
+  return 'DeleteDependents';
+}
+
+/**
+ * The finalizers an object gets when deleted with `policy` (upstream
+ * deletionFinalizersForGarbageCollection): `orphan` for Orphan (or no policy, an existing
+ * `orphan` finalizer, or a default of OrphanDependents), `foregroundDeletion` for Foreground
+ * (or no policy and an existing `foregroundDeletion` finalizer); Background removes both.
+ * @returns the new finalizer list, or undefined when it stays as it is
+ * @see https://github.com/kubernetes/apiserver/blob/v0.32.0/pkg/registry/generic/registry/store.go (shouldOrphanDependents, shouldDeleteDependents)
+ */
+export function deletionFinalizersForGarbageCollection(
+  def: { group: string; version: string; resource: string },
+  finalizers: readonly string[] | undefined,
+  policy: 'Orphan' | 'Background' | 'Foreground' | undefined,
+): string[] | undefined {
+  const gc = defaultGarbageCollectionPolicy(def);
+  if (gc === 'Unsupported') return undefined;
+  const cur = finalizers ?? [];
+  const firstGC = cur.find((f) => f === FINALIZER_ORPHAN_DEPENDENTS || f === FINALIZER_DELETE_DEPENDENTS);
+  let orphan: boolean;
+  let foreground: boolean;
+  if (policy) {
+    orphan = policy === 'Orphan';
+    foreground = policy === 'Foreground';
+  } else if (firstGC) {
+    orphan = firstGC === FINALIZER_ORPHAN_DEPENDENTS;
+    foreground = !orphan;
+  } else {
+    orphan = gc === 'OrphanDependents';
+    foreground = false;
+  }
+  const next = cur.filter((f) => f !== FINALIZER_ORPHAN_DEPENDENTS && f !== FINALIZER_DELETE_DEPENDENTS);
+  if (orphan) next.push(FINALIZER_ORPHAN_DEPENDENTS);
+  if (foreground) next.push(FINALIZER_DELETE_DEPENDENTS);
+  const a = new Set(cur);
+  const b = new Set(next);
+  if (a.size === b.size && [...a].every((f) => b.has(f))) return undefined;
+  return next;
 }
