@@ -13,6 +13,8 @@ export interface FileProjection {
   data: Buffer;
   /** permission bits, e.g. 0o644 */
   mode: number;
+  /** owner uid of the file (a projected token's FsUser); undefined = the kubelet's own */
+  fsUser?: number;
 }
 
 function tsDirName(ms: number): string {
@@ -34,7 +36,7 @@ function sameAsCurrent(dataDir: string, payload: Map<string, FileProjection>): b
         const want = payload.get(r);
         if (!want) return false;
         const st = fs.statSync(path.join(dataDir, r));
-        if ((st.mode & 0o777) !== want.mode || !fs.readFileSync(path.join(dataDir, r)).equals(want.data)) return false;
+        if ((st.mode & 0o777) !== want.mode || (want.fsUser !== undefined && st.uid !== want.fsUser) || !fs.readFileSync(path.join(dataDir, r)).equals(want.data)) return false;
         count++;
       }
       return true;
@@ -64,6 +66,7 @@ export function writeAtomic(dir: string, payload: Map<string, FileProjection>, n
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, f.data, { mode: f.mode });
     fs.chmodSync(file, f.mode);
+    if (f.fsUser !== undefined) fs.chownSync(file, f.fsUser, -1 as unknown as number);
   }
   const tmp = path.join(dir, '..data_tmp');
   fs.rmSync(tmp, { force: true });

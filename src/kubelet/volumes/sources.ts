@@ -100,6 +100,22 @@ function downwardPayload(out: Payload, pod: Pod, items: readonly DownwardAPIVolu
   }
 }
 
+/**
+ * Upstream FsUserFrom: the effective runAsUser shared by every init and regular
+ * container (container securityContext over the pod's), or undefined when one has none
+ * or they differ.
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/util/util.go
+ */
+export function fsUserFrom(pod: Pod): number | undefined {
+  let user: number | undefined;
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    const u = c.securityContext?.runAsUser ?? pod.spec?.securityContext?.runAsUser;
+    if (u === undefined || (user !== undefined && u !== user)) return undefined;
+    user = u;
+  }
+  return user;
+}
+
 /** The payload of a projected volume; errors of all sources are aggregated like upstream (`[a, b]`). */
 async function projectedPayload(out: Payload, pod: Pod, sources: readonly VolumeProjection[], mode: number, d: SourceDeps): Promise<void> {
   const errs: string[] = [];
@@ -114,13 +130,16 @@ async function projectedPayload(out: Payload, pod: Pod, sources: readonly Volume
         const token = await d.getServiceAccountToken({
           namespace: pod.metadata?.namespace ?? '',
           serviceAccount: sa,
-          // an empty audience means the API server's own (upstream: the apiserver's audiences)
+          // an empty audience means the API server's own (it fills them in)
           audiences: s.serviceAccountToken.audience ? [s.serviceAccountToken.audience] : [],
           expirationSeconds: s.serviceAccountToken.expirationSeconds ?? 3600,
           pod: { name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' },
         });
-        // token files are 0600 unless a mode was asked for, as upstream
-        out.set(s.serviceAccountToken.path, { data: Buffer.from(token, 'utf8'), mode: mode === DEFAULT_MODE ? 0o600 : mode });
+        // upstream: the volume's defaultMode, but 0600 (owned by the FsUser) when the pod
+        // runs as one user or has an fsGroup (SetVolumeOwnership then makes it 0640)
+        const fsUser = fsUserFrom(pod);
+        const own = fsUser !== undefined || pod.spec?.securityContext?.fsGroup !== undefined;
+        out.set(s.serviceAccountToken.path, { data: Buffer.from(token, 'utf8'), mode: own ? 0o600 : mode, fsUser });
       }
     } catch (e) {
       errs.push((e as Error).message);

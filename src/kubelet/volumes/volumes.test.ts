@@ -124,3 +124,53 @@ test('volume manager: tmpfs emptyDir mounted with its size and unmounted on clea
     d.remove();
   }
 });
+
+test('projected serviceAccountToken: requested as the source says, file mode as upstream (defaultMode, or 0600 owned by the FsUser)', async () => {
+  const { volumePayload, fsUserFrom } = await import('./sources.js');
+  const { tokenVolume } = await import('../../apiserver/admission/plugins/service-account.js');
+  const asked: unknown[] = [];
+  const deps = {
+    ...noDeps,
+    getConfigMap: async () => ({ data: { 'ca.crt': 'CA' } }),
+    getServiceAccountToken: async (r: unknown) => (asked.push(r), 'jwt'),
+  };
+  const pod = (sc: Record<string, unknown> = {}, containers = [{ name: 'c' }]): Pod =>
+    ({ metadata: { name: 'p', namespace: 'ns1', uid: 'u1' }, spec: { serviceAccountName: 'builder', securityContext: sc, containers } }) as Pod;
+  const v = tokenVolume('kube-api-access-abcde');
+  const out = (await volumePayload(pod(), v, deps))!;
+  assert.deepEqual(asked, [{ namespace: 'ns1', serviceAccount: 'builder', audiences: [], expirationSeconds: 3607, pod: { name: 'p', uid: 'u1' } }]);
+  assert.deepEqual([...out.keys()].sort(), ['ca.crt', 'namespace', 'token']);
+  assert.equal(out.get('token')!.data.toString(), 'jwt');
+  assert.equal(out.get('token')!.mode, 0o644, 'kube-api-access defaultMode 420');
+  assert.equal(out.get('token')!.fsUser, undefined);
+  assert.equal(out.get('namespace')!.data.toString(), 'ns1');
+  const fsGroup = (await volumePayload(pod({ fsGroup: 2000 }), v, deps))!;
+  assert.equal(fsGroup.get('token')!.mode, 0o600);
+  const user = (await volumePayload(pod({ runAsUser: 1000 }), v, deps))!;
+  assert.deepEqual([user.get('token')!.mode, user.get('token')!.fsUser], [0o600, 1000]);
+  assert.equal(user.get('ca.crt')!.mode, 0o644);
+  // FsUserFrom: every container must resolve to the same user
+  assert.equal(fsUserFrom(pod({ runAsUser: 1000 }, [{ name: 'a' }, { name: 'b', securityContext: { runAsUser: 1001 } }] as never)), undefined);
+  assert.equal(fsUserFrom(pod({}, [{ name: 'a', securityContext: { runAsUser: 7 } }, { name: 'b' }] as never)), undefined);
+  assert.equal(fsUserFrom(pod({}, [{ name: 'a', securityContext: { runAsUser: 7 } }] as never)), 7);
+  // a failed TokenRequest is the volume's error (FailedMount)
+  await assert.rejects(
+    volumePayload(pod(), v, { ...deps, getServiceAccountToken: async () => Promise.reject(new Error('failed to fetch token: serviceaccounts "builder" not found')) }),
+    { message: 'failed to fetch token: serviceaccounts "builder" not found' },
+  );
+});
+
+test('atomic writer: a file with fsUser is owned by it, and a changed owner is rewritten', { skip: !isRoot && 'needs root (chown)' }, async () => {
+  const { writeAtomic } = await import('./atomic-writer.js');
+  const d = makeTempDir();
+  try {
+    const p = new Map([['token', { data: Buffer.from('t'), mode: 0o600, fsUser: 1234 }]]);
+    assert.equal(writeAtomic(d.path, p, Date.now()), true);
+    assert.equal(fs.statSync(join(d.path, 'token')).uid, 1234);
+    assert.equal(writeAtomic(d.path, p, Date.now()), false);
+    assert.equal(writeAtomic(d.path, new Map([['token', { data: Buffer.from('t'), mode: 0o600, fsUser: 4321 }]]), Date.now()), true);
+    assert.equal(fs.statSync(join(d.path, 'token')).uid, 4321);
+  } finally {
+    d.remove();
+  }
+});
