@@ -72,16 +72,95 @@ describe('ServiceAccount tokens', () => {
   it('rejects expired tokens, foreign audiences, deleted or recreated bound objects', async () => {
     const t = (await tokens.issue(spec)).token;
     await assert.rejects(tokens.validate(t, ['other']), InvalidTokenError);
-    now = new Date('2026-11-30T10:11:00Z');
-    await assert.rejects(tokens.validate(t, tokens.apiAudiences), /expired/);
+    now = new Date('2026-11-30T10:10:59Z'); // within go-jose's 60 s leeway
+    assert.ok(await tokens.validate(t, tokens.apiAudiences));
+    now = new Date('2026-11-30T10:11:01Z');
+    await assert.rejects(tokens.validate(t, tokens.apiAudiences), { message: 'service account token has expired' });
     now = new Date('2026-11-30T10:00:00Z');
     const bound = (await tokens.issue({ ...spec, pod: { name: 'p', uid: 'old-uid' } })).token;
-    await assert.rejects(tokens.validate(bound, tokens.apiAudiences), /pod UID \(pod-uid\) does not match claim \(old-uid\)/);
+    await assert.rejects(tokens.validate(bound, tokens.apiAudiences), { message: 'pod UID (pod-uid) does not match service account pod ref claim (old-uid)' });
     const gone = (await tokens.issue({ ...spec, pod: { name: 'missing', uid: 'x' } })).token;
-    await assert.rejects(tokens.validate(gone, tokens.apiAudiences), /pod ns\/missing has been deleted/);
+    await assert.rejects(tokens.validate(gone, tokens.apiAudiences), { message: 'service account token has been invalidated' });
     const other = new ServiceAccountTokens({ key: generateServiceAccountKey() });
     await assert.rejects(other.validate(t, other.apiAudiences), InvalidTokenError);
     assert.equal(await tokens.authenticateToken('not.a-jwt'), undefined);
+  });
+
+  it('kube-api-access tokens (pod-bound, 3607 s, API audiences) are extended to a year with warnafter, as upstream', async () => {
+    now = new Date('2026-11-30T10:00:00Z');
+    const pod = { name: 'p', uid: 'pod-uid' };
+    const t = await tokens.issue({ ...spec, expirationSeconds: 3607, pod, node: { name: 'n1', uid: 'node-uid' } });
+    assert.equal(t.expirationTimestamp, '2026-11-30T11:00:07Z', 'status reports the requested lifetime');
+    const p = JSON.parse(Buffer.from(t.token.split('.')[1]!, 'base64url').toString('utf8'));
+    assert.equal(p.exp - p.iat, 365 * 24 * 3600);
+    assert.equal(p['kubernetes.io'].warnafter, p.iat + 3607);
+    now = new Date('2026-12-30T10:00:00Z'); // past warnafter: still accepted
+    assert.equal((await tokens.validate(t.token, tokens.apiAudiences))?.user.username, 'system:serviceaccount:ns:sa');
+    now = new Date('2026-11-30T10:00:00Z');
+    // not extended: another lifetime, a foreign audience, or not bound to a pod
+    for (const s2 of [
+      { ...spec, expirationSeconds: 3600, pod },
+      { ...spec, expirationSeconds: 3607, pod, audiences: ['vault'] },
+      { ...spec, expirationSeconds: 3607 },
+    ]) {
+      const q = JSON.parse(Buffer.from((await tokens.issue(s2)).token.split('.')[1]!, 'base64url').toString('utf8'));
+      assert.equal(q.exp - q.iat, s2.expirationSeconds);
+      assert.equal(q['kubernetes.io'].warnafter, undefined);
+    }
+    const off = new ServiceAccountTokens({ key, extendExpiration: false, now: () => now });
+    const q = JSON.parse(Buffer.from((await off.issue({ ...spec, expirationSeconds: 3607, pod })).token.split('.')[1]!, 'base64url').toString('utf8'));
+    assert.equal(q.exp - q.iat, 3607);
+  });
+
+  it('user extra as upstream v1.32: pod name/uid, credential id, node name/uid (the node is informational for pod-bound tokens)', async () => {
+    now = new Date('2026-11-30T10:00:00Z');
+    const t = await tokens.issue({ ...spec, pod: { name: 'p', uid: 'pod-uid' }, node: { name: 'gone-node', uid: 'node-uid' } });
+    const jti = JSON.parse(Buffer.from(t.token.split('.')[1]!, 'base64url').toString('utf8')).jti;
+    const r = await tokens.validate(t.token, tokens.apiAudiences);
+    assert.deepEqual(r?.user, {
+      username: 'system:serviceaccount:ns:sa',
+      uid: 'sa-uid',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:ns'],
+      extra: {
+        'authentication.kubernetes.io/credential-id': [`JTI=${jti}`],
+        'authentication.kubernetes.io/pod-name': ['p'],
+        'authentication.kubernetes.io/pod-uid': ['pod-uid'],
+        'authentication.kubernetes.io/node-name': ['gone-node'],
+        'authentication.kubernetes.io/node-uid': ['node-uid'],
+      },
+    });
+    // a node-bound token (no pod) needs its node
+    await assert.rejects(tokens.validate((await tokens.issue({ ...spec, node: { name: 'gone-node', uid: 'node-uid' } })).token, tokens.apiAudiences), {
+      message: 'service account token has been invalidated',
+    });
+  });
+
+  it('a pod in its grace period keeps its token; one deleted longer than the leeway ago does not', async () => {
+    now = new Date('2026-11-30T10:00:00Z');
+    const o: Record<string, KObject> = {
+      'serviceaccounts/ns/sa': { metadata: { name: 'sa', uid: 'sa-uid' } },
+      'pods/ns/p': { metadata: { name: 'p', uid: 'pod-uid', deletionTimestamp: '2026-11-30T10:00:30Z' } },
+    };
+    const tk = new ServiceAccountTokens({ key, lookup: lookupOf(o), now: () => now });
+    const t = (await tk.issue({ ...spec, pod: { name: 'p', uid: 'pod-uid' } })).token;
+    assert.ok(await tk.validate(t, tk.apiAudiences));
+    now = new Date('2026-11-30T10:01:31Z');
+    await assert.rejects(tk.validate(t, tk.apiAudiences), { message: 'service account token has been invalidated' });
+    // the service account itself: gone, or recreated
+    now = new Date('2026-11-30T10:00:00Z');
+    delete o['serviceaccounts/ns/sa'];
+    await assert.rejects(tk.validate(t, tk.apiAudiences), { message: 'serviceaccounts "sa" not found' });
+    o['serviceaccounts/ns/sa'] = { metadata: { name: 'sa', uid: 'new-uid' } };
+    await assert.rejects(tk.validate(t, tk.apiAudiences), { message: 'service account UID (new-uid) does not match claim (sa-uid)' });
+  });
+
+  it('tokens not valid yet or issued in the future are rejected', async () => {
+    now = new Date('2026-11-30T10:05:00Z');
+    const t = (await tokens.issue(spec)).token;
+    now = new Date('2026-11-30T10:03:59Z');
+    await assert.rejects(tokens.validate(t, tokens.apiAudiences), { message: 'service account token is not valid yet' });
+    now = new Date('2026-11-30T10:04:01Z');
+    assert.ok(await tokens.validate(t, tokens.apiAudiences));
   });
 });
 

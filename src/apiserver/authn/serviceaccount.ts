@@ -28,6 +28,18 @@ export const EXTRA_NODE_NAME = 'authentication.kubernetes.io/node-name';
 export const EXTRA_NODE_UID = 'authentication.kubernetes.io/node-uid';
 export const EXTRA_CREDENTIAL_ID = 'authentication.kubernetes.io/credential-id';
 
+/**
+ * The lifetime (1 h 7 s) admission gives kube-api-access tokens: a pod-bound request for
+ * exactly this long, for the API server's own audiences, is issued for
+ * {@link EXPIRATION_EXTENSION_SECONDS} with a `warnafter` claim at this lifetime
+ * (upstream WarnOnlyBoundTokenExpirationSeconds, `--service-account-extend-token-expiration`).
+ */
+export const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 3607;
+/** One year (upstream ExpirationExtensionSeconds). */
+export const EXPIRATION_EXTENSION_SECONDS = 365 * 24 * 3600;
+/** go-jose's DefaultLeeway for exp/nbf/iat, and for deletions of bound objects (seconds). */
+const LEEWAY_SECONDS = 60;
+
 /** The ES256 key pair tokens are signed with. */
 export interface ServiceAccountKey {
   privateKey: KeyObject;
@@ -100,6 +112,11 @@ export interface ServiceAccountTokenOptions {
   apiAudiences?: string[];
   /** reads ServiceAccounts, Pods, Secrets and Nodes to check bound objects */
   lookup?: ObjectLookup;
+  /**
+   * `--service-account-extend-token-expiration` (default true): kube-api-access tokens
+   * (pod-bound, 3607 s, API audiences) are valid for a year and carry `warnafter`
+   */
+  extendExpiration?: boolean;
   now?: () => Date;
 }
 
@@ -131,15 +148,27 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     this.lookup = o.lookup;
   }
 
-  /** Signs a bound token (TokenRequest). */
+  /**
+   * Signs a bound token (TokenRequest). `expirationTimestamp` is always iat + the
+   * requested lifetime, also when the token itself was extended (as upstream reports it).
+   */
   async issue(spec: TokenRequestSpec): Promise<IssuedToken> {
     const now = this.now();
     const iat = Math.floor(now.getTime() / 1000);
-    const exp = iat + spec.expirationSeconds;
+    let exp = iat + spec.expirationSeconds;
     const k8s: KubernetesClaim = { namespace: spec.namespace, serviceaccount: spec.serviceAccount };
     if (spec.pod) k8s.pod = spec.pod;
     if (spec.secret) k8s.secret = spec.secret;
     if (spec.node) k8s.node = spec.node;
+    if (
+      (this.o.extendExpiration ?? true) &&
+      spec.pod &&
+      spec.expirationSeconds === WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS &&
+      spec.audiences.every((a) => this.apiAudiences.includes(a))
+    ) {
+      k8s.warnafter = exp;
+      exp = iat + EXPIRATION_EXTENSION_SECONDS;
+    }
     const token = await new SignJWT({ 'kubernetes.io': k8s as unknown as JWTPayload[string] })
       .setProtectedHeader({ alg: 'ES256', kid: this.o.key.kid })
       .setIssuer(this.issuer)
@@ -150,7 +179,7 @@ export class ServiceAccountTokens implements TokenAuthenticator {
       .setExpirationTime(exp)
       .setJti(randomUUID())
       .sign(this.o.key.privateKey);
-    return { token, expirationTimestamp: new Date(exp * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    return { token, expirationTimestamp: new Date((iat + spec.expirationSeconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
   }
 
   /** Validates against the API server's audiences. */
@@ -186,11 +215,16 @@ export class ServiceAccountTokens implements TokenAuthenticator {
         audience: audiences,
         algorithms: ['ES256'],
         currentDate: this.now(),
+        clockTolerance: LEEWAY_SECONDS,
       }));
     } catch (e) {
       if (e instanceof joseErrors.JWTExpired) throw new InvalidTokenError('service account token has expired');
       if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'aud') throw new InvalidTokenError('token audiences is invalid');
+      if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'nbf') throw new InvalidTokenError('service account token is not valid yet');
       throw new InvalidTokenError('invalid bearer token');
+    }
+    if (typeof payload.iat === 'number' && payload.iat > this.now().getTime() / 1000 + LEEWAY_SECONDS) {
+      throw new InvalidTokenError('service account token is issued in the future');
     }
     const k8s = payload['kubernetes.io'] as KubernetesClaim | undefined;
     if (!k8s?.namespace || !k8s.serviceaccount?.name) throw new InvalidTokenError('service account token claims could not be validated');
@@ -203,16 +237,12 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     };
     if (payload.jti) user.extra![EXTRA_CREDENTIAL_ID] = [`JTI=${payload.jti}`];
     const lookup = this.lookup;
-    if (lookup) {
-      await this.checkRef(lookup, R.serviceaccounts, ns, k8s.serviceaccount, 'service account');
-      if (k8s.pod) await this.checkRef(lookup, R.pods, ns, k8s.pod, 'pod', true);
-      if (k8s.secret) await this.checkRef(lookup, R.secrets, ns, k8s.secret, 'secret');
-      if (k8s.node) await this.checkRef(lookup, R.nodes, '', k8s.node, 'node');
-    }
+    if (lookup) await this.checkBound(lookup, k8s);
     if (k8s.pod) {
       user.extra![EXTRA_POD_NAME] = [k8s.pod.name];
       user.extra![EXTRA_POD_UID] = [k8s.pod.uid];
     }
+    // pod-bound tokens carry their node for information (ServiceAccountTokenPodNodeInfo)
     if (k8s.node) {
       user.extra![EXTRA_NODE_NAME] = [k8s.node.name];
       if (k8s.node.uid) user.extra![EXTRA_NODE_UID] = [k8s.node.uid];
@@ -221,12 +251,44 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     return { user, audiences: aud.filter((a) => audiences.includes(a)) };
   }
 
-  private async checkRef(lookup: ObjectLookup, r: (typeof R)[keyof typeof R], ns: string, ref: Ref, what: string, terminating = false): Promise<void> {
-    const o: KObject | undefined = await lookup.get(r, ns, ref.name);
-    if (!o) throw new InvalidTokenError(`${what} ${ns ? `${ns}/` : ''}${ref.name} has been deleted`);
-    if (ref.uid && o.metadata?.uid !== ref.uid) {
-      throw new InvalidTokenError(`${what} UID (${o.metadata?.uid ?? ''}) does not match claim (${ref.uid})`);
+  /**
+   * Upstream validator.Validate: the service account, and the secret, pod or (for
+   * node-bound tokens) node the token is bound to still exist with the claimed UID and
+   * were not deleted more than the leeway ago (a pod in its grace period still counts).
+   * @throws InvalidTokenError with upstream's message
+   */
+  private async checkBound(lookup: ObjectLookup, k8s: KubernetesClaim): Promise<void> {
+    const ns = k8s.namespace;
+    const sa = k8s.serviceaccount;
+    const deletedBefore = this.now().getTime() - LEEWAY_SECONDS * 1000;
+    const gone = (o: KObject): boolean => !!o.metadata?.deletionTimestamp && Date.parse(o.metadata.deletionTimestamp) < deletedBefore;
+    const invalidated = 'service account token has been invalidated';
+    const acct = await lookup.get(R.serviceaccounts, ns, sa.name);
+    if (!acct) throw new InvalidTokenError(`serviceaccounts ${JSON.stringify(sa.name)} not found`);
+    if ((acct.metadata?.uid ?? '') !== sa.uid) throw new InvalidTokenError(`service account UID (${acct.metadata?.uid ?? ''}) does not match claim (${sa.uid})`);
+    if (gone(acct)) throw new InvalidTokenError(`service account ${ns}/${sa.name} has been deleted`);
+    if (k8s.secret) {
+      const o = await lookup.get(R.secrets, ns, k8s.secret.name);
+      if (!o) throw new InvalidTokenError(invalidated);
+      if ((o.metadata?.uid ?? '') !== k8s.secret.uid) {
+        throw new InvalidTokenError(`secret UID (${o.metadata?.uid ?? ''}) does not match service account secret ref claim (${k8s.secret.uid})`);
+      }
+      if (gone(o)) throw new InvalidTokenError(invalidated);
     }
-    if (terminating && o.metadata?.deletionTimestamp) throw new InvalidTokenError(`${what} ${ns}/${ref.name} is being deleted`);
+    if (k8s.pod) {
+      const o = await lookup.get(R.pods, ns, k8s.pod.name);
+      if (!o) throw new InvalidTokenError(invalidated);
+      if ((o.metadata?.uid ?? '') !== k8s.pod.uid) {
+        throw new InvalidTokenError(`pod UID (${o.metadata?.uid ?? ''}) does not match service account pod ref claim (${k8s.pod.uid})`);
+      }
+      if (gone(o)) throw new InvalidTokenError(invalidated);
+    } else if (k8s.node) {
+      const o = await lookup.get(R.nodes, '', k8s.node.name);
+      if (!o) throw new InvalidTokenError(invalidated);
+      if ((o.metadata?.uid ?? '') !== k8s.node.uid) {
+        throw new InvalidTokenError(`node UID (${o.metadata?.uid ?? ''}) does not match service account node ref claim (${k8s.node.uid})`);
+      }
+      if (gone(o)) throw new InvalidTokenError(invalidated);
+    }
   }
 }
