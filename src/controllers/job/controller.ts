@@ -1,0 +1,579 @@
+/**
+ * Job controller: runs pods from a Job's template until `completions` of them succeed
+ * (or, without completions, until one succeeds and the rest finish), at most
+ * `parallelism` at a time; NonIndexed and Indexed completion modes; suspend.
+ *
+ * Pods carry the `batch.kubernetes.io/job-tracking` finalizer until counted: a finished
+ * pod is first recorded in `status.uncountedTerminatedPods`, its finalizer removed, then
+ * moved into `status.succeeded` / `status.failed` (upstream's crash-safe tracking).
+ * Failures beyond `backoffLimit` (or container restarts reaching it under restartPolicy
+ * OnFailure) end the Job with BackoffLimitExceeded, running longer than
+ * `activeDeadlineSeconds` with DeadlineExceeded: the active pods are deleted, the interim
+ * FailureTarget condition is written, and Failed once no pod is terminating. Success
+ * writes SuccessCriteriaMet, then Complete with `completionTime`. Replacement pods after
+ * failures wait 10 s doubling up to 6 min. Events: SuccessfulCreate, SuccessfulDelete,
+ * Completed, BackoffLimitExceeded, DeadlineExceeded, Suspended, Resumed.
+ *
+ * Not implemented: podFailurePolicy, successPolicy, backoffLimitPerIndex, managedBy.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/job/job_controller.go
+ */
+import type { JobSpec, JobStatus } from 'kubernetes-types/batch/v1.js';
+import type { Container } from 'kubernetes-types/core/v1.js';
+import { isNotFound, StatusError } from '../../apimachinery/errors.js';
+import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
+import { jsonEqual } from '../../apimachinery/validation.js';
+import { keyOf } from '../../client/informer.js';
+import { R } from '../../client/types.js';
+import type { RunningController, WorkloadControllerContext } from '../util/context.js';
+import { claimObjects, controllerRefOf, newControllerRef } from '../util/controller-ref.js';
+import { Expectations } from '../util/expectations.js';
+import { byNamespace, Index } from '../util/informers.js';
+import { ControllerLoop, splitKey } from '../util/loop.js';
+import { PodControl, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../util/pod-control.js';
+import { isPodActive, isPodReady, type Pod, podFromTemplate, sortPodsForDeletion } from '../util/pods.js';
+import { W } from '../util/resources.js';
+import { realClock } from '../util/workqueue.js';
+import {
+  COMPLETION_INDEX_ENV,
+  COMPLETION_INDEX_KEY,
+  completionIndexOf,
+  ensureCondition,
+  formatIndexes,
+  isJobFinished,
+  isPodFailed,
+  isPodTerminating,
+  type Job,
+  JOB_TRACKING_FINALIZER,
+  MAX_POD_CREATE_DELETE_PER_SYNC,
+  MESSAGE,
+  parseIndexes,
+  pastBackoffLimitOnFailure,
+  podFailureBackoff,
+  REASON,
+  rfc3339,
+  trueCondition,
+} from './util.js';
+
+export type { Job } from './util.js';
+
+/** What one sync decided to end the Job with. */
+interface Finish {
+  type: 'SuccessCriteriaMet' | 'Complete' | 'FailureTarget' | 'Failed';
+  reason: string;
+  message: string;
+}
+
+/** Strategic merge patch removing the tracking finalizer (upstream removeTrackingFinalizerPatch), UID as precondition. */
+const rmFinalizerPatch = (uid: string): unknown => ({ metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER], uid } });
+
+const hasTracking = (p: Pod): boolean => !!p.metadata?.finalizers?.includes(JOB_TRACKING_FINALIZER);
+
+/** The template with JOB_COMPLETION_INDEX env from the annotation (upstream addCompletionIndexEnvVariables). */
+function withCompletionIndexEnv(spec: Record<string, unknown>): void {
+  const add = (cs: Container[] | undefined): void => {
+    for (const c of cs ?? []) {
+      if (c.env?.some((e) => e.name === COMPLETION_INDEX_ENV)) continue;
+      (c.env ??= []).push({ name: COMPLETION_INDEX_ENV, valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${COMPLETION_INDEX_KEY}']` } } });
+    }
+  };
+  add(spec.initContainers as Container[] | undefined);
+  add(spec.containers as Container[] | undefined);
+}
+
+export async function startJobController(ctx: WorkloadControllerContext): Promise<RunningController> {
+  const { client, recorder, informers } = ctx;
+  const clock = ctx.clock ?? realClock;
+  const jobInformer = informers.get<Job>(W.jobs);
+  const podInformer = informers.get<Pod>(R.pods);
+  const podsByNs = new Index(podInformer, byNamespace);
+  const expectations = new Expectations(() => clock.now());
+  const podControl = new PodControl(client, recorder);
+  /** pod UIDs whose finalizer removal was sent and not yet observed */
+  const removing = new Set<string>();
+  /** job UID → failures since the last success and the last failure time (upstream backoffRecord) */
+  const backoffs = new Map<string, { failures: number; lastFailure: number }>();
+
+  const loop = new ControllerLoop({ name: 'job-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
+  const orphans = new ControllerLoop({ name: 'job-controller (orphan pods)', clock, workers: 2, sync: (k) => handleOrphanPod(k) });
+
+  const resolveRef = (ns: string, ref: { kind: string; name: string; uid: string } | undefined): Job | undefined => {
+    if (!ref || ref.kind !== 'Job') return undefined;
+    const j = jobInformer.getByName(ns, ref.name);
+    return j && j.metadata?.uid === ref.uid ? j : undefined;
+  };
+
+  /** A pod with the finalizer whose Job is gone or finished: its finalizer must go. */
+  const checkOrphan = (pod: Pod): boolean => {
+    if (!hasTracking(pod)) return false;
+    const job = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
+    if (job && !isJobFinished(job)) return false;
+    orphans.enqueue(keyOf(pod));
+    return true;
+  };
+
+  podInformer.addEventHandler({
+    add(pod) {
+      if (!hasTracking(pod)) removing.delete(pod.metadata?.uid ?? '');
+      const job = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
+      if (!job) {
+        checkOrphan(pod);
+        return;
+      }
+      const k = keyOf(job);
+      if (pod.metadata?.deletionTimestamp) expectations.deletionObserved(k, keyOf(pod));
+      else expectations.creationObserved(k);
+      loop.enqueue(k);
+    },
+    update(old, cur) {
+      if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
+      if (!hasTracking(cur)) removing.delete(cur.metadata?.uid ?? '');
+      const oldJob = resolveRef(old.metadata?.namespace ?? '', controllerRefOf(old));
+      const job = resolveRef(cur.metadata?.namespace ?? '', controllerRefOf(cur));
+      if (oldJob && oldJob !== job) loop.enqueueObj(oldJob);
+      if (!job) {
+        checkOrphan(cur);
+        return;
+      }
+      const k = keyOf(job);
+      if (cur.metadata?.deletionTimestamp && !old.metadata?.deletionTimestamp) expectations.deletionObserved(k, keyOf(cur));
+      loop.enqueue(k);
+    },
+    delete(pod) {
+      removing.delete(pod.metadata?.uid ?? '');
+      const job = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
+      if (!job) return;
+      expectations.deletionObserved(keyOf(job), keyOf(pod));
+      loop.enqueueObj(job);
+    },
+  });
+  jobInformer.addEventHandler({
+    add: (j) => loop.enqueueObj(j),
+    update(old, cur) {
+      loop.enqueueObj(cur);
+      // a changed deadline: re-check when it passes
+      const ads = cur.spec?.activeDeadlineSeconds;
+      if (ads && ads !== old.spec?.activeDeadlineSeconds && cur.status?.startTime) {
+        const left = Date.parse(cur.status.startTime) + ads * 1000 - clock.now();
+        loop.enqueueAfter(keyOf(cur), Math.max(left, 0));
+      }
+    },
+    delete(j) {
+      expectations.delete(keyOf(j));
+      backoffs.delete(j.metadata?.uid ?? '');
+      // pods still holding the finalizer of a deleted Job
+      for (const p of podsByNs.get(j.metadata?.namespace ?? '')) if (controllerRefOf(p)?.uid === j.metadata?.uid) checkOrphan(p);
+    },
+  });
+
+  async function removeFinalizer(pod: Pod): Promise<boolean> {
+    const uid = pod.metadata?.uid ?? '';
+    removing.add(uid);
+    try {
+      await client.patch(R.pods, pod.metadata!.namespace!, pod.metadata!.name!, 'strategic', rmFinalizerPatch(uid));
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return true;
+      removing.delete(uid);
+      throw e;
+    }
+  }
+
+  async function handleOrphanPod(key: string): Promise<void> {
+    const [ns, name] = splitKey(key);
+    const pod = podInformer.getByName(ns, name);
+    if (!pod || !hasTracking(pod)) return;
+    const job = resolveRef(ns, controllerRefOf(pod));
+    if (job && !isJobFinished(job)) return; // adopted meanwhile
+    await removeFinalizer(pod);
+  }
+
+  /** Deletes the active pods of a finishing Job keeping their finalizers (upstream deleteActivePods). */
+  async function deleteActive(job: Job, pods: Pod[]): Promise<{ deleted: number; deletedReady: number; error?: unknown }> {
+    let deleted = 0;
+    let deletedReady = 0;
+    let error: unknown;
+    await Promise.all(
+      pods.map(async (p) => {
+        try {
+          await podControl.delete(p.metadata!.namespace!, p.metadata!.name!, job);
+          deleted++;
+          if (isPodReady(p)) deletedReady++;
+        } catch (e) {
+          error ??= e;
+        }
+      }),
+    );
+    return { deleted, deletedReady, error };
+  }
+
+  /** Deletes surplus pods, their finalizers first so they are not counted (upstream deleteJobPods). */
+  async function deletePods(job: Job, key: string, pods: Pod[]): Promise<{ deleted: number; deletedReady: number; error?: unknown }> {
+    expectations.expectDeletions(
+      key,
+      pods.map((p) => keyOf(p)),
+    );
+    let deleted = 0;
+    let deletedReady = 0;
+    let error: unknown;
+    await Promise.all(
+      pods.map(async (p) => {
+        try {
+          // a tracked pod is counted once it stops, so its finalizer can go first
+          if (hasTracking(p)) await removeFinalizer(p);
+          await podControl.delete(p.metadata!.namespace!, p.metadata!.name!, job);
+          deleted++;
+          if (isPodReady(p)) deletedReady++;
+        } catch (e) {
+          expectations.deletionObserved(key, keyOf(p));
+          if (isNotFound(e)) {
+            deleted++;
+            return;
+          }
+          error ??= e;
+        }
+      }),
+    );
+    return { deleted, deletedReady, error };
+  }
+
+  async function createPods(job: Job, key: string, indexes: (number | undefined)[]): Promise<void> {
+    const ns = job.metadata!.namespace!;
+    const ref = newControllerRef(job, 'batch/v1', 'Job');
+    const base = podFromTemplate(job.spec?.template, job.metadata!.name!, ref);
+    const fin = (base.metadata!.finalizers ??= []);
+    if (!fin.includes(JOB_TRACKING_FINALIZER)) fin.push(JOB_TRACKING_FINALIZER);
+    const indexed = job.spec?.completionMode === 'Indexed';
+    if (indexed) withCompletionIndexEnv(base.spec as unknown as Record<string, unknown>);
+    expectations.expectCreations(key, indexes.length);
+    const { successes, error } = await slowStartBatch(indexes.length, SLOW_START_INITIAL_BATCH_SIZE, async (i) => {
+      const pod = structuredClone(base);
+      const idx = indexes[i];
+      if (idx !== undefined) {
+        const m = pod.metadata!;
+        (m.annotations ??= {})[COMPLETION_INDEX_KEY] = String(idx);
+        (m.labels ??= {})[COMPLETION_INDEX_KEY] = String(idx);
+        m.generateName = `${job.metadata!.name}-${idx}-`;
+        pod.spec!.hostname = `${job.metadata!.name}-${idx}`;
+      }
+      try {
+        await podControl.create(ns, pod, job);
+      } catch (e) {
+        if (e instanceof StatusError && e.status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) return;
+        throw e;
+      }
+    });
+    for (let i = 0; i < indexes.length - successes; i++) expectations.creationObserved(key);
+    if (error) throw error;
+  }
+
+  async function sync(key: string): Promise<void> {
+    const [ns, name] = splitKey(key);
+    const cached = jobInformer.getByName(ns, name);
+    if (!cached) {
+      expectations.delete(key);
+      return;
+    }
+    if (isJobFinished(cached)) {
+      // pods left with the finalizer (e.g. created after the count) are let go
+      for (const p of podsByNs.get(ns)) if (controllerRefOf(p)?.uid === cached.metadata?.uid) checkOrphan(p);
+      return;
+    }
+    const job = structuredClone(cached);
+    const now = clock.now();
+    const spec: JobSpec = job.spec ?? ({} as JobSpec);
+    const status: JobStatus = (job.status ??= {});
+    const satisfied = expectations.satisfied(key);
+    let selector;
+    try {
+      selector = labelSelectorAsSelector(spec.selector);
+    } catch {
+      return;
+    }
+    const pods = await claimObjects<Pod>(podsByNs.get(ns), {
+      client,
+      controller: job,
+      controllerAPIVersion: 'batch/v1',
+      controllerKind: 'Job',
+      controllerResource: W.jobs,
+      resource: R.pods,
+      selector,
+      adoptFinalizers: [JOB_TRACKING_FINALIZER],
+    });
+    const active = pods.filter(isPodActive);
+    const indexed = spec.completionMode === 'Indexed';
+    const completions = spec.completions ?? undefined;
+    const uncountedSucceeded = new Set(status.uncountedTerminatedPods?.succeeded ?? []);
+    const uncountedFailed = new Set(status.uncountedTerminatedPods?.failed ?? []);
+    const withFinalizer = new Set<string>();
+    for (const p of pods) if (hasTracking(p)) withFinalizer.add(p.metadata?.uid ?? '');
+
+    // newly finished pods still carrying the finalizer (upstream getNewFinishedPods)
+    let newSucceeded = 0;
+    let newFailed = 0;
+    let lastFailure = 0;
+    for (const p of pods) {
+      const uid = p.metadata?.uid ?? '';
+      if (!hasTracking(p) || uncountedSucceeded.has(uid) || uncountedFailed.has(uid) || removing.has(uid)) continue;
+      if (p.status?.phase === 'Succeeded') newSucceeded++;
+      else if (isPodFailed(p, job)) {
+        newFailed++;
+        const t = p.status?.containerStatuses?.[0]?.state?.terminated?.finishedAt;
+        lastFailure = Math.max(lastFailure, t ? Date.parse(t) : now);
+      }
+    }
+    let succeeded = (status.succeeded ?? 0) + uncountedSucceeded.size + newSucceeded;
+    const failed = (status.failed ?? 0) + uncountedFailed.size + newFailed;
+    let ready = active.filter(isPodReady).length;
+    let terminating = pods.filter(isPodTerminating).length;
+    if (newFailed || newSucceeded) {
+      const uid = job.metadata?.uid ?? '';
+      const b = backoffs.get(uid) ?? { failures: 0, lastFailure: 0 };
+      if (newSucceeded) b.failures = 0;
+      b.failures += newFailed;
+      if (newFailed) b.lastFailure = Math.max(b.lastFailure, lastFailure);
+      backoffs.set(uid, b);
+    }
+
+    const suspended = spec.suspend === true;
+    if (!status.startTime && !suspended) status.startTime = rfc3339(now);
+
+    let succeededIndexes = new Set<number>();
+    if (indexed && completions !== undefined) {
+      succeededIndexes = parseIndexes(status.completedIndexes, completions);
+      for (const p of pods) {
+        const i = completionIndexOf(p);
+        if (p.status?.phase === 'Succeeded' && i !== undefined && i < completions) succeededIndexes.add(i);
+      }
+      succeeded = succeededIndexes.size;
+    }
+
+    // how the Job ends, if it does
+    let finish: Finish | undefined;
+    const successMet = trueCondition(job, 'SuccessCriteriaMet');
+    const failureTarget = trueCondition(job, 'FailureTarget');
+    if (successMet) finish = { type: 'Complete', reason: successMet.reason ?? '', message: successMet.message ?? '' };
+    else if (failureTarget) finish = { type: 'Failed', reason: failureTarget.reason ?? '', message: failureTarget.message ?? '' };
+    else if (failed > (spec.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods)) {
+      finish = { type: 'FailureTarget', reason: REASON.backoffLimitExceeded, message: MESSAGE.backoffLimitExceeded };
+    } else if (spec.activeDeadlineSeconds && status.startTime && !suspended) {
+      const left = Date.parse(status.startTime) + spec.activeDeadlineSeconds * 1000 - now;
+      if (left <= 0) finish = { type: 'FailureTarget', reason: REASON.deadlineExceeded, message: MESSAGE.deadlineExceeded };
+      else loop.enqueueAfter(key, left);
+    }
+
+    let activeCount = active.length;
+    let manageErr: unknown;
+    let needsFlush = false;
+    if (finish) {
+      // a finishing Job stops its active pods (their finalizers stay until they are counted)
+      const r = await deleteActive(job, active);
+      if (r.deleted !== active.length) finish = undefined;
+      activeCount -= r.deleted;
+      terminating += r.deleted;
+      ready -= r.deletedReady;
+      manageErr = r.error;
+    } else {
+      let manageCalled = false;
+      if (satisfied && !job.metadata?.deletionTimestamp) {
+        manageCalled = true;
+        try {
+          const r = await manageJob(job, key, active, succeeded, succeededIndexes);
+          activeCount = r.active;
+          ready -= r.deletedReady;
+        } catch (e) {
+          manageErr = e;
+        }
+      }
+      const complete = completions === undefined ? succeeded > 0 && activeCount === 0 : succeeded >= completions && activeCount === 0;
+      if (complete) finish = { type: 'SuccessCriteriaMet', reason: REASON.completionsReached, message: MESSAGE.completionsReached };
+      else if (manageCalled) {
+        if (suspended) {
+          if (ensureCondition(job, 'Suspended', 'True', 'JobSuspended', 'Job suspended', now)) {
+            needsFlush = true;
+            recorder.event(job, 'Normal', 'Suspended', 'Job suspended');
+          }
+        } else if (ensureCondition(job, 'Suspended', 'False', 'JobResumed', 'Job resumed', now)) {
+          needsFlush = true;
+          recorder.event(job, 'Normal', 'Resumed', 'Job resumed');
+          status.startTime = rfc3339(now);
+        }
+      }
+    }
+    needsFlush ||= activeCount !== (status.active ?? 0) || ready !== status.ready || terminating !== status.terminating;
+    status.active = activeCount;
+    status.ready = ready;
+    status.terminating = terminating;
+
+    // upstream trackJobStatusAndRemoveFinalizers: record finished pods as uncounted, drop
+    // their finalizers, then count them
+    for (const u of [...uncountedSucceeded]) if (!withFinalizer.has(u)) needsFlush = true;
+    for (const u of [...uncountedFailed]) if (!withFinalizer.has(u)) needsFlush = true;
+    const failing = finish !== undefined && finish.type !== 'SuccessCriteriaMet' && finish.type !== 'Complete';
+    const toRemove: Pod[] = [];
+    for (const p of pods) {
+      if (!hasTracking(p)) continue;
+      const uid = p.metadata?.uid ?? '';
+      const considerFailed = isPodFailed(p, job);
+      if (!(job.metadata?.deletionTimestamp || finish || p.status?.phase === 'Succeeded' || considerFailed)) continue;
+      toRemove.push(p);
+      if (p.status?.phase === 'Succeeded' && !uncountedFailed.has(uid)) {
+        if (!indexed && !uncountedSucceeded.has(uid)) {
+          uncountedSucceeded.add(uid);
+          needsFlush = true;
+        }
+      } else if ((considerFailed || failing) && !uncountedFailed.has(uid)) {
+        const i = completionIndexOf(p);
+        if (!indexed || (i !== undefined && completions !== undefined && i < completions)) {
+          uncountedFailed.add(uid);
+          needsFlush = true;
+        }
+      }
+    }
+    if (indexed) {
+      const s = formatIndexes(succeededIndexes) ?? '';
+      if (s !== (status.completedIndexes ?? '')) needsFlush = true;
+      status.completedIndexes = s;
+      status.succeeded = succeededIndexes.size;
+    }
+    if (finish?.type === 'FailureTarget') {
+      ensureCondition(job, 'FailureTarget', 'True', finish.reason, finish.message, now);
+      needsFlush = true;
+      finish = { ...finish, type: 'Failed' };
+    } else if (finish?.type === 'SuccessCriteriaMet') {
+      if (ensureCondition(job, 'SuccessCriteriaMet', 'True', finish.reason, finish.message, now)) needsFlush = true;
+      finish = { ...finish, type: 'Complete' };
+    }
+    const setUncounted = (): void => {
+      status.uncountedTerminatedPods = {
+        ...(uncountedSucceeded.size ? { succeeded: [...uncountedSucceeded] } : {}),
+        ...(uncountedFailed.size ? { failed: [...uncountedFailed] } : {}),
+      };
+    };
+    let base: Job = cached;
+    setUncounted();
+    if (needsFlush) base = await writeStatus(base, job);
+    // remove finalizers, then move the pods whose finalizer is gone into the counters
+    const removed = new Set<string>();
+    let rmErr: unknown;
+    await Promise.all(
+      toRemove.map(async (p) => {
+        try {
+          await removeFinalizer(p);
+          removed.add(p.metadata?.uid ?? '');
+        } catch (e) {
+          rmErr ??= e;
+        }
+      }),
+    );
+    let moved = false;
+    for (const u of [...uncountedSucceeded]) {
+      if (withFinalizer.has(u) && !removed.has(u)) continue;
+      uncountedSucceeded.delete(u);
+      status.succeeded = (status.succeeded ?? 0) + 1;
+      moved = true;
+    }
+    for (const u of [...uncountedFailed]) {
+      if (withFinalizer.has(u) && !removed.has(u)) continue;
+      uncountedFailed.delete(u);
+      status.failed = (status.failed ?? 0) + 1;
+      moved = true;
+    }
+    setUncounted();
+    if (rmErr) {
+      if (moved) await writeStatus(base, job);
+      throw rmErr;
+    }
+    // upstream enactJobFinished: the terminal condition once everything is counted and nothing terminates
+    let finished = false;
+    if (finish && uncountedSucceeded.size === 0 && uncountedFailed.size === 0 && terminating === 0) {
+      ensureCondition(job, finish.type, 'True', finish.reason, finish.message, now);
+      if (finish.type === 'Complete') status.completionTime = trueCondition(job, 'Complete')!.lastTransitionTime;
+      finished = true;
+    }
+    if (moved || finished) await writeStatus(base, job);
+    if (finished && finish) {
+      if (finish.type === 'Complete') {
+        if (completions !== undefined && (status.succeeded ?? 0) > completions) {
+          recorder.event(job, 'Warning', 'TooManySucceededPods', 'Too many succeeded pods running after completion count reached');
+        }
+        recorder.event(job, 'Normal', 'Completed', 'Job completed');
+      } else recorder.event(job, 'Warning', finish.reason, finish.message);
+      backoffs.delete(job.metadata?.uid ?? '');
+    }
+    if (manageErr) throw manageErr;
+  }
+
+  /** Upstream manageJob: creates or deletes pods toward the wanted number of active pods. */
+  async function manageJob(job: Job, key: string, active: Pod[], succeeded: number, succeededIndexes: Set<number>): Promise<{ active: number; deletedReady: number }> {
+    const spec: JobSpec = job.spec ?? ({} as JobSpec);
+    let count = active.length;
+    if (spec.suspend) {
+      const r = await deletePods(job, key, active);
+      if (r.error) throw r.error;
+      return { active: count - r.deleted, deletedReady: r.deletedReady };
+    }
+    const parallelism = spec.parallelism ?? 1;
+    const completions = spec.completions ?? undefined;
+    let want: number;
+    if (completions === undefined) want = succeeded > 0 ? count : parallelism;
+    else want = Math.max(0, Math.min(completions - succeeded, parallelism));
+
+    // Indexed: pods with a duplicate, succeeded or out-of-range index go first
+    let surplus: Pod[] = [];
+    const heldIndexes = new Set<number>();
+    let keep = active;
+    if (spec.completionMode === 'Indexed' && completions !== undefined) {
+      keep = [];
+      for (const p of sortPodsForDeletion(active, () => 0, clock.now()).reverse()) {
+        const i = completionIndexOf(p);
+        if (i === undefined || i >= completions || heldIndexes.has(i) || succeededIndexes.has(i)) surplus.push(p);
+        else {
+          heldIndexes.add(i);
+          keep.push(p);
+        }
+      }
+    }
+    const rm = Math.max(0, keep.length - want);
+    if (rm > 0) surplus = [...surplus, ...sortPodsForDeletion(keep, () => 0, clock.now()).slice(0, rm)];
+    if (surplus.length) {
+      const r = await deletePods(job, key, surplus.slice(0, MAX_POD_CREATE_DELETE_PER_SYNC));
+      if (r.error) throw r.error;
+      return { active: count - r.deleted, deletedReady: r.deletedReady };
+    }
+    let diff = want - count;
+    if (diff <= 0) return { active: count, deletedReady: 0 };
+    const b = backoffs.get(job.metadata?.uid ?? '');
+    if (b?.failures) {
+      const wait = b.lastFailure + podFailureBackoff(b.failures) - clock.now();
+      if (wait > 0) {
+        loop.enqueueAfter(key, wait);
+        return { active: count, deletedReady: 0 };
+      }
+    }
+    diff = Math.min(diff, MAX_POD_CREATE_DELETE_PER_SYNC);
+    const indexes: (number | undefined)[] = [];
+    if (spec.completionMode === 'Indexed' && completions !== undefined) {
+      for (let i = 0; i < completions && indexes.length < diff; i++) if (!succeededIndexes.has(i) && !heldIndexes.has(i)) indexes.push(i);
+    } else for (let i = 0; i < diff; i++) indexes.push(undefined);
+    count += indexes.length;
+    await createPods(job, key, indexes);
+    return { active: count, deletedReady: 0 };
+  }
+
+  /** Writes `job.status` over `base` (its resourceVersion guards the write); returns the stored Job. */
+  async function writeStatus(base: Job, job: Job): Promise<Job> {
+    const next = { ...base, status: structuredClone(job.status) } as Job;
+    return client.update<Job>(W.jobs, base.metadata!.namespace!, next, { subresource: 'status' });
+  }
+
+  informers.start();
+  await informers.waitForSync();
+  loop.run();
+  orphans.run();
+  return {
+    async stop() {
+      await Promise.all([loop.stop(), orphans.stop()]);
+    },
+  };
+}
