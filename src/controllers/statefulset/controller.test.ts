@@ -1,6 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { KObject } from '../../api/resource.js';
 import { R } from '../../client/types.js';
 import type { RunningController } from '../util/context.js';
 import type { ControllerRevision } from '../util/history.js';
@@ -79,7 +80,7 @@ describe('StatefulSet controller', () => {
     assert.equal(p0!.spec?.subdomain, 'nginx');
     assert.deepEqual(p0!.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
     assert.deepEqual(p0!.spec?.volumes?.find((v) => v.name === 'www')?.persistentVolumeClaim, { claimName: 'www-web-0' });
-    const pvc = await c.client.get<PersistentVolumeClaim & { metadata: object }>(R.persistentvolumeclaims, 'default', 'www-web-0');
+    const pvc = await c.client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'www-web-0');
     assert.equal(pvc.metadata?.labels?.app, 'web');
     assert.equal(pvc.spec?.resources?.requests?.storage, '1Gi');
 
