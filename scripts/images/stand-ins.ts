@@ -3,8 +3,9 @@
  * manifests (../shared/manifests) name and we can imitate offline, the reference as the
  * manifest writes it, where it lives on a mirror, and what the stand-in really is. All
  * are built from busybox-static and our pause.c (scripts/images/build.sh); most are the
- * stand-ins the e2e tests use (test/e2e/containerd-images.ts), the rest are copies of
- * those under more names (scripts/images/copy.ts).
+ * stand-ins the e2e tests use (test/e2e/containerd-images.ts), a few are small shell
+ * programs of our own (scripts/images/extras.ts), the rest are copies of those under
+ * more names (scripts/images/copy.ts).
  *
  * A mirror serves every registry it stands in for from one namespace: containerd asks
  * it for the repository path without the registry host (`registry.k8s.io/pause:3.10` →
@@ -12,6 +13,7 @@
  */
 import { publishStandIns } from '../../test/e2e/containerd-images.js';
 import { copyImage } from './copy.js';
+import { publishExtras } from './extras.js';
 
 /** One stand-in image. */
 export interface StandIn {
@@ -81,6 +83,9 @@ export const STAND_INS: readonly StandIn[] = [
   { ref: 'gcr.io/google-samples/node-hello:1.0', what: 'busybox httpd on :8080 answering "Hello Kubernetes!"' },
   { ref: 'registry.k8s.io/goproxy:0.1', what: 'busybox httpd on :8080' },
   { ref: 'us-docker.pkg.dev/google-samples/containers/gke/gb-frontend:v5', what: `${HTTPD80} serving a placeholder page`, copyOf: 'k8ts/httpd:1.36' },
+  { ref: 'registry.k8s.io/e2e-test-images/agnhost:2.40', what: 'only `liveness`: /healthz on :8080 is 200 for 10 s, then 500 (busybox nc)' },
+  { ref: 'perl', what: 'only `print bpi(N)`: N digits of pi from busybox bc' },
+  { ref: 'vish/stress', what: 'only `-cpus N`: N shell busy loops' },
   { ref: 'registry.k8s.io/pause:3.10', what: 'k8ts pause (scripts/images/pause.c)' },
   { ref: 'registry.k8s.io/pause:3.6', what: 'k8ts pause (scripts/images/pause.c)', copyOf: 'pause:3.10' },
   { ref: 'registry.k8s.io/pause:3.1', what: 'k8ts pause (scripts/images/pause.c)', copyOf: 'pause:3.10' },
@@ -93,10 +98,7 @@ export const STAND_INS: readonly StandIn[] = [
  */
 export const WITHOUT_STAND_IN: readonly string[] = [
   'docker.io/library/bash',
-  'perl',
-  'vish/stress',
   'registry.k8s.io/etcd:3.5.1-0',
-  'registry.k8s.io/e2e-test-images/agnhost:2.40',
   'k8s.gcr.io/fluentd-elasticsearch:1.20',
 ];
 
@@ -113,6 +115,7 @@ export function mirroredRegistries(standIns: readonly StandIn[] = STAND_INS): st
  */
 export async function publishLocalStandIns(registry: string): Promise<void> {
   await publishStandIns(registry);
+  await publishExtras(registry);
   for (const s of STAND_INS) if (s.copyOf) await copyImage(registry, s.copyOf, mirrorPath(s.ref));
 }
 
