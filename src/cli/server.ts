@@ -173,6 +173,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
         'service-account-controller': controllerClient(clientFor, 'service-account-controller'),
         'node-controller': controllerClient(clientFor, 'node-controller'),
       },
+      clientFor: (name) => controllerClient(clientFor, name),
       clusterCIDR: o.clusterCIDR,
       client: ctrlClient,
       recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),

@@ -15,6 +15,11 @@ import { startServiceAccountController } from './serviceaccount/controller.js';
 import { startNodeIPAMController } from './nodeipam/controller.js';
 import { startReplicaSetController } from './replicaset/controller.js';
 import { startDeploymentController } from './deployment/controller.js';
+import { startStatefulSetController } from './statefulset/controller.js';
+import { startDaemonSetController } from './daemonset/controller.js';
+import { startJobController } from './job/controller.js';
+import { startTTLAfterFinishedController } from './ttlafterfinished/controller.js';
+import { startGarbageCollector } from './garbagecollector/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from './util/workqueue.js';
@@ -46,6 +51,11 @@ export interface Running {
 const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: WorkloadControllerContext) => Promise<RunningController> }[] = [
   { name: 'replicaset-controller', component: 'replicaset-controller', start: startReplicaSetController },
   { name: 'deployment-controller', component: 'deployment-controller', start: startDeploymentController },
+  { name: 'statefulset-controller', component: 'statefulset-controller', start: startStatefulSetController },
+  { name: 'daemon-set-controller', component: 'daemonset-controller', start: startDaemonSetController },
+  { name: 'job-controller', component: 'job-controller', start: startJobController },
+  { name: 'ttl-after-finished-controller', component: 'ttlafterfinished-controller', start: startTTLAfterFinishedController },
+  { name: 'generic-garbage-collector', component: 'garbage-collector-controller', start: startGarbageCollector },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
