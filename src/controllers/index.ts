@@ -19,6 +19,7 @@ import { startStatefulSetController } from './statefulset/controller.js';
 import { startDaemonSetController } from './daemonset/controller.js';
 import { startJobController } from './job/controller.js';
 import { startTTLAfterFinishedController } from './ttlafterfinished/controller.js';
+import { startCronJobController } from './cronjob/controller.js';
 import { startGarbageCollector } from './garbagecollector/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
@@ -54,6 +55,7 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'statefulset-controller', component: 'statefulset-controller', start: startStatefulSetController },
   { name: 'daemon-set-controller', component: 'daemonset-controller', start: startDaemonSetController },
   { name: 'job-controller', component: 'job-controller', start: startJobController },
+  { name: 'cronjob-controller', component: 'cronjob-controller', start: startCronJobController },
   { name: 'ttl-after-finished-controller', component: 'ttlafterfinished-controller', start: startTTLAfterFinishedController },
   { name: 'generic-garbage-collector', component: 'garbage-collector-controller', start: startGarbageCollector },
 ];
