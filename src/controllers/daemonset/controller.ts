@@ -12,7 +12,7 @@
  */
 import type { DaemonSetStatus } from 'kubernetes-types/apps/v1.js';
 import type { KObject } from '../../api/resource.js';
-import { isAlreadyExists, isConflict, isNotFound, StatusError } from '../../apimachinery/errors.js';
+import { isAlreadyExists, isNotFound, StatusError } from '../../apimachinery/errors.js';
 import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
 import { jsonEqual } from '../../apimachinery/validation.js';
 import { keyOf } from '../../client/informer.js';
@@ -177,7 +177,7 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
       if (!isAlreadyExists(e)) throw e;
       const existing = await client.get<ControllerRevision>(W.controllerrevisions, ns, rev.metadata!.name!);
       if (jsonEqual(existing.data, data)) return existing;
-      const cur = await client.get<DaemonSet>(W.daemonsets, ns, ds.metadata!.name!);
+      const cur = dsInformer.getByName(ns, ds.metadata!.name!) ?? ds;
       if ((cur.status?.collisionCount ?? 0) !== (ds.status?.collisionCount ?? 0)) {
         throw new Error(`found a stale collision count (${ds.status?.collisionCount ?? 0}, expected ${cur.status?.collisionCount ?? 0}) of DaemonSet "${ds.metadata?.name}" while processing; will retry until it is updated`);
       }
@@ -267,16 +267,8 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
     const cur = ds.status ?? ({} as DaemonSetStatus);
     const keys: (keyof DaemonSetStatus)[] = ['desiredNumberScheduled', 'currentNumberScheduled', 'numberMisscheduled', 'numberReady', 'numberAvailable', 'updatedNumberScheduled', 'numberUnavailable', 'observedGeneration'];
     if (keys.every((k) => (cur[k] ?? 0) === (next[k] ?? 0))) return;
-    let target = ds;
-    for (let i = 0; ; i++) {
-      try {
-        await client.update<DaemonSet>(W.daemonsets, target.metadata!.namespace!, { ...target, status: { ...(target.status ?? {}), ...next, collisionCount: target.status?.collisionCount } as DaemonSetStatus }, { subresource: 'status' });
-        return;
-      } catch (e) {
-        if (i >= 1 || !isConflict(e)) throw e;
-        target = await client.get<DaemonSet>(W.daemonsets, target.metadata!.namespace!, target.metadata!.name!);
-      }
-    }
+    // a conflict is retried by the next sync, from the informer's newer copy (the role has no `get` on daemonsets)
+    await client.update<DaemonSet>(W.daemonsets, ds.metadata!.namespace!, { ...ds, status: next }, { subresource: 'status' });
   }
 
   async function sync(key: string): Promise<void> {

@@ -265,17 +265,8 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
     const cur = set.status ?? ({} as StatefulSetStatus);
     const keys: (keyof StatefulSetStatus)[] = ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'currentRevision', 'updateRevision', 'observedGeneration', 'collisionCount'];
     if (keys.every((k) => (cur[k] ?? 0) === (status[k] ?? 0))) return;
-    let target = set;
-    for (let i = 0; ; i++) {
-      const next = { ...target, status: { ...(target.status ?? {}), ...status } } as StatefulSet;
-      try {
-        await client.update<StatefulSet>(W.statefulsets, target.metadata!.namespace!, next, { subresource: 'status' });
-        return;
-      } catch (e) {
-        if (i >= 1 || !isConflict(e)) throw e;
-        target = await client.get<StatefulSet>(W.statefulsets, target.metadata!.namespace!, target.metadata!.name!);
-      }
-    }
+    // a conflict is retried by the next sync, from the informer's newer copy (the role has no `get` on statefulsets)
+    await client.update<StatefulSet>(W.statefulsets, set.metadata!.namespace!, { ...set, status: { ...(set.status ?? {}), ...status } } as StatefulSet, { subresource: 'status' });
   }
 
   async function sync(key: string): Promise<void> {
