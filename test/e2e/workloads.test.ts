@@ -181,4 +181,21 @@ spec:
     await eventually(() => c.kubectl(['get', 'job', 'idx']).code !== 0, 30_000);
     await eventually(() => items(['pods', '-l', 'batch.kubernetes.io/job-name=idx']).length === 0, 30_000);
   });
+
+  it('kubectl create cronjob: a Job per minute, run to completion, lastScheduleTime and lastSuccessfulTime', async () => {
+    ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=* * * * *', '--', 'echo', 'tick']);
+    const job = await eventually(() => items(['jobs']).find((j) => j.metadata.ownerReferences?.[0]?.kind === 'CronJob' && j.metadata.ownerReferences[0].name === 'tick'), 80_000, 1000);
+    assert.match(job.metadata.name, /^tick-\d+$/);
+    assert.ok(job.metadata.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp']);
+    ok(['wait', '--for=condition=complete', `job/${job.metadata.name}`, '--timeout=60s'], 70_000);
+    assert.equal(ok(['logs', `job/${job.metadata.name}`]).trim(), 'tick');
+    const cj = await eventually(() => {
+      const x = one(['cronjob', 'tick']);
+      return x.status?.lastSuccessfulTime ? x : undefined;
+    }, 30_000);
+    assert.ok(cj.status!.lastScheduleTime);
+    assert.match(ok(['get', 'events', '--field-selector=involvedObject.name=tick']), new RegExp(`SuccessfulCreate\\s+cronjob/tick\\s+Created job ${job.metadata.name}`));
+    ok(['delete', 'cronjob', 'tick']);
+    await eventually(() => !items(['jobs']).some((j) => j.metadata.name === job.metadata.name), 30_000);
+  });
 });
