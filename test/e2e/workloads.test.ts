@@ -83,6 +83,15 @@ describe('e2e: workloads (kubectl)', () => {
     await eventually(() => items(['pods', '-l', 'app=nginx']).length === 0, 60_000);
   });
 
+  it('--cascade=foreground: ReplicaSets and pods go before the Deployment', async () => {
+    ok(['create', 'deployment', 'fg', '--image=nginx', '--replicas=2']);
+    ok(['rollout', 'status', 'deployment/fg', '--timeout=90s'], 100_000);
+    // kubectl waits until the Deployment itself is gone
+    ok(['delete', 'deployment', 'fg', '--cascade=foreground', '--timeout=90s'], 100_000);
+    assert.equal(items(['rs', '-l', 'app=fg']).length, 0);
+    assert.equal(items(['pods', '-l', 'app=fg']).length, 0, 'blocking pods are gone before their ReplicaSet, and it before the Deployment');
+  });
+
   it('--cascade=orphan keeps the ReplicaSet and pods, without owner references', async () => {
     ok(['create', 'deployment', 'keep', '--image=nginx', '--replicas=2']);
     ok(['rollout', 'status', 'deployment/keep', '--timeout=90s'], 100_000);
