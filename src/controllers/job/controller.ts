@@ -91,6 +91,8 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
   const podControl = new PodControl(client, recorder);
   /** pod UIDs whose finalizer removal was sent and not yet observed */
   const removing = new Set<string>();
+  /** `namespace/name` → the Job as our last status write stored it (until the informer catches up) */
+  const written = new Map<string, Job>();
   /** job UID → failures since the last success and the last failure time (upstream backoffRecord) */
   const backoffs = new Map<string, { failures: number; lastFailure: number }>();
 
@@ -160,6 +162,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     },
     delete(j) {
       expectations.delete(keyOf(j));
+      written.delete(keyOf(j));
       backoffs.delete(j.metadata?.uid ?? '');
       // pods still holding the finalizer of a deleted Job
       for (const p of podsByNs.get(j.metadata?.namespace ?? '')) if (controllerRefOf(p)?.uid === j.metadata?.uid) checkOrphan(p);
@@ -269,10 +272,18 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
 
   async function sync(key: string): Promise<void> {
     const [ns, name] = splitKey(key);
-    const cached = jobInformer.getByName(ns, name);
+    let cached = jobInformer.getByName(ns, name);
     if (!cached) {
       expectations.delete(key);
+      written.delete(key);
       return;
+    }
+    // the informer may not have seen our last status write yet: counting from an older
+    // status would recount pods whose finalizers are already gone
+    const mine = written.get(key);
+    if (mine) {
+      if (mine.metadata?.uid === cached.metadata?.uid && Number(mine.metadata?.resourceVersion) > Number(cached.metadata?.resourceVersion)) cached = mine;
+      else written.delete(key);
     }
     if (isJobFinished(cached)) {
       // pods left with the finalizer (e.g. created after the count) are let go
@@ -452,7 +463,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     };
     let base: Job = cached;
     setUncounted();
-    if (needsFlush) base = await writeStatus(base, job);
+    if (needsFlush) base = await writeStatus(key, base, job);
     // remove finalizers, then move the pods whose finalizer is gone into the counters
     const removed = new Set<string>();
     let rmErr: unknown;
@@ -481,7 +492,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     }
     setUncounted();
     if (rmErr) {
-      if (moved) await writeStatus(base, job);
+      if (moved) await writeStatus(key, base, job);
       throw rmErr;
     }
     // upstream enactJobFinished: the terminal condition once everything is counted and nothing terminates
@@ -491,7 +502,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
       if (finish.type === 'Complete') status.completionTime = trueCondition(job, 'Complete')!.lastTransitionTime;
       finished = true;
     }
-    if (moved || finished) await writeStatus(base, job);
+    if (moved || finished) await writeStatus(key, base, job);
     if (finished && finish) {
       if (finish.type === 'Complete') {
         if (completions !== undefined && (status.succeeded ?? 0) > completions) {
@@ -562,9 +573,11 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
   }
 
   /** Writes `job.status` over `base` (its resourceVersion guards the write); returns the stored Job. */
-  async function writeStatus(base: Job, job: Job): Promise<Job> {
+  async function writeStatus(key: string, base: Job, job: Job): Promise<Job> {
     const next = { ...base, status: structuredClone(job.status) } as Job;
-    return client.update<Job>(W.jobs, base.metadata!.namespace!, next, { subresource: 'status' });
+    const stored = await client.update<Job>(W.jobs, base.metadata!.namespace!, next, { subresource: 'status' });
+    written.set(key, stored);
+    return stored;
   }
 
   informers.start();
