@@ -259,6 +259,44 @@ spec:
     assert.match(t, new RegExp(`Extra: authentication.kubernetes.io/pod-name\\s+\\[${POD}\\]`));
   });
 
+  it('a pod whose ServiceAccount is gone by the time it reaches the kubelet: FailedMount with the TokenRequest error', async () => {
+    kubectl('create', 'serviceaccount', 'temp', '-n', NS);
+    // a scheduling gate holds the pod until the account has been deleted
+    const manifest = join(c!.dir, 'gated.yaml');
+    writeFileSync(
+      manifest,
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: gated
+  namespace: ${NS}
+spec:
+  serviceAccountName: temp
+  schedulingGates: [{name: example.com/wait}]
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1.36
+    command: [sleep, '3600']
+`,
+    );
+    kubectl('apply', '-f', manifest);
+    kubectl('delete', 'serviceaccount', 'temp', '-n', NS);
+    kubectl('patch', 'pod', 'gated', '-n', NS, '--type=json', '-p', '[{"op":"remove","path":"/spec/schedulingGates"}]');
+    const ev = await eventually(() => {
+      const out = c!.kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=gated,reason=FailedMount', '-o', 'json']).stdout;
+      const items = out ? (JSON.parse(out) as { items: { message: string; type: string; source?: { component?: string } }[] }).items : [];
+      return items[0];
+    }, 60_000, 500);
+    assert.equal(ev.type, 'Warning');
+    assert.equal(ev.source?.component, 'kubelet');
+    assert.match(ev.message, /^MountVolume\.SetUp failed for volume "kube-api-access-[a-z0-9]{5}" : failed to fetch token: serviceaccounts "temp" not found$/);
+    const p = JSON.parse(kubectl('get', 'pod', 'gated', '-n', NS, '-o', 'json')) as Pod;
+    assert.equal(p.status?.phase, 'Pending');
+    assert.equal(p.status?.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
+    kubectl('delete', 'pod', 'gated', '-n', NS, '--wait=false');
+  });
+
   it('once the pod is deleted the same token is refused with 401', async () => {
     assert.equal((await api(`/api/v1/namespaces/${NS}/pods`, token)).status, 200);
     kubectl('delete', 'pod', '-n', NS, POD, '--timeout=60s');
