@@ -46,6 +46,12 @@ export interface StatefulPodOps {
   deletePod(set: StatefulSet, pod: Pod): Promise<void>;
   /** creates the claims of a pending pod that are missing */
   createMissingClaims(set: StatefulSet, pod: Pod): Promise<void>;
+  /** whether the pod's existing claims carry the owner references the retention policy wants */
+  claimsMatchPolicy(set: StatefulSet, pod: Pod): boolean;
+  /** fixes the owner references of the pod's claims for the retention policy */
+  updateClaimsForPolicy(set: StatefulSet, pod: Pod): Promise<void>;
+  /** a claim of the pod still belongs to an earlier pod of the same name */
+  claimIsStale(set: StatefulSet, pod: Pod): boolean;
   /** a Warning/Normal event about the set */
   event(set: StatefulSet, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
@@ -180,6 +186,8 @@ export async function updateStatefulSet(inp: UpdateInput): Promise<UpdateResult>
       return true;
     }
     if (!isCreated(pod)) {
+      // wait for the garbage collector to remove a claim of an earlier incarnation
+      if (ops.claimIsStale(set, pod)) return true;
       await ops.createPod(set, pod);
       return monotonic;
     }
@@ -190,7 +198,7 @@ export async function updateStatefulSet(inp: UpdateInput): Promise<UpdateResult>
       waitAvailable(pod);
       return true;
     }
-    if (identityMatches(set, pod) && storageMatches(set, pod)) return false;
+    if (identityMatches(set, pod) && storageMatches(set, pod) && ops.claimsMatchPolicy(updateSet, pod)) return false;
     await ops.updatePod(updateSet, structuredClone(pod));
     return false;
   };
@@ -224,6 +232,8 @@ export async function updateStatefulSet(inp: UpdateInput): Promise<UpdateResult>
   };
 
   if (await runForAll(count, processReplica)) return finish();
+  // claims of condemned pods: owned by the pod when whenScaled=Delete, before it goes
+  for (const p of condemned) if (!ops.claimsMatchPolicy(updateSet, p)) await ops.updateClaimsForPolicy(updateSet, p);
   if (await runForAll(condemned.length, processCondemned)) return finish();
 
   const strategy = set.spec?.updateStrategy;

@@ -183,4 +183,35 @@ describe('StatefulSet controller', () => {
     assert.equal(fresh.metadata?.labels?.['controller-revision-hash'], s.status?.updateRevision);
     assert.equal(fresh.metadata?.labels?.v, '2');
   });
+
+  it('retention whenDeleted/whenScaled=Delete: claims owned by the set, then by the scaled-down pod; a stale claim holds back the new pod', async () => {
+    auto.add('ret');
+    const set = await c.client.create<StatefulSet>(W.statefulsets, 'default', sts('ret', 2, { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' } }, true));
+    await waitFor(async () => (await getSet(c, 'ret')).status?.readyReplicas === 2, 8000, 'ret ready');
+    const claim = (n: string) => c.client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', n);
+    for (const n of ['www-ret-0', 'www-ret-1']) {
+      assert.deepEqual((await claim(n)).metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'ret', uid: set.metadata!.uid }]);
+    }
+    const p1 = (await live(c, 'ret')).find((p) => p.metadata?.name === 'ret-1')!;
+    await c.client.patch(W.statefulsets, 'default', 'ret', 'merge', { spec: { replicas: 1 } });
+    await waitFor(async () => names(await live(c, 'ret')).join() === 'ret-0', 5000, 'ret scaled to 1');
+    assert.deepEqual((await claim('www-ret-1')).metadata?.ownerReferences, [{ apiVersion: 'v1', kind: 'Pod', name: 'ret-1', uid: p1.metadata!.uid }]);
+    assert.deepEqual((await claim('www-ret-0')).metadata?.ownerReferences?.map((r) => r.kind), ['StatefulSet']);
+
+    // scaling back up while the old claim (owned by the gone ret-1) is still there waits for its removal
+    await waitFor(async () => (await listPods(c.client, 'default', 'app=ret')).length === 1, 5000, 'ret-1 gone');
+    await c.client.patch(W.statefulsets, 'default', 'ret', 'merge', { spec: { replicas: 2 } });
+    await waitFor(async () => {
+      const s = await getSet(c, 'ret');
+      return s.metadata?.generation === s.status?.observedGeneration;
+    }, 5000, 'scale-up observed');
+    assert.equal((await live(c, 'ret')).length, 1, 'ret-1 waits for the stale claim');
+    await c.client.delete(R.persistentvolumeclaims, 'default', 'www-ret-1'); // what the garbage collector does
+    await waitFor(async () => names(await live(c, 'ret')).join() === 'ret-0,ret-1', 5000, 'ret-1 recreated');
+    const fresh = await waitFor(async () => {
+      const x = await claim('www-ret-1').catch(() => undefined);
+      return x?.metadata?.ownerReferences?.length ? x : undefined;
+    }, 5000, 'new claim');
+    assert.deepEqual(fresh.metadata?.ownerReferences?.map((r) => r.kind), ['StatefulSet']);
+  });
 });

@@ -27,6 +27,7 @@ import { isPodReady, type Pod } from '../util/pods.js';
 import { W } from '../util/resources.js';
 import { realClock } from '../util/workqueue.js';
 import { completeRollingUpdate, type StatefulPodOps, updateStatefulSet } from './control.js';
+import { claimIsStale, updateClaimOwnerRefs } from './retention.js';
 import { type Claim, claimsFor, identityMatches, isMemberOf, ordinalOf, podRevision, type StatefulSet, storageMatches, updateIdentity, updateStorage } from './pods.js';
 
 export type { StatefulSet } from './pods.js';
@@ -139,6 +140,8 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
     else if (!controllerRefOf(r)) for (const s of setsForOrphan(r)) loop.enqueueObj(s);
   };
   revInformer.addEventHandler({ add: revChanged, update: (_o, r) => revChanged(r), delete: revChanged });
+  // a pod waiting for a stale claim to go is created once it is gone (claims carry the set's selector labels)
+  claimInformer.addEventHandler({ delete: (cl) => setsForOrphan(cl).forEach((s) => loop.enqueueObj(s)) });
 
   const podEvent = (verb: string, set: StatefulSet, pod: Pod, err?: unknown): void => {
     const Verb = verb[0]!.toUpperCase() + verb.slice(1);
@@ -173,6 +176,7 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
         if (cur.metadata?.deletionTimestamp) errs.push(`pvc ${name} is being deleted`);
         continue;
       }
+      updateClaimOwnerRefs(claim, set, pod);
       try {
         await client.create<Claim>(R.persistentvolumeclaims, ns, claim);
         claimEvent('create', set, pod, claim);
@@ -182,6 +186,32 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
       }
     }
     if (errs.length) throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
+  }
+
+  /** upstream ClaimsMatchRetentionPolicy: the existing claims already carry the wanted owner references */
+  function claimsMatchPolicy(set: StatefulSet, pod: Pod): boolean {
+    const ns = set.metadata!.namespace!;
+    for (const c of claimsFor(set, ordinalOf(pod)).values()) {
+      const cur = claimInformer.getByName(ns, c.metadata!.name!);
+      if (cur && updateClaimOwnerRefs(structuredClone(cur), set, pod)) return false;
+    }
+    return true;
+  }
+
+  /** upstream UpdatePodClaimForRetentionPolicy: the owner references of the pod's existing claims */
+  async function updateClaimsForPolicy(set: StatefulSet, pod: Pod): Promise<void> {
+    const ns = set.metadata!.namespace!;
+    for (const c of claimsFor(set, ordinalOf(pod)).values()) {
+      const cached = claimInformer.getByName(ns, c.metadata!.name!);
+      if (!cached) continue;
+      const claim = structuredClone(cached);
+      if (!updateClaimOwnerRefs(claim, set, pod)) continue;
+      try {
+        await client.update<Claim>(R.persistentvolumeclaims, ns, claim);
+      } catch (e) {
+        if (!isNotFound(e)) throw new Error(`could not update claim ${claim.metadata?.name} for delete policy ownerRefs: ${errText(e)}`);
+      }
+    }
   }
 
   const ops = (key: string): StatefulPodOps => ({
@@ -210,6 +240,7 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
           consistent = false;
           await createMissingClaims(set, cur);
         }
+        if (!claimsMatchPolicy(set, cur)) await updateClaimsForPolicy(set, cur);
         if (consistent) return;
         try {
           await client.update<Pod>(R.pods, set.metadata!.namespace!, cur);
@@ -237,6 +268,16 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
       podEvent('delete', set, pod);
     },
     createMissingClaims,
+    claimsMatchPolicy,
+    updateClaimsForPolicy: (set, pod) => updateClaimsForPolicy(set, pod),
+    claimIsStale(set, pod) {
+      const ns = set.metadata!.namespace!;
+      for (const c of claimsFor(set, ordinalOf(pod)).values()) {
+        const cur = claimInformer.getByName(ns, c.metadata!.name!);
+        if (cur && claimIsStale(cur, pod)) return true;
+      }
+      return false;
+    },
     event: (set, type, reason, message) => recorder.event(set, type, reason, message),
   });
 
