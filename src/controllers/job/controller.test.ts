@@ -5,7 +5,7 @@ import { W } from '../util/resources.js';
 import type { RunningController } from '../util/context.js';
 import type { Pod } from '../util/pods.js';
 import { startJobController } from './controller.js';
-import { formatIndexes, parseIndexes, podFailureBackoff, type Job } from './util.js';
+import { ensureCondition, formatIndexes, isPodFailed, parseIndexes, pastBackoffLimitOnFailure, podFailureBackoff, type Job } from './util.js';
 
 const jobManifest = (name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = { test: name }): Job => ({
   apiVersion: 'batch/v1',
@@ -25,6 +25,26 @@ describe('job helpers', () => {
     assert.equal(formatIndexes([3, 0, 1, 7, 8]), '0,1,3,7,8');
     assert.equal(formatIndexes([]), undefined);
     assert.deepEqual([...parseIndexes('0-2,4,9', 5)].sort(), [0, 1, 2, 4]);
+  });
+  it('counts deleted pods as failed unless podReplacementPolicy is Failed; OnFailure restarts reach the limit', () => {
+    const job = (extra: Record<string, unknown> = {}): Job => ({ metadata: {}, spec: { backoffLimit: 2, template: { spec: { restartPolicy: 'OnFailure', containers: [] } }, ...extra } });
+    const deleting = { metadata: { deletionTimestamp: '2025-01-01T00:00:00Z' }, status: { phase: 'Running' } } as Pod;
+    assert.equal(isPodFailed(deleting, job()), true);
+    assert.equal(isPodFailed(deleting, job({ podReplacementPolicy: 'Failed' })), false);
+    assert.equal(isPodFailed({ metadata: {}, status: { phase: 'Failed' } } as Pod, job()), true);
+    const restarting = (n: number) => ({ metadata: {}, status: { phase: 'Running', containerStatuses: [{ name: 'c', restartCount: n }] } }) as unknown as Pod;
+    assert.equal(pastBackoffLimitOnFailure(job(), [restarting(1)]), false);
+    assert.equal(pastBackoffLimitOnFailure(job(), [restarting(1), restarting(1)]), true);
+    assert.equal(pastBackoffLimitOnFailure(job({ backoffLimit: 0 }), [restarting(1)]), true);
+  });
+  it('ensureCondition appends only True conditions and moves lastTransitionTime on status changes', () => {
+    const j: Job = { metadata: {}, status: {} };
+    assert.equal(ensureCondition(j, 'Suspended', 'False', 'JobResumed', 'Job resumed', 0), false);
+    assert.equal(j.status?.conditions, undefined);
+    assert.equal(ensureCondition(j, 'Suspended', 'True', 'JobSuspended', 'Job suspended', 0), true);
+    assert.equal(ensureCondition(j, 'Suspended', 'True', 'JobSuspended', 'Job suspended', 5000), false);
+    assert.equal(ensureCondition(j, 'Suspended', 'False', 'JobResumed', 'Job resumed', 60_000), true);
+    assert.deepEqual(j.status?.conditions, [{ type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed', lastProbeTime: '1970-01-01T00:01:00Z', lastTransitionTime: '1970-01-01T00:01:00Z' }]);
   });
   it('backs off 10 s doubling to 6 min', () => {
     assert.equal(podFailureBackoff(0), 0);
