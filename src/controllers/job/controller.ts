@@ -19,24 +19,20 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/job/job_controller.go
  */
 import type { JobSpec, JobStatus } from 'kubernetes-types/batch/v1.js';
-import type { Container } from 'kubernetes-types/core/v1.js';
-import { isNotFound, StatusError } from '../../apimachinery/errors.js';
 import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
 import { jsonEqual } from '../../apimachinery/validation.js';
 import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
-import { claimObjects, controllerRefOf, newControllerRef } from '../util/controller-ref.js';
+import { claimObjects, controllerRefOf } from '../util/controller-ref.js';
 import { Expectations } from '../util/expectations.js';
 import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
-import { PodControl, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../util/pod-control.js';
-import { isPodActive, isPodReady, type Pod, podFromTemplate, sortPodsForDeletion } from '../util/pods.js';
+import { PodControl } from '../util/pod-control.js';
+import { isPodActive, isPodReady, type Pod, sortPodsForDeletion } from '../util/pods.js';
 import { W } from '../util/resources.js';
 import { realClock } from '../util/workqueue.js';
 import {
-  COMPLETION_INDEX_ENV,
-  COMPLETION_INDEX_KEY,
   completionIndexOf,
   ensureCondition,
   formatIndexes,
@@ -54,6 +50,7 @@ import {
   rfc3339,
   trueCondition,
 } from './util.js';
+import { hasTracking, JobPodWriter } from './pod-writes.js';
 
 export type { Job } from './util.js';
 
@@ -64,23 +61,6 @@ interface Finish {
   message: string;
 }
 
-/** Strategic merge patch removing the tracking finalizer (upstream removeTrackingFinalizerPatch), UID as precondition. */
-const rmFinalizerPatch = (uid: string): unknown => ({ metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER], uid } });
-
-const hasTracking = (p: Pod): boolean => !!p.metadata?.finalizers?.includes(JOB_TRACKING_FINALIZER);
-
-/** The template with JOB_COMPLETION_INDEX env from the annotation (upstream addCompletionIndexEnvVariables). */
-function withCompletionIndexEnv(spec: Record<string, unknown>): void {
-  const add = (cs: Container[] | undefined): void => {
-    for (const c of cs ?? []) {
-      if (c.env?.some((e) => e.name === COMPLETION_INDEX_ENV)) continue;
-      (c.env ??= []).push({ name: COMPLETION_INDEX_ENV, valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${COMPLETION_INDEX_KEY}']` } } });
-    }
-  };
-  add(spec.initContainers as Container[] | undefined);
-  add(spec.containers as Container[] | undefined);
-}
-
 export async function startJobController(ctx: WorkloadControllerContext): Promise<RunningController> {
   const { client, recorder, informers } = ctx;
   const clock = ctx.clock ?? realClock;
@@ -89,8 +69,8 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
   const podsByNs = new Index(podInformer, byNamespace);
   const expectations = new Expectations(() => clock.now());
   const podControl = new PodControl(client, recorder);
-  /** pod UIDs whose finalizer removal was sent and not yet observed */
-  const removing = new Set<string>();
+  const writer = new JobPodWriter(client, podControl, expectations);
+  const removing = writer.removing;
   /** `namespace/name` → the Job as our last status write stored it (until the informer catches up) */
   const written = new Map<string, Job>();
   /** job UID → failures since the last success and the last failure time (upstream backoffRecord) */
@@ -169,105 +149,13 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     },
   });
 
-  async function removeFinalizer(pod: Pod): Promise<boolean> {
-    const uid = pod.metadata?.uid ?? '';
-    removing.add(uid);
-    try {
-      await client.patch(R.pods, pod.metadata!.namespace!, pod.metadata!.name!, 'strategic', rmFinalizerPatch(uid));
-      return true;
-    } catch (e) {
-      if (isNotFound(e)) return true;
-      removing.delete(uid);
-      throw e;
-    }
-  }
-
   async function handleOrphanPod(key: string): Promise<void> {
     const [ns, name] = splitKey(key);
     const pod = podInformer.getByName(ns, name);
     if (!pod || !hasTracking(pod)) return;
     const job = resolveRef(ns, controllerRefOf(pod));
     if (job && !isJobFinished(job)) return; // adopted meanwhile
-    await removeFinalizer(pod);
-  }
-
-  /** Deletes the active pods of a finishing Job keeping their finalizers (upstream deleteActivePods). */
-  async function deleteActive(job: Job, pods: Pod[]): Promise<{ deleted: number; deletedReady: number; error?: unknown }> {
-    let deleted = 0;
-    let deletedReady = 0;
-    let error: unknown;
-    await Promise.all(
-      pods.map(async (p) => {
-        try {
-          await podControl.delete(p.metadata!.namespace!, p.metadata!.name!, job);
-          deleted++;
-          if (isPodReady(p)) deletedReady++;
-        } catch (e) {
-          error ??= e;
-        }
-      }),
-    );
-    return { deleted, deletedReady, error };
-  }
-
-  /** Deletes surplus pods, their finalizers first so they are not counted (upstream deleteJobPods). */
-  async function deletePods(job: Job, key: string, pods: Pod[]): Promise<{ deleted: number; deletedReady: number; error?: unknown }> {
-    expectations.expectDeletions(
-      key,
-      pods.map((p) => keyOf(p)),
-    );
-    let deleted = 0;
-    let deletedReady = 0;
-    let error: unknown;
-    await Promise.all(
-      pods.map(async (p) => {
-        try {
-          // a tracked pod is counted once it stops, so its finalizer can go first
-          if (hasTracking(p)) await removeFinalizer(p);
-          await podControl.delete(p.metadata!.namespace!, p.metadata!.name!, job);
-          deleted++;
-          if (isPodReady(p)) deletedReady++;
-        } catch (e) {
-          expectations.deletionObserved(key, keyOf(p));
-          if (isNotFound(e)) {
-            deleted++;
-            return;
-          }
-          error ??= e;
-        }
-      }),
-    );
-    return { deleted, deletedReady, error };
-  }
-
-  async function createPods(job: Job, key: string, indexes: (number | undefined)[]): Promise<void> {
-    const ns = job.metadata!.namespace!;
-    const ref = newControllerRef(job, 'batch/v1', 'Job');
-    const base = podFromTemplate(job.spec?.template, job.metadata!.name!, ref);
-    const fin = (base.metadata!.finalizers ??= []);
-    if (!fin.includes(JOB_TRACKING_FINALIZER)) fin.push(JOB_TRACKING_FINALIZER);
-    const indexed = job.spec?.completionMode === 'Indexed';
-    if (indexed) withCompletionIndexEnv(base.spec as unknown as Record<string, unknown>);
-    expectations.expectCreations(key, indexes.length);
-    const { successes, error } = await slowStartBatch(indexes.length, SLOW_START_INITIAL_BATCH_SIZE, async (i) => {
-      const pod = structuredClone(base);
-      const idx = indexes[i];
-      if (idx !== undefined) {
-        const m = pod.metadata!;
-        (m.annotations ??= {})[COMPLETION_INDEX_KEY] = String(idx);
-        (m.labels ??= {})[COMPLETION_INDEX_KEY] = String(idx);
-        m.generateName = `${job.metadata!.name}-${idx}-`;
-        pod.spec!.hostname = `${job.metadata!.name}-${idx}`;
-      }
-      try {
-        await podControl.create(ns, pod, job);
-      } catch (e) {
-        if (e instanceof StatusError && e.status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) return;
-        throw e;
-      }
-    });
-    for (let i = 0; i < indexes.length - successes; i++) expectations.creationObserved(key);
-    if (error) throw error;
+    await writer.removeFinalizer(pod);
   }
 
   async function sync(key: string): Promise<void> {
@@ -378,7 +266,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     let needsFlush = false;
     if (finish) {
       // a finishing Job stops its active pods (their finalizers stay until they are counted)
-      const r = await deleteActive(job, active);
+      const r = await writer.deleteActive(job, active);
       if (r.deleted !== active.length) finish = undefined;
       activeCount -= r.deleted;
       terminating += r.deleted;
@@ -470,7 +358,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     await Promise.all(
       toRemove.map(async (p) => {
         try {
-          await removeFinalizer(p);
+          await writer.removeFinalizer(p);
           removed.add(p.metadata?.uid ?? '');
         } catch (e) {
           rmErr ??= e;
@@ -520,7 +408,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     const spec: JobSpec = job.spec ?? ({} as JobSpec);
     let count = active.length;
     if (spec.suspend) {
-      const r = await deletePods(job, key, active);
+      const r = await writer.deleteSurplus(job, key, active);
       if (r.error) throw r.error;
       return { active: count - r.deleted, deletedReady: r.deletedReady };
     }
@@ -548,7 +436,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     const rm = Math.max(0, keep.length - want);
     if (rm > 0) surplus = [...surplus, ...sortPodsForDeletion(keep, () => 0, clock.now()).slice(0, rm)];
     if (surplus.length) {
-      const r = await deletePods(job, key, surplus.slice(0, MAX_POD_CREATE_DELETE_PER_SYNC));
+      const r = await writer.deleteSurplus(job, key, surplus.slice(0, MAX_POD_CREATE_DELETE_PER_SYNC));
       if (r.error) throw r.error;
       return { active: count - r.deleted, deletedReady: r.deletedReady };
     }
@@ -568,7 +456,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
       for (let i = 0; i < completions && indexes.length < diff; i++) if (!succeededIndexes.has(i) && !heldIndexes.has(i)) indexes.push(i);
     } else for (let i = 0; i < diff; i++) indexes.push(undefined);
     count += indexes.length;
-    await createPods(job, key, indexes);
+    await writer.create(job, key, indexes);
     return { active: count, deletedReady: 0 };
   }
 
