@@ -80,8 +80,8 @@ export class Kubelet {
   private stopped = false;
 
   constructor(private readonly o: KubeletCoreOptions) {
-    this.tokens = new TokenManager(o.client, () => o.clock.now());
     const log = o.log ?? (() => undefined);
+    this.tokens = new TokenManager(o.client, () => o.clock.now(), { log });
     this.podInformer = new Informer(o.client, R.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
     this.svcInformer = new Informer(o.client, R.services);
     this.status = new StatusManager(o.client, (e, p) => log(`status update of ${p} failed`, e));
@@ -291,6 +291,7 @@ export class Kubelet {
     this.removePodLogs(uid, pod);
     await this.status.deletePod(pod);
     this.runtimeManager.forgetPod(uid);
+    this.tokens.deletePod(uid);
   }
 
   /** The grace period of a pod being deleted (upstream pod workers: the deletion grace, at least 1 s). */

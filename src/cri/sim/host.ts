@@ -10,6 +10,7 @@
  * behaviour's exit time), but what its script would have printed or done after the
  * restart is not replayed.
  */
+import { hostname as osHostname } from 'node:os';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
@@ -72,7 +73,7 @@ export class ProcessHost {
       now: () => this.d.clock.now(),
       seed: {
         ...profile.files,
-        '/etc/hostname': `${s.config.hostname}\n`,
+        '/etc/hostname': `${sandboxHostname(s)}\n`,
         '/etc/resolv.conf': resolvConf(s.config.dnsConfig),
         '/etc/hosts': hostEtcHosts(),
       },
@@ -89,9 +90,9 @@ export class ProcessHost {
     const uid = sc?.runAsUser ?? 0;
     const fs = c.fs!;
     return {
-      env: processEnv(c.config, s.config.hostname, o.tty, homeOf(fs.read('/etc/passwd'), uid)),
+      env: processEnv(c.config, sandboxHostname(s), o.tty, homeOf(fs.read('/etc/passwd'), uid)),
       fs,
-      hostname: s.config.hostname,
+      hostname: sandboxHostname(s),
       uid,
       gid: sc?.runAsGroup ?? 0,
       groups: sc?.supplementalGroups ?? [],
@@ -111,7 +112,7 @@ export class ProcessHost {
       http: (req) =>
         podHttp(req, {
           ip: s.ip ?? '',
-          hostname: s.config.hostname,
+          hostname: sandboxHostname(s),
           servers: () => this.servers(s),
           now: () => this.d.clock.now(),
         }),
@@ -341,4 +342,9 @@ export class ProcessHost {
       for (const f of cleanup) f();
     }
   }
+}
+
+/** The sandbox's hostname; none set (hostNetwork pods) means the node's, as containerd does. */
+function sandboxHostname(s: SandboxRec): string {
+  return s.config.hostname || osHostname();
 }

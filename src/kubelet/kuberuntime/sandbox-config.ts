@@ -81,7 +81,8 @@ export function podLogDir(kubeletDir: string, pod: Pod): string {
 export function generateSandboxConfig(pod: Pod, attempt: number, kubeletDir: string, dns: DNSSettings, nodeHostname: string, cgroupParent?: string): PodSandboxConfig {
   const m = pod.metadata ?? {};
   const spec = pod.spec ?? { containers: [] };
-  let hostname = spec.hostNetwork ? nodeHostname : (spec.hostname ?? m.name ?? '');
+  // hostNetwork pods share the node's UTS namespace: no hostname is set (the runtime keeps the node's)
+  let hostname = spec.hostNetwork ? '' : (spec.hostname ?? m.name ?? '');
   if (hostname.length > 63) hostname = hostname.slice(0, 63).replace(/[-.]+$/, '');
   const portMappings: PodSandboxConfig['portMappings'] = [];
   for (const c of spec.containers ?? []) {
