@@ -158,7 +158,7 @@ describe('e2e: StatefulSet and DaemonSet (kubectl, --sim-nodes 3)', () => {
     await eventually(() => pods('sts', 'app=nginx').length === 1, 60_000);
   });
 
-  it('kubectl set image rolls the StatefulSet to a new revision', () => {
+  it('kubectl set image rolls the StatefulSet to a new revision; rollout undo rolls it back', async () => {
     ok(['scale', 'sts', 'web', '-n', 'sts', '--replicas=2']);
     ok(['rollout', 'status', 'sts/web', '-n', 'sts', '--timeout=90s'], 100_000);
     const before = JSON.parse(ok(['get', 'sts', 'web', '-n', 'sts', '-o', 'json'])) as { status: { currentRevision: string } };
@@ -175,6 +175,18 @@ describe('e2e: StatefulSet and DaemonSet (kubectl, --sim-nodes 3)', () => {
     }
     const revs = ok(['get', 'controllerrevisions', '-n', 'sts', '-o', 'name']).trim().split('\n').sort();
     assert.deepEqual(revs, [`controllerrevision.apps/${before.status.currentRevision}`, `controllerrevision.apps/${after.status.updateRevision}`].sort());
+
+    // kubectl rollout undo applies the previous revision's data; that revision is renumbered 3
+    assert.match(ok(['rollout', 'history', 'sts/web', '-n', 'sts', '--revision=1']), /Image:\s+nginx:1\.27\n/);
+    assert.match(ok(['rollout', 'undo', 'sts/web', '-n', 'sts']), /statefulset\.apps\/web rolled back/);
+    ok(['rollout', 'status', 'sts/web', '-n', 'sts', '--timeout=90s'], 100_000);
+    const undone = JSON.parse(ok(['get', 'sts', 'web', '-n', 'sts', '-o', 'json'])) as { status: { updateRevision: string; currentRevision: string } };
+    assert.equal(undone.status.updateRevision, before.status.currentRevision);
+    assert.match(ok(['get', 'controllerrevisions', '-n', 'sts']), new RegExp(`${before.status.currentRevision}\\s+statefulset\\.apps/web\\s+3\\s`));
+    await eventually(() => {
+      const ps = pods('sts', 'app=nginx').filter((p) => !p.metadata.deletionTimestamp);
+      return ps.length === 2 && ps.every((p) => p.spec.containers[0]!.image === 'nginx:1.27');
+    }, 60_000);
   });
 
   it('a DaemonSet runs one pod per node (4), placed by the default scheduler; rollout status succeeds', () => {
