@@ -14,6 +14,8 @@ import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
 import { ensurePKI } from '../apiserver/pki/pki.js';
 import { listen } from '../apiserver/server.js';
 import { podBinding } from '../apiserver/subresources/pod-binding.js';
+import { scaleSubresources } from '../apiserver/subresources/scale.js';
+import { podEviction } from '../apiserver/subresources/pod-eviction.js';
 import { ClientEventRecorder } from '../client/events.js';
 import { RestClient } from '../client/rest-client.js';
 import { InProcessTransport } from '../client/transport.js';
@@ -129,6 +131,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       podExecHandler(kubeletClient),
       podAttachHandler(kubeletClient),
       podPortForwardHandler(kubeletClient),
+      ...scaleSubresources,
+      podEviction,
       ...security.subresources,
     ],
     admission: security.admission,

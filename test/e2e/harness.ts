@@ -174,14 +174,14 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
 }
 
 /** Polls `fn` until it returns a truthy value or the timeout passes. */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15_000, intervalMs = 100): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let err: unknown;
   while (Date.now() < deadline) {
     try {
       last = await fn();
-      if (last) return last;
+      if (last) return last as NonNullable<T>;
     } catch (e) {
       err = e;
     }
