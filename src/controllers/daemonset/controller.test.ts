@@ -10,6 +10,7 @@ import { W } from '../util/resources.js';
 import { listPods, makePodReady, startTestCluster, type TestCluster, waitFor } from '../util/test-cluster.js';
 import { startDaemonSetController, type DaemonSet } from './controller.js';
 import { targetNodeName, type Node } from './predicates.js';
+import { FakeClock } from '../../kubelet/testing/fake-clock.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'];
 
@@ -212,5 +213,42 @@ describe('DaemonSet controller', () => {
     const fresh = await waitFor(async () => (await live('od')).find((p) => targetNodeName(p) === 'node-b' && p.metadata?.uid !== victim.metadata?.uid), 5000, 'replacement on node-b');
     assert.equal(fresh.spec?.containers[0]?.image, 'agent:v9');
     assert.equal((await live('od')).filter((p) => p.spec?.containers[0]?.image === 'agent:v1').length, 2);
+  });
+});
+
+describe('DaemonSet controller with a fake clock', () => {
+  it('counts a ready pod available only after minReadySeconds, requeueing itself for it', async () => {
+    const c = await startTestCluster();
+    const clock = new FakeClock(Date.now());
+    let ctl: RunningController | undefined;
+    let kubelet: { stop(): void } | undefined;
+    try {
+      for (const n of ['node-a', 'node-b']) await c.client.create<Node>(R.nodes, '', { apiVersion: 'v1', kind: 'Node', metadata: { name: n } });
+      ctl = await startDaemonSetController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
+      kubelet = startDaemonKubelet(c.client, () => true);
+      await c.client.create(W.daemonsets, 'default', daemon('slow', { minReadySeconds: 30 }));
+      const ready = await waitFor(async () => {
+        const d = await c.client.get<DaemonSet>(W.daemonsets, 'default', 'slow');
+        return d.status?.numberReady === 2 ? d : undefined;
+      }, 5000, 'numberReady 2');
+      assert.equal(ready.status?.numberAvailable, 0);
+      assert.equal(ready.status?.numberUnavailable, 2);
+      const availableNow = async (): Promise<number> => (await c.client.get<DaemonSet>(W.daemonsets, 'default', 'slow')).status?.numberAvailable ?? 0;
+      await clock.advance(20_000);
+      assert.equal(await availableNow(), 0, 'not available 20 s after becoming ready');
+      let ok = false;
+      for (let i = 0; i < 30 && !ok; i++) {
+        await clock.advance(1000);
+        ok = await waitFor(async () => (await availableNow()) === 2, 50, 'available').then(
+          () => true,
+          () => false,
+        );
+      }
+      assert.ok(ok, 'numberAvailable 2 once minReadySeconds passed on the controller clock');
+    } finally {
+      kubelet?.stop();
+      await ctl?.stop();
+      await c.stop();
+    }
   });
 });

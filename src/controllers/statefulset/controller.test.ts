@@ -9,6 +9,7 @@ import type { Pod } from '../util/pods.js';
 import { W } from '../util/resources.js';
 import { listPods, makePodReady, startFakeKubelet, startTestCluster, type TestCluster, waitFor } from '../util/test-cluster.js';
 import { startStatefulSetController, type StatefulSet } from './controller.js';
+import { FakeClock } from '../../kubelet/testing/fake-clock.js';
 
 const sts = (name: string, replicas: number, extra: Partial<NonNullable<StatefulSet['spec']>> = {}, claims = false): StatefulSet => ({
   apiVersion: 'apps/v1',
@@ -213,5 +214,39 @@ describe('StatefulSet controller', () => {
       return x?.metadata?.ownerReferences?.length ? x : undefined;
     }, 5000, 'new claim');
     assert.deepEqual(fresh.metadata?.ownerReferences?.map((r) => r.kind), ['StatefulSet']);
+  });
+});
+
+describe('StatefulSet controller with a fake clock', () => {
+  it('OrderedReady with minReadySeconds creates the next pod only once the previous one is available', async () => {
+    const c = await startTestCluster();
+    const clock = new FakeClock(Date.now());
+    let ctl: RunningController | undefined;
+    let kubelet: { stop(): void } | undefined;
+    try {
+      ctl = await startStatefulSetController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
+      kubelet = startFakeKubelet(c.client);
+      await c.client.create(W.statefulsets, 'default', sts('slow', 2, { minReadySeconds: 10 }));
+      const s = await waitFor(async () => {
+        const x = await getSet(c, 'slow');
+        return x.status?.readyReplicas === 1 ? x : undefined;
+      }, 5000, 'slow-0 ready');
+      assert.equal(s.status?.availableReplicas, 0);
+      await clock.advance(5000);
+      assert.deepEqual(names(await live(c, 'slow')), ['slow-0'], 'slow-1 waits for slow-0 to be available');
+      let created = false;
+      for (let i = 0; i < 30 && !created; i++) {
+        await clock.advance(1000);
+        created = await waitFor(async () => (await live(c, 'slow')).length === 2, 50, 'slow-1').then(
+          () => true,
+          () => false,
+        );
+      }
+      assert.ok(created, 'slow-1 created after minReadySeconds on the controller clock');
+    } finally {
+      kubelet?.stop();
+      await ctl?.stop();
+      await c.stop();
+    }
   });
 });
