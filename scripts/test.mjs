@@ -28,6 +28,11 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// e2e tests start the bundled server: build it once here, not in two test processes at once
+if (only !== '--unit') {
+  const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
+  if (b.status !== 0) process.exit(b.status ?? 1);
+}
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
   cwd: root,
   stdio: 'inherit',
