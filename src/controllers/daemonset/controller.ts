@@ -62,6 +62,11 @@ class PodExpectations {
   }
 }
 
+/**
+ * Starts the DaemonSet controller on the shared informers (daemonsets, pods, nodes,
+ * controllerrevisions) and runs `ctx.workers` (default 5) concurrent syncs.
+ * @returns a handle whose `stop()` waits for the syncs in progress
+ */
 export async function startDaemonSetController(ctx: WorkloadControllerContext): Promise<RunningController> {
   const { client, recorder, informers } = ctx;
   const clock = ctx.clock ?? realClock;

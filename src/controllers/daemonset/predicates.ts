@@ -118,6 +118,8 @@ export function newDaemonPod(ds: DaemonSet, nodeName: string, hash: string): Pod
 export class DaemonPredicates {
   private readonly pod: Pod;
   private readonly affinity: RequiredNodeAffinity;
+  /** results per node object (one sync asks several times per node) */
+  private readonly memo = new WeakMap<Node, [boolean, boolean]>();
 
   constructor(private readonly ds: DaemonSet) {
     this.pod = newDaemonPod(ds, '', '');
@@ -128,6 +130,12 @@ export class DaemonPredicates {
    * `[shouldRun, shouldContinueRunning]` for `node` (upstream NodeShouldRunDaemonPod).
    */
   shouldRun(node: Node): [boolean, boolean] {
+    let r = this.memo.get(node);
+    if (!r) this.memo.set(node, (r = this.compute(node)));
+    return r;
+  }
+
+  private compute(node: Node): [boolean, boolean] {
     const name = node.metadata?.name ?? '';
     const fixed = this.ds.spec?.template?.spec?.nodeName;
     if (fixed && fixed !== name) return [false, false];

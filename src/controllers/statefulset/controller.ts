@@ -32,6 +32,7 @@ import { type Claim, claimsFor, identityMatches, isMemberOf, ordinalOf, podRevis
 
 export type { StatefulSet } from './pods.js';
 
+/** The workload controller context plus the StatefulSet feature gates. */
 export interface StatefulSetControllerContext extends WorkloadControllerContext {
   /** upstream feature gate MaxUnavailableStatefulSet (alpha in 1.32, default off) */
   maxUnavailableStatefulSet?: boolean;
@@ -53,6 +54,12 @@ export function newStatefulSetRevision(set: StatefulSet, revision: number, colli
   return newControllerRevision(set, 'StatefulSet', set.spec?.template?.metadata?.labels, templatePatch(set.spec?.template), revision, collisionCount);
 }
 
+/**
+ * Starts the StatefulSet controller on the shared informers (statefulsets, pods,
+ * controllerrevisions, persistentvolumeclaims) and runs `ctx.workers` (default 5)
+ * concurrent syncs.
+ * @returns a handle whose `stop()` waits for the syncs in progress
+ */
 export async function startStatefulSetController(ctx: StatefulSetControllerContext): Promise<RunningController> {
   const { client, recorder, informers } = ctx;
   const clock = ctx.clock ?? realClock;
