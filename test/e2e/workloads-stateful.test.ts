@@ -11,7 +11,8 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, eventually, type Cluster } from './harness.js';
+import { join } from 'node:path';
+import { startCluster, eventually, MANIFESTS, type Cluster } from './harness.js';
 
 const NODES = ['e2e-node', 'sim-node-0', 'sim-node-1', 'sim-node-2'];
 
@@ -213,5 +214,22 @@ describe('e2e: StatefulSet and DaemonSet (kubectl, --sim-nodes 3)', () => {
     assert.deepEqual(pods('ds', 'name=agent').map((p) => p.spec.nodeName).sort(), NODES, 'the earlier DaemonSet keeps its pod on sim-node-2');
     ok(['taint', 'nodes', 'sim-node-2', 'dedicated-']);
     await eventually(() => pods('ds', 'name=late').filter((p) => p.spec.nodeName).length === 4, 60_000);
+  });
+
+  it('daemonset-fluentd.yaml (kube-system): a pod on each of the 4 nodes, the template toleration first, then the daemon ones', () => {
+    ok(['apply', '-f', join(MANIFESTS, 'daemonset-fluentd.yaml')]);
+    ok(['rollout', 'status', 'ds/fluentd-elasticsearch', '-n', 'kube-system', '--timeout=90s'], 100_000);
+    const ps = pods('kube-system', 'name=fluentd-elasticsearch');
+    assert.deepEqual(ps.map((p) => p.spec.nodeName).sort(), NODES);
+    const tols = (ps[0]!.spec as { tolerations?: { key?: string; effect?: string }[] }).tolerations?.map((t) => `${t.key}:${t.effect}`);
+    assert.deepEqual(tols, [
+      'node-role.kubernetes.io/master:NoSchedule',
+      'node.kubernetes.io/not-ready:NoExecute',
+      'node.kubernetes.io/unreachable:NoExecute',
+      'node.kubernetes.io/disk-pressure:NoSchedule',
+      'node.kubernetes.io/memory-pressure:NoSchedule',
+      'node.kubernetes.io/pid-pressure:NoSchedule',
+      'node.kubernetes.io/unschedulable:NoSchedule',
+    ]);
   });
 });
