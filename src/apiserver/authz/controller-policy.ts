@@ -41,7 +41,7 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     eventsRule(),
   ],
   'daemon-set-controller': [
-    rule(LW, 'apps', ['daemonsets']),
+    rule(['get', 'list', 'watch'], 'apps', ['daemonsets']),
     rule(['update'], 'apps', ['daemonsets/status']),
     rule(['update'], 'apps', ['daemonsets/finalizers']),
     rule(LW, '', ['nodes']),
@@ -150,7 +150,7 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
   ],
   'statefulset-controller': [
     rule(['list', 'watch'], '', ['pods']),
-    rule(['list', 'watch'], 'apps', ['statefulsets']),
+    rule(['get', 'list', 'watch'], 'apps', ['statefulsets']),
     rule(['update'], 'apps', ['statefulsets/status']),
     rule(['update'], 'apps', ['statefulsets/finalizers']),
     rule(['get', 'create', 'delete', 'update', 'patch'], '', ['pods']),

@@ -184,6 +184,18 @@ function checkKind(c: ResourceContext, obj: KObject): void {
       `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${Array.isArray(md) ? 'array' : typeof md} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`,
     );
   }
+  if (md && typeof md === 'object') {
+    // labels and annotations are map[string]string: another value type is a decode error
+    for (const field of ['labels', 'annotations'] as const) {
+      const m = (md as Record<string, unknown>)[field];
+      if (m === undefined || m === null) continue;
+      const bad = typeof m !== 'object' || Array.isArray(m) ? m : Object.values(m).find((v) => typeof v !== 'string' && v !== null);
+      if (bad === undefined) continue;
+      const word = Array.isArray(bad) ? 'array' : bad === null ? 'null' : typeof bad === 'boolean' ? 'bool' : typeof bad;
+      const goType = bad === m ? 'map[string]string' : 'string';
+      throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${word} into Go struct field ObjectMeta.metadata.${field} of type ${goType}`);
+    }
+  }
   if (!obj.kind) {
     throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 1024)}'`);
   }

@@ -289,6 +289,7 @@ export class Store {
     // rest.BeforeCreate
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
+    dropEmptyMetadata(meta);
     def.prepareForCreate?.(obj, sctx);
     meta.uid = newUID();
     meta.creationTimestamp = rfc3339(wc.now);
@@ -410,6 +411,7 @@ export class Store {
       if (old.metadata.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.metadata.deletionGracePeriodSeconds;
       else delete meta.deletionGracePeriodSeconds;
       if (meta.generateName === undefined && old.metadata.generateName) meta.generateName = old.metadata.generateName;
+      dropEmptyMetadata(meta);
 
       await this.runAdmission('UPDATE', obj, old, ns, wc, 'admit', subresource);
       const errs: FieldError[] = [];
@@ -717,4 +719,18 @@ export function deletionFinalizersForGarbageCollection(
   const b = new Set(next);
   if (a.size === b.size && [...a].every((f) => b.has(f))) return undefined;
   return next;
+}
+
+/**
+ * Removes empty labels, annotations, finalizers, ownerReferences and managedFields, as
+ * upstream's serialization does (these ObjectMeta fields are `omitempty`): an emptied map or
+ * list reads back as absent, e.g. after a patch removed the last label.
+ * @see https://github.com/kubernetes/apimachinery/blob/v0.32.0/pkg/apis/meta/v1/types.go
+ */
+export function dropEmptyMetadata(meta: { labels?: object; annotations?: object; finalizers?: unknown[]; ownerReferences?: unknown[]; managedFields?: unknown[] }): void {
+  if (meta.labels && Object.keys(meta.labels).length === 0) delete meta.labels;
+  if (meta.annotations && Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  if (meta.finalizers?.length === 0) delete meta.finalizers;
+  if (meta.ownerReferences?.length === 0) delete meta.ownerReferences;
+  if (meta.managedFields?.length === 0) delete meta.managedFields;
 }
