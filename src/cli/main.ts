@@ -141,6 +141,11 @@ withRuntimeOptions(program.command('agent'))
 program.addCommand(runtimeCommand());
 
 program.parseAsync(process.argv).catch((e: unknown) => {
-  console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+  const err = e as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (err?.code === 'EADDRINUSE' || err?.code === 'EADDRNOTAVAIL' || err?.code === 'EACCES') {
+    // one line, as kube-apiserver prints: failed to listen on 127.0.0.1:6443: bind: address already in use
+    const why = err.code === 'EADDRINUSE' ? 'address already in use' : err.code === 'EACCES' ? 'permission denied' : 'cannot assign requested address';
+    console.error(`error: failed to listen on ${err.address ?? ''}:${err.port ?? ''}: bind: ${why}`);
+  } else console.error(e instanceof Error ? (e.stack ?? e.message) : e);
   process.exit(1);
 });
