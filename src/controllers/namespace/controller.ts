@@ -52,7 +52,8 @@ export async function startNamespaceController(ctx: ControllerContext): Promise<
       let remaining = 0;
       for (const r of resources) {
         try {
-          await client.deleteCollection(r, name, {});
+          // upstream's namespace deleter empties the namespace with background propagation
+          await client.deleteCollection(r, name, { propagationPolicy: 'Background' });
           const left = await client.list(r, name, { limit: 1 });
           remaining += left.items.length;
         } catch (e) {
