@@ -24,7 +24,8 @@ interface Bounds {
   names?: Record<string, number>;
 }
 
-const STAR = 2 ** 40;
+/** the `*` marker bit, above every field's range (minutes use bits 0-59) */
+const STAR = 1n << 63n;
 const MINUTES: Bounds = { min: 0, max: 59 };
 const HOURS: Bounds = { min: 0, max: 23 };
 const DOM: Bounds = { min: 1, max: 31 };
@@ -46,14 +47,14 @@ function parseIntOrName(expr: string, names?: Record<string, number>): number {
   return named !== undefined ? named : mustParseInt(expr);
 }
 
-/** Bit set (as a number < 2^41) for one comma-separated element. */
-function getRange(expr: string, r: Bounds): number {
+/** Bit set (bit i = value i; STAR for `*`) for one comma-separated element. */
+function getRange(expr: string, r: Bounds): bigint {
   const rangeAndStep = expr.split('/');
   const lowAndHigh = rangeAndStep[0]!.split('-');
   const single = lowAndHigh.length === 1;
   let start: number;
   let end: number;
-  let extra = 0;
+  let extra = 0n;
   if (lowAndHigh[0] === '*' || lowAndHigh[0] === '?') {
     start = r.min;
     end = r.max;
@@ -69,34 +70,24 @@ function getRange(expr: string, r: Bounds): number {
   else if (rangeAndStep.length === 2) {
     step = mustParseInt(rangeAndStep[1]!);
     if (single) end = r.max;
-    if (step > 1) extra = 0;
+    if (step > 1) extra = 0n;
   } else throw new ScheduleError(`too many slashes: ${expr}`);
   if (start < r.min) throw new ScheduleError(`beginning of range (${start}) below minimum (${r.min}): ${expr}`);
   if (end > r.max) throw new ScheduleError(`end of range (${end}) above maximum (${r.max}): ${expr}`);
   if (start > end) throw new ScheduleError(`beginning of range (${start}) beyond end of range (${end}): ${expr}`);
   if (step === 0) throw new ScheduleError(`step of range should be a positive number: ${expr}`);
-  let bits = 0;
-  for (let i = start; i <= end; i += step) bits += 2 ** i;
-  return bits + extra;
+  let bits = 0n;
+  for (let i = start; i <= end; i += step) bits |= 1n << BigInt(i);
+  return bits | extra;
 }
 
-function getField(field: string, r: Bounds): number {
-  let bits = 0;
-  for (const expr of field.split(',')) {
-    const b = getRange(expr, r);
-    // OR of two bit sets below 2^41 without 32-bit truncation
-    bits = orBits(bits, b);
-  }
+function getField(field: string, r: Bounds): bigint {
+  let bits = 0n;
+  for (const expr of field.split(',')) bits |= getRange(expr, r);
   return bits;
 }
 
-function orBits(a: number, b: number): number {
-  const lo = ((a % 2 ** 30) | (b % 2 ** 30)) >>> 0;
-  const hi = (Math.floor(a / 2 ** 30) | Math.floor(b / 2 ** 30)) >>> 0;
-  return hi * 2 ** 30 + lo;
-}
-
-const has = (bits: number, i: number): boolean => Math.floor(bits / 2 ** i) % 2 === 1;
+const has = (bits: bigint, i: number): boolean => ((bits >> BigInt(i)) & 1n) === 1n;
 
 /** Wall-clock fields of an instant in a zone (UTC when zone is undefined). */
 interface Wall {
@@ -142,18 +133,18 @@ function instantOf(w: { y: number; mo: number; d: number; h: number; mi: number 
 
 class SpecSchedule implements Schedule {
   constructor(
-    private readonly minute: number,
-    private readonly hour: number,
-    private readonly dom: number,
-    private readonly month: number,
-    private readonly dow: number,
+    private readonly minute: bigint,
+    private readonly hour: bigint,
+    private readonly dom: bigint,
+    private readonly month: bigint,
+    private readonly dow: bigint,
     private readonly zone: string | undefined,
   ) {}
 
   private dayMatches(w: Wall): boolean {
     const domMatch = has(this.dom, w.d);
     const dowMatch = has(this.dow, w.dow);
-    if (this.dom >= STAR || this.dow >= STAR) return domMatch && dowMatch;
+    if ((this.dom & STAR) !== 0n || (this.dow & STAR) !== 0n) return domMatch && dowMatch;
     return domMatch || dowMatch;
   }
 
