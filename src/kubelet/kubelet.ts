@@ -1,9 +1,14 @@
 /**
  * The kubelet: watches the pods bound to its node (fieldSelector spec.nodeName),
- * syncs each through a serialized pod worker (every ~1 s and on every change),
- * terminates deleted and finished pods, cleans up runtime pods that vanished from
- * the API, and adopts what a previous kubelet left in the runtime (all state is read
- * back from CRI labels, so nothing is created twice).
+ * syncs each through a serialized pod worker, terminates deleted and finished pods,
+ * cleans up runtime pods that vanished from the API, and adopts what a previous
+ * kubelet left in the runtime (all state is read back from CRI labels, so nothing is
+ * created twice).
+ *
+ * When a pod is synced follows upstream: on API changes to it; when the 1 s runtime
+ * relist (PLEG) sees its sandboxes or containers change; when a probe result flips;
+ * when a back-off it met ends (crash loop, image pull, volume mount); 10 s after a
+ * sync that failed or hit a back-off (backOffPeriod); else every minute (syncFrequency).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
  */
@@ -16,7 +21,7 @@ import { isNotFound as isApiNotFound } from '../apimachinery/errors.js';
 import type { EventRecorder } from '../client/events.js';
 import { Informer } from '../client/informer.js';
 import { R, type Client } from '../client/types.js';
-import { CRILabels, type Runtime } from '../cri/api.js';
+import type { Runtime } from '../cri/api.js';
 import { value } from '../apimachinery/quantity.js';
 import type { Clock, TimerHandle } from './clock.js';
 import type { PodCgroups } from './cm/pod-cgroups.js';
@@ -51,14 +56,26 @@ export interface KubeletCoreOptions {
   network: NetworkProber;
   /** pod cgroups under `--cgroup-root` (undefined: the runtime places pods) */
   cgroups?: PodCgroups;
-  /** periodic resync of every pod, ms (default 1000) */
+  /** resync of a pod after a successful sync, ms (upstream syncFrequency; default 60 s) */
   resyncMs?: number;
+  /** resync of a pod after a sync that failed or met a back-off, ms (upstream backOffPeriod; default 10 s) */
+  backOffMs?: number;
+  /** runtime relist period (PLEG), ms (default 1000) */
+  relistMs?: number;
   /** orphan cleanup period, ms (default 2000) */
   housekeepingMs?: number;
   log?: (msg: string, err?: unknown) => void;
 }
 
 type Phase = 'terminated';
+
+/** upstream syncFrequency */
+const RESYNC_MS = 60_000;
+/** upstream backOffPeriod */
+const BACKOFF_MS = 10_000;
+const MIN_REQUEUE_MS = 100;
+
+const logTo = (o: KubeletCoreOptions, msg: string, e?: unknown): void => o.log?.(msg, e);
 
 export class Kubelet {
   private readonly pods = new Map<string, Pod>();
@@ -76,6 +93,8 @@ export class Kubelet {
   /** shared relists and status calls for every pod worker */
   readonly runtimeCache: RuntimeStatusCache;
   private runtimeName = '';
+  /** pod syncs run so far (tests, benchmarks) */
+  syncs = 0;
   private timers: TimerHandle[] = [];
   private stopped = false;
 
@@ -103,7 +122,9 @@ export class Kubelet {
     this.runtimeCache = new RuntimeStatusCache(o.runtime, () => this.runtimeName);
     this.workers = new PodWorkers(
       (uid) => this.syncPod(uid),
+      o.clock,
       (uid, e) => log(`sync of pod ${uid} failed`, e),
+      o.backOffMs ?? BACKOFF_MS,
     );
   }
 
@@ -122,9 +143,8 @@ export class Kubelet {
     this.svcInformer.start();
     this.podInformer.start();
     await Promise.all([this.podInformer.waitForSync(), this.svcInformer.waitForSync()]);
-    this.every(this.o.resyncMs ?? 1000, () => {
-      for (const uid of this.pods.keys()) this.workers.wake(uid);
-    });
+    await this.relist().catch((e: unknown) => logTo(this.o, 'runtime relist failed', e));
+    this.every(this.o.relistMs ?? 1000, () => this.relist());
     this.every(this.o.housekeepingMs ?? 2000, () => this.housekeeping());
     await this.housekeeping();
   }
@@ -144,12 +164,17 @@ export class Kubelet {
     loop();
   }
 
+  /** PLEG: wakes the pods whose sandboxes or containers changed since the last relist. */
+  private async relist(): Promise<void> {
+    for (const uid of await this.runtimeCache.pleg()) if (this.pods.has(uid)) this.workers.wake(uid);
+  }
+
   private upsert(p: Pod): void {
     const uid = p.metadata?.uid;
     if (!uid) return;
     const old = this.pods.get(uid);
     this.pods.set(uid, p);
-    // Status-only changes (mostly our own writes) are reconciled by the periodic resync, as upstream.
+    // Status-only changes (mostly our own writes) are reconciled by the next resync, as upstream.
     if (old && isDeepStrictEqual(old.spec, p.spec) && sameMeta(old, p)) return;
     this.workers.wake(uid);
   }
@@ -169,6 +194,11 @@ export class Kubelet {
   /** Waits until no pod worker is running (tests). */
   idle(): Promise<void> {
     return this.workers.idle();
+  }
+
+  /** When pod `uid`'s next timed sync is due (ms since the epoch; undefined: none pending). */
+  nextSync(uid: string): number | undefined {
+    return this.workers.nextSync(uid);
   }
 
   /** Wakes every pod now (tests, and after runtime events). */
@@ -222,17 +252,41 @@ export class Kubelet {
     return generateAPIPodStatus(withStatus, ps, { reasons: this.reasons, probes: this.prober, hostIPs: [this.o.machine.hostIP], now: new Date(this.o.clock.now()) }, terminal);
   }
 
-  /** One sync of one pod (the pod worker's body). */
-  private async syncPod(uid: string): Promise<void> {
-    if (this.stopped) return;
+  /**
+   * The pod worker's body: one sync of one pod. Returns when the pod wants its next
+   * sync (ms since the epoch): at the end of a back-off it met, 10 s after a failure,
+   * else after the resync period; undefined once the pod is gone.
+   */
+  private async syncPod(uid: string): Promise<number | undefined> {
+    if (this.stopped) return undefined;
+    this.syncs++;
     const pod = this.pods.get(uid);
-    if (!pod) return this.cleanupOrphan(uid);
+    if (!pod) {
+      await this.cleanupOrphan(uid);
+      return undefined;
+    }
+    const r = await this.syncKnownPod(uid, pod);
+    const now = this.o.clock.now();
+    const failed = r.failed || this.status.needsRetry(uid);
+    const next = now + (failed ? (this.o.backOffMs ?? BACKOFF_MS) : (this.o.resyncMs ?? RESYNC_MS));
+    // never sooner than MIN_REQUEUE_MS: a back-off end already past must not spin the worker
+    return Math.max(now + MIN_REQUEUE_MS, Math.min(next, r.retryAt));
+  }
+
+  private async syncKnownPod(uid: string, pod: Pod): Promise<{ failed: boolean; retryAt: number }> {
+    const ok = { failed: false, retryAt: Infinity };
     let ps = await this.podStatus(pod);
-    if (pod.metadata?.deletionTimestamp) return this.terminate(pod, ps, true);
-    if (this.states.get(uid) === 'terminated') return;
+    if (pod.metadata?.deletionTimestamp) {
+      await this.terminate(pod, ps, true);
+      return ok;
+    }
+    if (this.states.get(uid) === 'terminated') return ok;
     this.prober.syncPod(pod, ps);
     let status = this.apiStatus(pod, ps);
-    if (status.phase === 'Succeeded' || status.phase === 'Failed') return this.terminate(pod, ps, false);
+    if (status.phase === 'Succeeded' || status.phase === 'Failed') {
+      await this.terminate(pod, ps, false);
+      return ok;
+    }
     void this.status.setPodStatus(pod, status);
 
     let volumes: Map<string, string>;
@@ -241,7 +295,8 @@ export class Kubelet {
         this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedMountVolume, Msg.mountFailed(e.volume, e.message)),
       );
     } catch {
-      return; // FailedMount recorded; retried with back-off on later syncs
+      // FailedMount recorded; the mount is retried when its back-off ends
+      return { failed: true, retryAt: this.volumes.retryAt(uid) ?? Infinity };
     }
     let cgroupParent: string | undefined;
     if (this.o.cgroups) {
@@ -249,21 +304,25 @@ export class Kubelet {
         cgroupParent = await this.o.cgroups.ensure(pod);
       } catch (e) {
         this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedToCreatePodContainer, Msg.podCgroupFailed((e as Error).message));
-        return;
+        return { failed: true, retryAt: Infinity };
       }
     }
     const actions = computePodActions(pod, ps, this.prober);
     const podDir = this.volumes.podDir(uid);
-    const changed = await this.runtimeManager.syncPod(pod, ps, actions, { volumes, podDir, envDeps: (ips) => this.envDeps(pod, ips), cgroupParent });
+    const res = await this.runtimeManager.syncPod(pod, ps, actions, { volumes, podDir, envDeps: (ips) => this.envDeps(pod, ips), cgroupParent });
     const latest = this.pods.get(uid) ?? pod;
-    if (changed) {
+    if (res.changed) {
       ps = await this.podStatus(latest);
       this.prober.syncPod(latest, ps);
     }
     status = this.apiStatus(latest, ps);
-    if (status.phase === 'Succeeded' || status.phase === 'Failed') return this.terminate(latest, ps, false);
+    if (status.phase === 'Succeeded' || status.phase === 'Failed') {
+      await this.terminate(latest, ps, false);
+      return ok;
+    }
     await this.status.setPodStatus(latest, status);
     await this.runtimeManager.gcPod(ps);
+    return { failed: res.failed, retryAt: res.retryAt };
   }
 
   /**
@@ -336,10 +395,8 @@ export class Kubelet {
   private async housekeeping(): Promise<void> {
     if (!this.podInformer.hasSynced()) return;
     const orphans = new Set<string>();
-    for (const sb of await this.o.runtime.listPodSandbox()) {
-      const uid = sb.labels[CRILabels.podUID];
-      if (uid && !this.pods.has(uid)) orphans.add(uid);
-    }
+    // what the last relist saw (at most one relist period old)
+    for (const uid of this.runtimeCache.podUIDs()) if (!this.pods.has(uid)) orphans.add(uid);
     for (const uid of this.volumes.podDirsOnDisk()) if (!this.pods.has(uid)) orphans.add(uid);
     for (const uid of this.o.cgroups?.podsOnDisk() ?? []) if (!this.pods.has(uid)) orphans.add(uid);
     for (const uid of orphans) if (!this.workers.busy(uid)) this.workers.wake(uid);

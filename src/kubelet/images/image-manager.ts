@@ -16,7 +16,12 @@ import { criErrorString } from '../kuberuntime/errors.js';
 import { Backoff } from '../util/backoff.js';
 import { applyDefaultImageTag, parseImageReference } from './reference.js';
 
-export type ImageResult = { ok: true; imageRef: string } | { ok: false; reason: string; message: string };
+/**
+ * The outcome of {@link ImageManager.ensureImageExists}. A failure may carry `retryAt`
+ * (ms since the epoch): when the pull back-off of this image ends, so the pod worker
+ * can come back exactly then.
+ */
+export type ImageResult = { ok: true; imageRef: string } | { ok: false; reason: string; message: string; retryAt?: number };
 
 export class ImageManager {
   readonly backoff: Backoff;
@@ -67,7 +72,7 @@ export class ImageManager {
     if (this.backoff.isInBackOffSinceUpdate(key, this.clock.now())) {
       const msg = Msg.backOffPull(userImage);
       ev('Normal', Reason.BackOffPullImage, msg);
-      return { ok: false, reason: WaitingReason.ImagePullBackOff, message: msg };
+      return { ok: false, reason: WaitingReason.ImagePullBackOff, message: msg, retryAt: this.retryAt(key) };
     }
     ev('Normal', Reason.PullingImage, Msg.pulling(userImage));
     const start = this.clock.now();
@@ -82,8 +87,13 @@ export class ImageManager {
       const err = criErrorString(e);
       ev('Warning', Reason.FailedToPullImage, Msg.pullFailed(userImage, err));
       this.backoff.next(key, this.clock.now());
-      return { ok: false, reason: WaitingReason.ErrImagePull, message: err };
+      return { ok: false, reason: WaitingReason.ErrImagePull, message: err, retryAt: this.retryAt(key) };
     }
+  }
+
+  /** When the pull back-off of `key` ends (ms since the epoch). */
+  private retryAt(key: string): number {
+    return (this.backoff.lastUpdate(key) ?? this.clock.now()) + this.backoff.get(key);
   }
 
   /**

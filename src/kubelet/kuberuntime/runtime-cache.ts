@@ -12,6 +12,11 @@
  * keyed by (id, state): a sandbox's IPs and a container's start/exit details do not
  * change without a state change visible in the list.
  *
+ * It is also the kubelet's PLEG: every list records, per pod, which sandboxes and
+ * containers exist in which state, and {@link RuntimeStatusCache.pleg} (the 1 s relist)
+ * names the pods whose record differs from the one it saw the time before, whichever
+ * list (its own or a pod worker's) saw the change first.
+ *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/pleg/generic.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/container/cache.go
  */
@@ -23,6 +28,25 @@ import { toRuntimeContainerStatus } from './runtime-status.js';
 interface Snapshot {
   sandboxes: Map<string, PodSandbox[]>;
   containers: Map<string, Container[]>;
+  /** pod UID → its sandboxes' and containers' ids and states (order-independent) */
+  states: Map<string, string>;
+}
+
+/** Per pod: the sorted `id=state` of every sandbox and container it has in the runtime. */
+function podStates(sbs: Map<string, PodSandbox[]>, ctrs: Map<string, Container[]>): Map<string, string> {
+  const out = new Map<string, string>();
+  const parts: string[] = [];
+  const add = (uid: string): void => {
+    if (out.has(uid)) return;
+    parts.length = 0;
+    for (const s of sbs.get(uid) ?? []) parts.push(`${s.id}=${s.state}`);
+    for (const c of ctrs.get(uid) ?? []) parts.push(`${c.id}=${c.state}`);
+    if (parts.length > 1) parts.sort();
+    out.set(uid, parts.join(','));
+  };
+  for (const uid of sbs.keys()) add(uid);
+  for (const uid of ctrs.keys()) add(uid);
+  return out;
 }
 
 interface Cached<T> {
@@ -53,6 +77,10 @@ export class RuntimeStatusCache {
   private readonly containerStatus = new Map<string, Cached<RuntimeContainerStatus | undefined>>();
   /** CRI list calls made (tests, benchmarks) */
   relists = 0;
+  /** the newest list's per-pod states */
+  private latest: Map<string, string> = new Map();
+  /** the per-pod states {@link pleg} last compared against */
+  private plegSeen: Map<string, string> = new Map();
 
   /** @param runtimeName prefix of containerIDs (`containerd://…`) */
   constructor(
@@ -78,6 +106,27 @@ export class RuntimeStatusCache {
     containers.sort((a, b) => b.createdAt - a.createdAt || b.restartCount - a.restartCount);
     const live = sandboxes.find((s) => s.ready) ?? sandboxes[0];
     return { uid, name, namespace, sandboxes, containers, ips: live?.ips ?? [] };
+  }
+
+  /**
+   * Relists (a list that starts after this call) and returns the UIDs of pods whose
+   * sandboxes or containers appeared, vanished or changed state since the previous
+   * call (upstream GenericPLEG.Relist, reduced to "this pod changed").
+   * @throws CRIError from the list calls
+   */
+  async pleg(): Promise<string[]> {
+    await this.relist();
+    const cur = this.latest;
+    const changed: string[] = [];
+    for (const [uid, st] of cur) if (this.plegSeen.get(uid) !== st) changed.push(uid);
+    for (const uid of this.plegSeen.keys()) if (!cur.has(uid)) changed.push(uid);
+    this.plegSeen = cur;
+    return changed;
+  }
+
+  /** UIDs of the pods the newest list saw in the runtime (housekeeping). */
+  podUIDs(): IterableIterator<string> {
+    return this.latest.keys();
   }
 
   /** A list that starts after this call: the one about to start, else the one after the current. */
@@ -118,7 +167,10 @@ export class RuntimeStatusCache {
     ids.clear();
     for (const c of ctrs) ids.add(c.id);
     for (const k of this.containerStatus.keys()) if (!ids.has(k)) this.containerStatus.delete(k);
-    return { sandboxes: group(sbs), containers: group(ctrs) };
+    const snap = { sandboxes: group(sbs), containers: group(ctrs), states: new Map<string, string>() };
+    snap.states = podStates(snap.sandboxes, snap.containers);
+    this.latest = snap.states;
+    return snap;
   }
 
   private async ipsOf(sb: PodSandbox): Promise<string[] | undefined> {

@@ -68,6 +68,19 @@ export interface SyncContext {
 
 const MIN_GRACE_S = 2;
 
+/**
+ * What one {@link KubeRuntimeManager.syncPod} did (upstream PodSyncResult, reduced to
+ * what the pod worker needs to pick its next wake-up).
+ */
+export interface SyncResult {
+  /** something was started, stopped or created (the runtime state changed) */
+  changed: boolean;
+  /** a step failed or was skipped for a back-off (upstream: the sync returned an error) */
+  failed: boolean;
+  /** earliest end of a crash-loop or image-pull back-off met here, ms since the epoch (Infinity: none) */
+  retryAt: number;
+}
+
 export class KubeRuntimeManager {
   readonly crashBackoff: Backoff;
 
@@ -80,15 +93,15 @@ export class KubeRuntimeManager {
     this.d.recorder.event(podRef(pod), type, reason, msg, c ? containerFieldPath(pod, c.name) : undefined);
   }
 
-  /** Applies `a` to the runtime. Returns true when anything was started, stopped or created. */
-  async syncPod(pod: Pod, ps: RuntimePodStatus, a: PodActions, ctx: SyncContext): Promise<boolean> {
-    let changed = false;
+  /** Applies `a` to the runtime; reports what changed, what failed and when a back-off ends. */
+  async syncPod(pod: Pod, ps: RuntimePodStatus, a: PodActions, ctx: SyncContext): Promise<SyncResult> {
+    const r: SyncResult = { changed: false, failed: false, retryAt: Infinity };
     if (a.killPod) {
-      changed = (await this.killPod(pod, ps)) || changed;
-      if (!a.createSandbox) return changed;
+      r.changed = await this.killPod(pod, ps);
+      if (!a.createSandbox) return r;
     } else {
       await Promise.all(a.containersToKill.map((k) => this.killContainer(pod, k.container, k.status.id, k.message, k.reason ?? '')));
-      changed = changed || a.containersToKill.length > 0;
+      r.changed = a.containersToKill.length > 0;
     }
     let sandboxId = a.sandboxId;
     let config: PodSandboxConfig;
@@ -101,43 +114,54 @@ export class KubeRuntimeManager {
         sandboxId = await this.d.runtime.runPodSandbox(config, pod.spec?.runtimeClassName);
       } catch (e) {
         this.event(pod, undefined, 'Warning', Reason.FailedCreatePodSandBox, Msg.createSandboxFailed(criErrorString(e)));
-        return changed;
+        r.failed = true;
+        return r;
       }
-      changed = true;
+      r.changed = true;
       try {
         const st = await this.d.runtime.podSandboxStatus(sandboxId);
         podIPs = st.network?.ip ? [st.network.ip, ...st.network.additionalIps.map((x) => x.ip)] : [];
       } catch (e) {
         this.event(pod, undefined, 'Warning', Reason.FailedStatusPodSandBox, `Unable to get pod sandbox status: ${criErrorString(e)}`);
-        return changed;
+        r.failed = true;
+        return r;
       }
     } else {
       // nothing to start (the steady state of every resync): no config, hosts file or env to prepare
-      if (!a.initToStart.length && !a.containersToStart.length) return changed;
+      if (!a.initToStart.length && !a.containersToStart.length) return r;
       config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
     }
     const etcHosts = pod.spec?.hostNetwork ? undefined : await writeEtcHosts(ctx.podDir, podIPs, config.hostname);
     const env = ctx.envDeps(podIPs);
     for (const c of a.initToStart) {
-      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts);
-      changed = changed || ok !== 'skipped';
-      if (ok !== 'started' && c.restartPolicy !== 'Always') return changed;
+      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts, r);
+      r.changed = r.changed || ok !== 'skipped';
+      if (ok !== 'started' && c.restartPolicy !== 'Always') return r;
     }
     for (const c of a.containersToStart) {
-      const r = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts);
-      changed = changed || r !== 'skipped';
+      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts, r);
+      r.changed = r.changed || ok !== 'skipped';
     }
-    return changed;
+    return r;
   }
 
-  /** Upstream doBackOff: CrashLoopBackOff while the last exit is within the back-off. */
-  private inBackOff(pod: Pod, c: Container, ps: RuntimePodStatus): boolean {
-    const st = latestStatus(ps, c.name);
-    if (!st || st.state !== 'exited') return false;
+  /**
+   * Upstream doBackOff: the newest *exited* instance of the container (not necessarily
+   * the latest one: a container killed by a failed liveness probe in this very sync is
+   * still listed as running, and the one before it counts) sets the time the back-off
+   * runs from. Within the back-off: CrashLoopBackOff, a BackOff event, and `r` learns
+   * when it ends; past it: the back-off grows (10 s doubling to 5 min) and the start goes on.
+   */
+  private inBackOff(pod: Pod, c: Container, ps: RuntimePodStatus, r: SyncResult): boolean {
+    const st = ps.containers.find((x) => x.name === c.name && x.state === 'exited');
+    if (!st) return false;
     const key = `${pod.metadata?.uid}_${c.name}`;
     if (this.crashBackoff.isInBackOffSince(key, st.finishedAt)) {
+      const backoff = this.crashBackoff.get(key);
       this.event(pod, c, 'Warning', Reason.BackOffStartContainer, Msg.backOffRestart(c.name, formatPod(pod)));
-      this.d.reasons.set(pod.metadata!.uid!, c.name, WaitingReason.CrashLoopBackOff, Msg.crashLoop(formatDuration(this.crashBackoff.get(key)), c.name, formatPod(pod)));
+      this.d.reasons.set(pod.metadata!.uid!, c.name, WaitingReason.CrashLoopBackOff, Msg.crashLoop(formatDuration(backoff), c.name, formatPod(pod)));
+      r.failed = true;
+      r.retryAt = Math.min(r.retryAt, st.finishedAt + backoff);
       return true;
     }
     this.crashBackoff.next(key, st.finishedAt);
@@ -153,16 +177,21 @@ export class KubeRuntimeManager {
     ctx: SyncContext,
     env: EnvDeps,
     etcHosts: string | undefined,
+    r: SyncResult,
   ): Promise<'started' | 'failed' | 'skipped'> {
     const uid = pod.metadata!.uid!;
-    if (this.inBackOff(pod, c, ps)) return 'skipped';
+    if (this.inBackOff(pod, c, ps, r)) return 'skipped';
     const fail = (reason: string, message: string, event = true): 'failed' => {
+      r.failed = true;
       if (event) this.event(pod, c, 'Warning', Reason.FailedToCreateContainer, Msg.error(reason === WaitingReason.CreateContainerConfigError || reason === WaitingReason.CreateContainerError || reason === WaitingReason.RunContainerError ? message : reason));
       this.d.reasons.set(uid, c.name, reason, message);
       return 'failed';
     };
     const img = await this.d.images.ensureImageExists(pod, c, sandboxConfig);
-    if (!img.ok) return fail(img.reason, img.message);
+    if (!img.ok) {
+      if (img.retryAt !== undefined) r.retryAt = Math.min(r.retryAt, img.retryAt);
+      return fail(img.reason, img.message);
+    }
     const prev = latestStatus(ps, c.name);
     const logDir = path.join(sandboxConfig.logDirectory, c.name);
     const restartCount = prev ? prev.restartCount + 1 : restartCountFromLogDir(logDir);
@@ -208,6 +237,7 @@ export class KubeRuntimeManager {
         this.event(pod, c, 'Warning', Reason.FailedPostStartHook, Msg.postStartHookFailed);
         await this.killContainer(pod, c, containerId, 'FailedPostStartHook', 'postStartHook').catch(() => undefined);
         this.d.reasons.set(uid, c.name, WaitingReason.PostStartHookError, msg);
+        r.failed = true;
         return 'failed';
       }
     }

@@ -80,6 +80,12 @@ export class StatusManager {
     }
   }
 
+  /** Did the last write for `uid` fail (so a later sync must retry it)? */
+  needsRetry(uid: string): boolean {
+    const e = this.pods.get(uid);
+    return !!e?.pending && !e.inflight;
+  }
+
   /** Deletes the API object for good once the kubelet has cleaned up (grace 0, uid precondition). */
   async deletePod(pod: Pod): Promise<void> {
     const m = pod.metadata ?? {};

@@ -30,6 +30,11 @@ export class Backoff {
     return this.entries.get(key)?.backoff ?? 0;
   }
 
+  /** When `key`'s back-off was last updated (ms since the epoch; undefined when unknown). */
+  lastUpdate(key: string): number | undefined {
+    return this.entries.get(key)?.lastUpdate;
+  }
+
   /** Records a failure at `eventTime` (ms): first one → initial, then doubled. */
   next(key: string, eventTime: number): void {
     let e = this.entries.get(key);

@@ -140,6 +140,14 @@ export class VolumeManager {
     return out;
   }
 
+  /** When the earliest mount retry of pod `uid` is due (ms since the epoch; undefined when none is waiting). */
+  retryAt(uid: string): number | undefined {
+    let at: number | undefined;
+    const prefix = `${uid}/`;
+    for (const [k, r] of this.retries) if (k.startsWith(prefix) && (at === undefined || r.at < at)) at = r.at;
+    return at;
+  }
+
   /**
    * Unmounts what is mounted below the pod's directory (tmpfs emptyDirs), removes the
    * directory and forgets the pod's volumes.
