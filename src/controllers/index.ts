@@ -21,6 +21,8 @@ import { startJobController } from './job/controller.js';
 import { startTTLAfterFinishedController } from './ttlafterfinished/controller.js';
 import { startCronJobController } from './cronjob/controller.js';
 import { startGarbageCollector } from './garbagecollector/controller.js';
+import { startEndpointsController } from './endpoint/controller.js';
+import { startEndpointSliceController } from './endpointslice/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from './util/workqueue.js';
@@ -58,6 +60,8 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'cronjob-controller', component: 'cronjob-controller', start: startCronJobController },
   { name: 'ttl-after-finished-controller', component: 'ttlafterfinished-controller', start: startTTLAfterFinishedController },
   { name: 'generic-garbage-collector', component: 'garbage-collector-controller', start: startGarbageCollector },
+  { name: 'endpoint-controller', component: 'endpoint-controller', start: startEndpointsController },
+  { name: 'endpointslice-controller', component: 'endpoint-slice-controller', start: startEndpointSliceController },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
