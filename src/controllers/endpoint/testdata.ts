@@ -1,5 +1,7 @@
 /** Pod and Service fixtures for the Endpoints and EndpointSlice controller tests. */
+import { R } from '../../client/types.js';
 import type { Pod } from '../util/pods.js';
+import type { TestCluster } from '../util/test-cluster.js';
 import type { Service } from './util.js';
 
 export const T0 = '2025-01-01T00:00:00Z';
@@ -46,5 +48,32 @@ export function service(name: string, o: { ports?: { name?: string; port: number
       ...(o.publishNotReady ? { publishNotReadyAddresses: true } : {}),
     },
   };
+}
+
+
+/** Binds the pod to node-1 and reports it Running with `ip`, Ready or not. */
+export async function runPod(c: TestCluster, name: string, ip: string, ready: boolean, labels: Record<string, string> = { app: 'web' }): Promise<Pod> {
+  await c.client.create(R.pods, 'default', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels },
+    spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ name: 'http', containerPort: 8080 }] }] },
+  });
+  await c.client.createSubresource(R.pods, 'default', name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: 'node-1' } });
+  return setReady(c, name, ready, ip);
+}
+
+/** Sets the pod's Ready condition (and IP). */
+export async function setReady(c: TestCluster, name: string, ready: boolean, ip?: string): Promise<Pod> {
+  const cur = await c.client.get<Pod>(R.pods, 'default', name);
+  const podIP = ip ?? cur.status?.podIP ?? '';
+  (cur as { status?: unknown }).status = {
+    ...cur.status,
+    phase: 'Running',
+    podIP,
+    podIPs: [{ ip: podIP }],
+    conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: T0 }],
+  };
+  return c.client.update<Pod>(R.pods, 'default', cur, { subresource: 'status' });
 }
 
