@@ -101,6 +101,10 @@ export async function startEndpointsController(ctx: WorkloadControllerContext): 
   const podsByNs = new Index(podInformer, byNamespace);
   const selectors = new ServiceSelectorCache();
   const triggers = new TriggerTimeTracker();
+  // our last write per Service: used while the informer has not caught up with it, so
+  // that a sync right after a write does not conflict with ourselves
+  const written = new Map<string, Endpoints>();
+  const newer = (a: Endpoints, b: Endpoints): boolean => Number(a.metadata?.resourceVersion ?? 0) > Number(b.metadata?.resourceVersion ?? 0);
 
   const loop = new ControllerLoop({ name: 'endpoint-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
 
@@ -126,13 +130,19 @@ export async function startEndpointsController(ctx: WorkloadControllerContext): 
     delete: enqueueForPod,
   });
   // an Endpoints object deleted behind our back is recreated when its Service still wants one
-  epInformer.addEventHandler({ delete: (ep) => loop.enqueueObj(ep) });
+  epInformer.addEventHandler({
+    delete: (ep) => {
+      written.delete(keyOf(ep));
+      loop.enqueueObj(ep);
+    },
+  });
 
   async function sync(key: string): Promise<void> {
     const [ns, name] = splitKey(key);
     const svc = svcInformer.get(key);
     if (!svc) {
       triggers.delete(key);
+      written.delete(key);
       try {
         await client.delete(R.endpoints, ns, name);
       } catch (e) {
@@ -148,20 +158,21 @@ export async function startEndpointsController(ctx: WorkloadControllerContext): 
     for (const p of podsByNs.get(ns)) if (sel.matches(p.metadata?.labels ?? {})) pods.push(p);
     pods.sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
     const trigger = triggers.compute(key, svc, pods);
-    const current = epInformer.get(key);
+    let current = epInformer.get(key);
+    const mine = written.get(key);
+    if (mine && (!current || newer(mine, current))) current = mine;
+    else if (mine) written.delete(key);
     const next = desiredEndpoints(svc, pods, current, trigger);
     if (!next) return;
     const create = !current?.metadata?.resourceVersion;
     try {
-      if (create) await client.create(R.endpoints, ns, next);
-      else await client.update(R.endpoints, ns, next);
+      written.set(key, create ? await client.create<Endpoints>(R.endpoints, ns, next) : await client.update<Endpoints>(R.endpoints, ns, next));
     } catch (e) {
       if (create && e instanceof StatusError && e.status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) return;
-      if (!(e instanceof StatusError && (e.reason === 'Conflict' || e.reason === 'AlreadyExists' || e.reason === 'NotFound'))) {
-        const msg = e instanceof Error ? e.message : String(e);
-        if (create) recorder.event(next, 'Warning', 'FailedToCreateEndpoint', `Failed to create endpoint for service ${ns}/${name}: ${msg}`);
-        else recorder.event(next, 'Warning', 'FailedToUpdateEndpoint', `Failed to update endpoint ${ns}/${name}: ${msg}`);
-      }
+      written.delete(key);
+      const msg = e instanceof Error ? e.message : String(e);
+      if (create) recorder.event(next, 'Warning', 'FailedToCreateEndpoint', `Failed to create endpoint for service ${ns}/${name}: ${msg}`);
+      else recorder.event(next, 'Warning', 'FailedToUpdateEndpoint', `Failed to update endpoint ${ns}/${name}: ${msg}`);
       throw e;
     }
   }

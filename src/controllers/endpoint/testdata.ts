@@ -51,15 +51,15 @@ export function service(name: string, o: { ports?: { name?: string; port: number
 }
 
 
-/** Binds the pod to node-1 and reports it Running with `ip`, Ready or not. */
-export async function runPod(c: TestCluster, name: string, ip: string, ready: boolean, labels: Record<string, string> = { app: 'web' }): Promise<Pod> {
+/** Binds the pod to `node` and reports it Running with `ip`, Ready or not. */
+export async function runPod(c: TestCluster, name: string, ip: string, ready: boolean, labels: Record<string, string> = { app: 'web' }, node = 'node-1'): Promise<Pod> {
   await c.client.create(R.pods, 'default', {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, labels },
     spec: { containers: [{ name: 'c', image: 'nginx', ports: [{ name: 'http', containerPort: 8080 }] }] },
   });
-  await c.client.createSubresource(R.pods, 'default', name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: 'node-1' } });
+  await c.client.createSubresource(R.pods, 'default', name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: node } });
   return setReady(c, name, ready, ip);
 }
 

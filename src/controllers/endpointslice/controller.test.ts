@@ -85,4 +85,17 @@ describe('EndpointSlice controller', () => {
     await waitFor(async () => (await slicesOf(c, 'web')).reduce((n, x) => n + (x.endpoints?.length ?? 0), 0) === 5, 5000, 'e added');
     assert.equal((await slicesOf(c, 'manual')).length, 0);
   });
+
+  it('a pod on an unknown node is left out with a FailedToUpdateEndpointSlices event, and added once the node appears', async () => {
+    await runPod(c, 'f', '10.42.0.7', true, { app: 'web' }, 'node-late');
+    await waitFor(
+      () => c.recorder.events.some((e) => e.reason === 'FailedToUpdateEndpointSlices' && e.message === 'Error updating Endpoint Slices for Service default/web: skipping Pod f for Service default/web: Node node-late Not Found'),
+      5000,
+      'event',
+    );
+    assert.equal(c.recorder.events.find((e) => e.reason === 'FailedToUpdateEndpointSlices')!.type, 'Warning');
+    assert.ok(!(await slicesOf(c, 'web')).some((s) => s.endpoints?.some((e) => e.targetRef?.name === 'f')));
+    await c.client.create(R.nodes, '', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-late' } });
+    await waitFor(async () => (await slicesOf(c, 'web')).some((s) => s.endpoints?.some((e) => e.targetRef?.name === 'f' && e.nodeName === 'node-late' && e.zone === undefined)), 5000, 'f added');
+  });
 });

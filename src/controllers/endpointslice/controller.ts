@@ -17,11 +17,23 @@ import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import type { Pod } from '../util/pods.js';
 import { realClock } from '../util/workqueue.js';
-import { CONTROLLER_NAME, type EndpointSlice, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MAX_ENDPOINTS_PER_SLICE, type Node, planSlices } from './reconciler.js';
+import { CONTROLLER_NAME, type EndpointSlice, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MAX_ENDPOINTS_PER_SLICE, type Node, planSlices, type SlicePlan } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 
 /** The informer cache lags our own writes; the sync is retried. */
 class StaleInformerCache extends Error {}
+
+/** A failed slice write (the API error as `cause`). */
+class SliceWriteError extends Error {
+  constructor(
+    message: string,
+    override readonly cause: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const errMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 const isManaged = (s: EndpointSlice): boolean => s.metadata?.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME;
 const serviceKeyOfSlice = (s: EndpointSlice): string | undefined => {
@@ -149,51 +161,53 @@ export async function startEndpointSliceController(ctx: WorkloadControllerContex
     const slices = all.filter((s) => !s.metadata?.deletionTimestamp);
     const trigger = triggers.compute(key, svc, pods);
     const plan = planSlices(svc, pods, slices, (n) => nodeInformer.get(n), max);
-    try {
-      // no new slices for a Service being deleted (the garbage collector would race us)
-      if (!svc.metadata?.deletionTimestamp) {
-        for (const s of plan.create) {
-          try {
-            tracker.update(await client.create<EndpointSlice>(R.endpointslices, ns, setTriggerTime(s, trigger)));
-          } catch (e) {
-            if (e instanceof StatusError && e.status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) return;
-            throw new Error(`failed to create EndpointSlice for Service ${key}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-          }
-        }
-      }
-      for (const s of plan.update) {
-        try {
-          tracker.update(await client.update<EndpointSlice>(R.endpointslices, ns, setTriggerTime(s, trigger)));
-        } catch (e) {
-          throw new Error(`failed to update ${s.metadata?.name} EndpointSlice for Service ${key}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-        }
-      }
-      for (const s of plan.delete) {
-        try {
-          await client.delete(R.endpointslices, ns, s.metadata!.name!);
-        } catch (e) {
-          if (!(e instanceof StatusError && e.reason === 'NotFound')) {
-            throw new Error(`failed to delete ${s.metadata?.name} EndpointSlice for Service ${key}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-          }
-        }
-        tracker.expectDeletion(s);
-      }
-    } catch (e) {
-      const cause = (e as { cause?: unknown }).cause;
-      if (!(cause instanceof StatusError && (cause.reason === 'Conflict' || cause.reason === 'NotFound'))) {
-        recorder.event(svc, 'Warning', 'FailedToUpdateEndpointSlices', `Error updating Endpoint Slices for Service ${key}: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      throw cause instanceof StatusError && cause.reason === 'Conflict' ? cause : e;
+    const errs: string[] = [];
+    let cause: unknown;
+    for (const m of plan.missingNodes) {
+      errs.push(`skipping Pod ${m.pod} for Service ${key}: Node ${m.node} Not Found`);
+      let keys = waitingForNode.get(m.node);
+      if (!keys) waitingForNode.set(m.node, (keys = new Set()));
+      keys.add(key);
     }
-    if (plan.missingNodes.length) {
-      for (const p of pods) {
-        const n = p.spec?.nodeName;
-        if (!n || !plan.missingNodes.includes(p.metadata?.name ?? '')) continue;
-        let keys = waitingForNode.get(n);
-        if (!keys) waitingForNode.set(n, (keys = new Set()));
-        keys.add(key);
+    try {
+      await writePlan(ns, key, svc, plan, trigger);
+    } catch (e) {
+      cause = e instanceof SliceWriteError ? e.cause : e;
+      errs.push(e instanceof Error ? e.message : String(e));
+    }
+    if (errs.length === 0) return;
+    // upstream: an aggregate error, "[a, b]" when several
+    const msg = errs.length === 1 ? errs[0]! : `[${errs.join(', ')}]`;
+    recorder.event(svc, 'Warning', 'FailedToUpdateEndpointSlices', `Error updating Endpoint Slices for Service ${key}: ${msg}`);
+    throw cause instanceof StatusError && cause.reason === 'Conflict' ? cause : new Error(msg);
+  }
+
+  /** Upstream finalize: creates (unless the Service is being deleted), updates, deletes; stops at the first failure. */
+  async function writePlan(ns: string, key: string, svc: Service, plan: SlicePlan, trigger: number | undefined): Promise<void> {
+    if (!svc.metadata?.deletionTimestamp) {
+      for (const s of plan.create) {
+        try {
+          tracker.update(await client.create<EndpointSlice>(R.endpointslices, ns, setTriggerTime(s, trigger)));
+        } catch (e) {
+          if (e instanceof StatusError && e.status.details?.causes?.some((c) => c.reason === 'NamespaceTerminating')) return;
+          throw new SliceWriteError(`failed to create EndpointSlice for Service ${key}: ${errMessage(e)}`, e);
+        }
       }
-      throw new Error(`skipping Pod ${plan.missingNodes.join(', ')} for Service ${key}: node not found`);
+    }
+    for (const s of plan.update) {
+      try {
+        tracker.update(await client.update<EndpointSlice>(R.endpointslices, ns, setTriggerTime(s, trigger)));
+      } catch (e) {
+        throw new SliceWriteError(`failed to update ${s.metadata?.name} EndpointSlice for Service ${key}: ${errMessage(e)}`, e);
+      }
+    }
+    for (const s of plan.delete) {
+      try {
+        await client.delete(R.endpointslices, ns, s.metadata!.name!);
+      } catch (e) {
+        if (!(e instanceof StatusError && e.reason === 'NotFound')) throw new SliceWriteError(`failed to delete ${s.metadata?.name} EndpointSlice for Service ${key}: ${errMessage(e)}`, e);
+      }
+      tracker.expectDeletion(s);
     }
   }
 

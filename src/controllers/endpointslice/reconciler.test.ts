@@ -80,7 +80,7 @@ describe('EndpointSlice reconciler', () => {
   it('pods on unknown nodes are left out and reported; headless services get the headless label and hostnames', () => {
     const svc = service('nginx', { clusterIP: 'None' });
     const plan = planSlices(svc, [pod('web-0', '10.42.0.2', { hostname: 'web-0', subdomain: 'nginx' }), pod('x', '10.42.0.3', { node: 'gone' })], [], nodeOf);
-    assert.deepEqual(plan.missingNodes, ['x']);
+    assert.deepEqual(plan.missingNodes, [{ pod: 'x', node: 'gone' }]);
     const s = plan.create[0]!;
     assert.equal(s.metadata?.labels?.['service.kubernetes.io/headless'], '');
     assert.deepEqual(s.endpoints.map((e) => [e.targetRef?.name, e.hostname]), [['web-0', 'web-0']]);
@@ -92,5 +92,15 @@ describe('EndpointSlice reconciler', () => {
     const relabelled = planSlices({ ...svc, metadata: { ...svc.metadata, labels: { tier: 'front' } } }, [pod('a', '10.42.0.2')], [first], nodeOf);
     assert.equal(relabelled.update.length, 1);
     assert.equal(relabelled.update[0]!.metadata?.labels?.tier, 'front');
+  });
+
+  it('slices of an earlier Service of the same name are deleted, not reused', () => {
+    const svc = service('web');
+    const old = stored(planSlices({ ...svc, metadata: { ...svc.metadata, uid: 'old-uid' } }, [pod('a', '10.42.0.2')], [], nodeOf).create[0]!);
+    const plan = planSlices(svc, [pod('a', '10.42.0.2')], [old], nodeOf);
+    assert.deepEqual(plan.delete.map((s) => s.metadata?.name), [old.metadata?.name]);
+    assert.equal(plan.create.length, 1);
+    assert.equal(plan.create[0]!.metadata?.ownerReferences?.[0]?.uid, 'uid-svc-web');
+    assert.equal(plan.update.length, 0);
   });
 });

@@ -38,7 +38,7 @@ export interface SlicePlan {
   update: EndpointSlice[];
   delete: EndpointSlice[];
   /** pods left out because their node is unknown (the Service is retried) */
-  missingNodes: string[];
+  missingNodes: { pod: string; node: string }[];
 }
 
 /** Upstream getAddressTypesForService. */
@@ -147,6 +147,9 @@ const ownedBy = (slice: EndpointSlice, svc: Service): boolean => !!slice.metadat
 
 function isPlaceholder(slice: EndpointSlice, svc: Service, addressType: AddressType): boolean {
   if (slice.addressType !== addressType || slice.endpoints?.length || slice.ports?.length) return false;
+  const refs = slice.metadata?.ownerReferences ?? [];
+  const want = newEndpointSlice(svc, [], addressType).metadata!.ownerReferences!;
+  if (!jsonEqual(refs, want) || !jsonEqual(want, refs)) return false;
   return jsonEqual(slice.metadata?.labels ?? {}, sliceLabels(undefined, svc).labels) && jsonEqual(sliceLabels(undefined, svc).labels, slice.metadata?.labels ?? {});
 }
 
@@ -176,7 +179,13 @@ export function planSlices(svc: Service, pods: readonly Pod[], existing: readonl
 
 function reconcileAddressType(svc: Service, pods: readonly Pod[], existing: EndpointSlice[], addressType: AddressType, nodeOf: (name: string) => Node | undefined, max: number, plan: SlicePlan): void {
   const existingByPorts = new Map<string, EndpointSlice[]>();
+  const toDelete: EndpointSlice[] = [];
   for (const s of existing) {
+    // a slice of an earlier Service of the same name (garbage collection pending)
+    if (!ownedBy(s, svc)) {
+      toDelete.push(s);
+      continue;
+    }
     const k = portsKey(s.ports);
     let l = existingByPorts.get(k);
     if (!l) existingByPorts.set(k, (l = []));
@@ -188,7 +197,7 @@ function reconcileAddressType(svc: Service, pods: readonly Pod[], existing: Endp
     const ports = endpointPorts(svc, pod);
     const node = pod.spec?.nodeName ? nodeOf(pod.spec.nodeName) : undefined;
     if (!node && !svc.spec?.publishNotReadyAddresses) {
-      plan.missingNodes.push(pod.metadata?.name ?? '');
+      plan.missingNodes.push({ pod: pod.metadata?.name ?? '', node: pod.spec?.nodeName ?? '' });
       continue;
     }
     const ep = podToEndpoint(pod, node, svc, addressType);
@@ -198,7 +207,6 @@ function reconcileAddressType(svc: Service, pods: readonly Pod[], existing: Endp
     if (!d) desired.set(k, (d = { ports, set: new Map() }));
     d.set.set(endpointKey(ep), ep);
   }
-  const toDelete: EndpointSlice[] = [];
   const toCreate: EndpointSlice[] = [];
   for (const [k, d] of desired) reconcileByPorts(svc, existingByPorts.get(k) ?? [], d.set, d.ports, addressType, max, toCreate, plan.update, toDelete);
   for (const [k, l] of existingByPorts) if (!desired.has(k)) toDelete.push(...l);
