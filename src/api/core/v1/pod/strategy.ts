@@ -116,13 +116,19 @@ function decodeChecks(pod: Pod): void {
   if (bad) throw decodeError('Pod', 'v1', bad.message);
 }
 
-/** Every resource list of a pod re-serialised canonically ("0.1" → "100m"). */
+/** Every resource list of a pod re-serialised canonically ("0.1" → "100m"); condition times as upstream serialises them. */
 function canonicalizePod(pod: Pod): void {
   visitContainers(pod.spec, (c) => {
     if (c.resources?.limits) roundResourceList(c.resources.limits);
     if (c.resources?.requests) roundResourceList(c.resources.requests);
   });
   if (pod.spec?.overhead) roundResourceList(pod.spec.overhead);
+  // PodCondition's times are metav1.Time structs: upstream serialises an unset one as null
+  // (a patch's null removes the key, the Go struct brings it back as null)
+  for (const c of pod.status?.conditions ?? []) {
+    if (c.lastProbeTime === undefined) c.lastProbeTime = null as unknown as string;
+    if (c.lastTransitionTime === undefined) c.lastTransitionTime = null as unknown as string;
+  }
 }
 
 /** pods/status: spec, deletionTimestamp and ownerReferences come from the old object. */
