@@ -75,7 +75,6 @@ export const isIPv6 = (ip: string): boolean => ip.includes(':');
 export function findPort(pod: Pod, sp: ServicePort): number | undefined {
   const tp = sp.targetPort ?? sp.port;
   if (typeof tp === 'number') return tp;
-  if (/^\d+$/.test(tp)) return Number(tp);
   const proto = sp.protocol ?? 'TCP';
   for (const c of pod.spec?.containers ?? []) {
     for (const p of c.ports ?? []) if (p.name === tp && (p.protocol ?? 'TCP') === proto) return p.containerPort;

@@ -143,7 +143,7 @@ export function newEndpointSlice(svc: Service, ports: EndpointPort[], addressTyp
   };
 }
 
-const ownedBy = (slice: EndpointSlice, svc: Service): boolean => !!slice.metadata?.ownerReferences?.some((r) => r.kind === 'Service' && r.uid === svc.metadata?.uid);
+const ownedBy = (slice: EndpointSlice, svc: Service): boolean => !!slice.metadata?.ownerReferences?.some((r) => r.kind === 'Service' && r.apiVersion === 'v1' && r.uid === svc.metadata?.uid);
 
 function isPlaceholder(slice: EndpointSlice, svc: Service, addressType: AddressType): boolean {
   if (slice.addressType !== addressType || slice.endpoints?.length || slice.ports?.length) return false;
