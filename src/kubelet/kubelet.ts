@@ -13,7 +13,6 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
  */
 import { TokenManager } from './token/manager.js';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConfigMap, Pod, Secret, Service } from 'kubernetes-types/core/v1.js';
@@ -32,9 +31,11 @@ import { serviceEnvMap } from './env/service-env.js';
 import { Msg, Reason } from './events.js';
 import { ImageManager } from './images/image-manager.js';
 import { computePodActions } from './kuberuntime/pod-actions.js';
-import { KubeRuntimeManager, ReasonCache } from './kuberuntime/runtime-manager.js';
+import { KubeRuntimeManager } from './kuberuntime/runtime-manager.js';
+import { ReasonCache } from './kuberuntime/reason-cache.js';
 import { RuntimeStatusCache } from './kuberuntime/runtime-cache.js';
-import { podLogDir, type DNSSettings } from './kuberuntime/sandbox-config.js';
+import type { DNSSettings } from './kuberuntime/sandbox-config.js';
+import { removePodLogs } from './logs/cleanup.js';
 import type { MachineInfo } from './nodestatus/setters.js';
 import { PodWorkers } from './pod-workers.js';
 import { ProberManager } from './prober/prober-manager.js';
@@ -206,22 +207,12 @@ export class Kubelet {
     for (const uid of this.pods.keys()) this.workers.wake(uid);
   }
 
-  private async getConfigMap(ns: string, name: string): Promise<ConfigMap | undefined> {
-    try {
-      return (await this.o.client.get(R.configmaps, ns, name)) as ConfigMap;
-    } catch (e) {
-      if (isApiNotFound(e)) return undefined;
-      throw e;
-    }
+  private getConfigMap(ns: string, name: string): Promise<ConfigMap | undefined> {
+    return this.o.client.get(R.configmaps, ns, name).then((o) => o as ConfigMap, notFoundAsUndefined);
   }
 
-  private async getSecret(ns: string, name: string): Promise<Secret | undefined> {
-    try {
-      return (await this.o.client.get(R.secrets, ns, name)) as Secret;
-    } catch (e) {
-      if (isApiNotFound(e)) return undefined;
-      throw e;
-    }
+  private getSecret(ns: string, name: string): Promise<Secret | undefined> {
+    return this.o.client.get(R.secrets, ns, name).then((o) => o as Secret, notFoundAsUndefined);
   }
 
   private alloc(): NodeAllocatable {
@@ -347,7 +338,7 @@ export class Kubelet {
     await this.runtimeManager.removePod(ps);
     await this.volumes.cleanupPod(uid);
     this.o.cgroups?.remove(uid);
-    this.removePodLogs(uid, pod);
+    removePodLogs(this.o.kubeletDir, uid, pod);
     await this.status.deletePod(pod);
     this.runtimeManager.forgetPod(uid);
     this.tokens.deletePod(uid);
@@ -359,22 +350,6 @@ export class Kubelet {
     return Math.max(1, g);
   }
 
-  /** `<kubeletDir>/logs/<ns>_<name>_<uid>`: removed with the pod (upstream evictPodLogsDirectories). Small: done synchronously. */
-  private removePodLogs(uid: string, pod?: Pod): void {
-    if (pod?.metadata?.name) {
-      fs.rmSync(podLogDir(this.o.kubeletDir, pod), { recursive: true, force: true });
-      return;
-    }
-    const dir = path.join(this.o.kubeletDir, 'logs');
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const n of names) if (n.endsWith(`_${uid}`)) fs.rmSync(path.join(dir, n), { recursive: true, force: true });
-  }
-
   /** A pod that is gone from the API: stop and remove whatever the runtime still has. */
   private async cleanupOrphan(uid: string): Promise<void> {
     const ps = await this.runtimeCache.podStatus(uid, '', '');
@@ -384,7 +359,7 @@ export class Kubelet {
     await this.runtimeManager.removePod(ps);
     await this.volumes.cleanupPod(uid);
     this.o.cgroups?.remove(uid);
-    this.removePodLogs(uid);
+    removePodLogs(this.o.kubeletDir, uid);
     this.prober.removePod(uid);
     this.runtimeManager.forgetPod(uid);
     this.status.forget(uid);
@@ -417,6 +392,11 @@ export class Kubelet {
   get rootDir(): string {
     return path.resolve(this.o.kubeletDir);
   }
+}
+
+function notFoundAsUndefined(e: unknown): undefined {
+  if (isApiNotFound(e)) return undefined;
+  throw e;
 }
 
 function sameMeta(a: Pod, b: Pod): boolean {

@@ -19,28 +19,15 @@ import { Msg, Reason, WaitingReason } from '../events.js';
 import type { ImageManager } from '../images/image-manager.js';
 import { runLifecycleHandler } from '../lifecycle/handlers.js';
 import { Backoff } from '../util/backoff.js';
+import { gcPodContainers } from './container-gc.js';
 import { generateContainerConfig, writeEtcHosts } from './container-config.js';
 import { criErrorMessage, criErrorString, isNotFound } from './errors.js';
 import type { KillReason, PodActions } from './pod-actions.js';
+import type { ReasonCache } from './reason-cache.js';
 import { generateSandboxConfig, type DNSSettings } from './sandbox-config.js';
 import { verifyRunAsNonRoot, type ImageUser } from './security-context.js';
 
-/** Why a container is waiting: the last start failure (upstream ReasonCache). */
-export class ReasonCache {
-  private readonly m = new Map<string, { reason: string; message: string }>();
-  get(uid: string, name: string): { reason: string; message: string } | undefined {
-    return this.m.get(`${uid}/${name}`);
-  }
-  set(uid: string, name: string, reason: string, message: string): void {
-    this.m.set(`${uid}/${name}`, { reason, message });
-  }
-  delete(uid: string, name: string): void {
-    this.m.delete(`${uid}/${name}`);
-  }
-  forgetPod(uid: string): void {
-    for (const k of this.m.keys()) if (k.startsWith(`${uid}/`)) this.m.delete(k);
-  }
-}
+export { ReasonCache } from './reason-cache.js';
 
 export interface RuntimeManagerDeps {
   runtime: Runtime;
@@ -356,47 +343,9 @@ export class KubeRuntimeManager {
     }
   }
 
-  /**
-   * Container garbage collection for one pod (upstream containerGC with the default
-   * policy MaxPerPodContainer=1, MinAge=0): of each container name, the newest exited
-   * container stays (lastState, `kubectl logs -p`), older ones are removed with their
-   * log files; not-ready sandboxes other than the newest go once they hold no container.
-   * Returns how many were removed.
-   *
-   * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_gc.go
-   */
-  async gcPod(ps: RuntimePodStatus): Promise<number> {
-    let removed = 0;
-    const keptExited = new Set<string>();
-    const alive = new Set<string>();
-    for (const c of ps.containers) {
-      if (c.state !== 'exited') {
-        alive.add(c.sandboxId);
-        continue;
-      }
-      if (!keptExited.has(c.name)) {
-        keptExited.add(c.name);
-        alive.add(c.sandboxId);
-        continue;
-      }
-      try {
-        await this.d.runtime.removeContainer(c.id);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-      if (c.logPath) await fs.promises.rm(c.logPath, { force: true });
-      removed++;
-    }
-    for (const sb of ps.sandboxes.slice(1)) {
-      if (sb.ready || alive.has(sb.id)) continue;
-      try {
-        await this.d.runtime.removePodSandbox(sb.id);
-      } catch (e) {
-        if (!isNotFound(e)) throw e;
-      }
-      removed++;
-    }
-    return removed;
+  /** Container garbage collection for one pod: see {@link gcPodContainers}. Returns how many were removed. */
+  gcPod(ps: RuntimePodStatus): Promise<number> {
+    return gcPodContainers(this.d.runtime, ps);
   }
 
   forgetPod(uid: string): void {
