@@ -2,7 +2,8 @@
  * Endpoints and EndpointSlices through the real kubectl on the simulated runtime: a
  * Deployment exposed as a Service gets an Endpoints object (NAME ENDPOINTS AGE) and an
  * EndpointSlice `web-xxxxx` (NAME ADDRESSTYPE PORTS ENDPOINTS AGE) that follow scaling
- * and readiness; `kubectl describe svc` shows them; deleting the Service removes both.
+ * and readiness; `kubectl describe svc` shows them; a headless Service of a StatefulSet
+ * lists hostnames; deleting the Service removes both.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -155,6 +156,64 @@ spec:
     assert.ok(m, out);
     const listed = m[1]!.split(',').sort();
     assert.deepEqual(listed, ips.map((ip) => `${ip}:80`).sort());
+  });
+
+  it('headless Service of a StatefulSet: named target port, hostnames, the headless label', async () => {
+    ok([
+      'apply',
+      '-f',
+      manifestFile(
+        c.dir,
+        'sts.yaml',
+        `apiVersion: v1
+kind: Service
+metadata: {name: nginx, labels: {app: nginx}}
+spec:
+  clusterIP: None
+  selector: {app: nginx}
+  ports: [{name: web, port: 80, targetPort: web}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  serviceName: nginx
+  replicas: 2
+  selector: {matchLabels: {app: nginx}}
+  template:
+    metadata: {labels: {app: nginx}}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.14.2
+        ports: [{name: web, containerPort: 8080}]
+`,
+      ),
+    ]);
+    ok(['rollout', 'status', 'statefulset/web', '--timeout=90s'], 100_000);
+    interface EpH extends Ep {
+      metadata: Ep['metadata'] & { labels?: Record<string, string> };
+      subsets?: { addresses?: (Addr & { hostname?: string })[]; ports?: { name?: string; port: number; protocol: string }[] }[];
+    }
+    const ep = await eventually(() => {
+      const e = json<EpH>(['endpoints', 'nginx']);
+      return e.subsets?.[0]?.addresses?.length === 2 ? e : undefined;
+    }, 30_000);
+    assert.deepEqual(ep.metadata.labels, { app: 'nginx', 'service.kubernetes.io/headless': '' });
+    assert.deepEqual(ep.subsets![0]!.ports, [{ name: 'web', port: 8080, protocol: 'TCP' }]);
+    assert.deepEqual(ep.subsets![0]!.addresses!.map((a) => [a.targetRef?.name, a.hostname]).sort(), [
+      ['web-0', 'web-0'],
+      ['web-1', 'web-1'],
+    ]);
+    const [s] = json<{ items: (Slice & { endpoints?: { hostname?: string; targetRef?: { name: string } }[] })[] }>(['endpointslices', '-l', 'kubernetes.io/service-name=nginx']).items;
+    assert.equal(s!.metadata.labels['service.kubernetes.io/headless'], '');
+    assert.deepEqual(s!.ports, [{ name: 'web', port: 8080, protocol: 'TCP' }]);
+    assert.deepEqual(s!.endpoints!.map((e) => [e.targetRef?.name, e.hostname]).sort(), [
+      ['web-0', 'web-0'],
+      ['web-1', 'web-1'],
+    ]);
+    ok(['delete', 'statefulset', 'web']);
+    ok(['delete', 'service', 'nginx']);
   });
 
   it('deleting the service removes its Endpoints and EndpointSlices', async () => {
