@@ -18,6 +18,7 @@ import type { ApiRequest, ResponseWriter } from './http/types.js';
 import { handleOpenAPI } from './openapi/index.js';
 import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
+import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.js';
 
 /** Authorization decision input (upstream authorizer.Attributes). */
 export interface AuthorizationAttributes {
@@ -71,6 +72,12 @@ export interface APIServerOptions {
   readyChecks?: Record<string, () => boolean>;
   now?: () => Date;
 }
+
+/**
+ * Subresource handlers every API server serves when their resource is defined (they need
+ * no kubelet connection or other dependency): pods/ephemeralcontainers.
+ */
+const BUILTIN_SUBRESOURCES: readonly SubresourceHandler[] = [podEphemeralContainers];
 
 /** Paths anonymous users may read (upstream system:public-info-viewer). */
 const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
@@ -128,8 +135,15 @@ export class APIServer implements StoreLookup {
       if (!this.stores.has(gr)) this.stores.set(gr, st);
       this.byGVR.set(`${def.group}/${def.version}/${def.resource}`, st);
     }
-    for (const s of opts.subresources ?? []) this.subresources.set(`${s.group}/${s.version}/${s.resource}/${s.subresource}`, s);
-    this.discovery = new Discovery(opts.definitions, opts.subresources ?? []);
+    const subs = [...(opts.subresources ?? [])];
+    // built-in subresources that need nothing beyond the store, served whenever their resource is
+    for (const b of BUILTIN_SUBRESOURCES) {
+      if (this.byGVR.has(`${b.group}/${b.version}/${b.resource}`) && !subs.some((s) => s.group === b.group && s.version === b.version && s.resource === b.resource && s.subresource === b.subresource)) {
+        subs.push(b);
+      }
+    }
+    for (const s of subs) this.subresources.set(`${s.group}/${s.version}/${s.resource}/${s.subresource}`, s);
+    this.discovery = new Discovery(opts.definitions, subs);
   }
 
   store(group: string, resource: string): Store | undefined {

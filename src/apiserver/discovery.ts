@@ -233,8 +233,12 @@ export class Discovery {
           kind: s.responseKind.kind,
           verbs: s.verbs,
         };
-        if (s.responseKind.group !== d.group) sr.group = s.responseKind.group;
-        if (s.responseKind.version !== d.version) sr.version = s.responseKind.version;
+        // upstream names the group and version of a kind from another group version (both:
+        // kubectl drain's CheckEvictionSupport needs pods/eviction's group and version)
+        if (s.responseKind.group !== d.group || s.responseKind.version !== d.version) {
+          sr.group = s.responseKind.group;
+          sr.version = s.responseKind.version;
+        }
         resources.push(sr);
       }
     }

@@ -227,6 +227,9 @@ export function buildSecurity(o: SecurityOptions = {}): Security {
     const neg = negotiateOutput(req.headers['accept'], false);
     const body = decodeObjectBody(req.headers['content-type'], req.body);
     const want = `${v.group}/${v.version}`;
+    // missing parts default from the URL, as upstream's decoder does
+    body.apiVersion ||= want;
+    body.kind ||= v.kind;
     if (body.apiVersion !== want || body.kind !== v.kind) {
       throw newBadRequest(`the object provided is unrecognized (must be of type ${v.kind}): ${String(body.kind)} in version "${String(body.apiVersion)}" cannot be handled as a ${v.kind}`);
     }

@@ -5,10 +5,10 @@
  *
  * @see https://github.com/kubernetes/apiserver/tree/master/pkg/endpoints/handlers
  */
-import type { KObject, Obj } from '../../api/resource.js';
+import type { KObject, Obj, StatusStrategy } from '../../api/resource.js';
 import { failureStatus, newBadRequest, newMethodNotSupported, StatusError, successStatus } from '../../apimachinery/errors.js';
 import type { Storage } from '../../storage/interface.js';
-import { decodeObjectBody, parseJSONBody } from '../http/body.js';
+import { decodeDeleteOptions, decodeObjectBody } from '../http/body.js';
 import { bodyFormat, negotiateOutput, type Negotiated } from '../http/negotiate.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { writeJSON, writeRawJSON } from '../http/respond.js';
@@ -29,6 +29,11 @@ export interface ResourceContext {
   req: ApiRequest;
   res: ResponseWriter;
   now: Date;
+  /**
+   * The update strategy of a subresource the resource definition does not declare, set by
+   * a custom handler that serves it through the generic verbs (pods/ephemeralcontainers).
+   */
+  subresourceStrategy?: StatusStrategy;
 }
 
 function apiVersionOf(store: Store): string {
@@ -69,7 +74,7 @@ export async function handleResource(c: ResourceContext): Promise<void> {
   const def = store.def;
   const ns = def.namespaced ? info.namespace : '';
   const sub = info.subresource;
-  if (sub && !(sub === 'status' ? def.status : def.subresourceStrategies?.[sub])) throw notFoundPath();
+  if (sub && !(sub === 'status' ? def.status : (def.subresourceStrategies?.[sub] ?? c.subresourceStrategy))) throw notFoundPath();
   const verbs = def.verbs;
   if (verbs && info.verb !== '' && !verbs.includes(info.verb as never)) throw newMethodNotSupported(store.groupResource, info.verb);
   if (def.namespaced && !ns && !['list', 'watch', 'deletecollection'].includes(info.verb)) {
@@ -173,9 +178,17 @@ async function doWatch(c: ResourceContext, ns: string): Promise<void> {
   );
 }
 
-/** Checks apiVersion/kind of a decoded body against the endpoint and fills them when absent. */
-function checkKind(c: ResourceContext, obj: KObject): void {
-  const want = apiVersionOf(c.store);
+/**
+ * Checks apiVersion/kind of a decoded body against the endpoint. Missing parts are taken
+ * from the request's resource, as upstream's decoder defaults them (gvkWithDefaults): no
+ * kind → the resource's kind; no apiVersion → the resource's group/version; a group
+ * without a version (`apps/`) → the resource's version when the groups match.
+ * @returns the object with apiVersion and kind first (a new object when they were defaulted)
+ * @throws StatusError 400 when apiVersion or kind name something else than the URL
+ * @see https://github.com/kubernetes/apimachinery/blob/master/pkg/runtime/serializer/json/json.go
+ */
+export function checkKind(c: Pick<ResourceContext, 'store'>, obj: KObject): KObject {
+  const want = apiVersionOf(c.store as Store);
   const def = c.store.def;
   const md = obj.metadata as unknown;
   if (md !== undefined && md !== null && (typeof md !== 'object' || Array.isArray(md))) {
@@ -184,23 +197,11 @@ function checkKind(c: ResourceContext, obj: KObject): void {
       `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${Array.isArray(md) ? 'array' : typeof md} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`,
     );
   }
-  if (md && typeof md === 'object') {
-    // labels and annotations are map[string]string: another value type is a decode error
-    for (const field of ['labels', 'annotations'] as const) {
-      const m = (md as Record<string, unknown>)[field];
-      if (m === undefined || m === null) continue;
-      const bad = typeof m !== 'object' || Array.isArray(m) ? m : Object.values(m).find((v) => typeof v !== 'string' && v !== null);
-      if (bad === undefined) continue;
-      const word = Array.isArray(bad) ? 'array' : bad === null ? 'null' : typeof bad === 'boolean' ? 'bool' : typeof bad;
-      const goType = bad === m ? 'map[string]string' : 'string';
-      throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${word} into Go struct field ObjectMeta.metadata.${field} of type ${goType}`);
-    }
-  }
-  if (!obj.kind) {
-    throw newBadRequest(`Object 'Kind' is missing in '${JSON.stringify(obj).slice(0, 1024)}'`);
-  }
-  if (!obj.apiVersion) {
-    throw newBadRequest(`Object 'apiVersion' is missing in '${JSON.stringify(obj).slice(0, 1024)}'`);
+  if (!obj.kind || !obj.apiVersion || obj.apiVersion === `${def.group}/`) {
+    const { apiVersion, kind, ...rest } = obj;
+    let av = apiVersion;
+    if (!av || (def.group && av === `${def.group}/`)) av = want;
+    obj = { apiVersion: av, kind: kind || def.kind, ...rest } as KObject;
   }
   if (obj.apiVersion !== want) {
     throw newBadRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
@@ -208,6 +209,7 @@ function checkKind(c: ResourceContext, obj: KObject): void {
   if (obj.kind !== def.kind) {
     throw newBadRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${obj.kind} in version "${want}" cannot be handled as a ${def.kind}`);
   }
+  return obj;
 }
 
 function checkNamespace(c: ResourceContext, obj: KObject, ns: string): void {
@@ -222,8 +224,7 @@ function checkNamespace(c: ResourceContext, obj: KObject, ns: string): void {
 async function doCreate(c: ResourceContext, ns: string): Promise<void> {
   const neg = negotiateOutput(c.req.headers['accept'], false);
   const wc = writeContext(c);
-  const obj = decodeObjectBody(c.req.headers['content-type'], c.req.body);
-  checkKind(c, obj);
+  const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body));
   checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
   checkNamespace(c, obj, ns);
   const o = obj as Obj;
@@ -236,8 +237,7 @@ async function doCreate(c: ResourceContext, ns: string): Promise<void> {
 async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<void> {
   const neg = negotiateOutput(c.req.headers['accept'], false);
   const wc = writeContext(c);
-  const obj = decodeObjectBody(c.req.headers['content-type'], c.req.body);
-  checkKind(c, obj);
+  const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body));
   checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
   checkNamespace(c, obj, ns);
   const o = obj as Obj;
@@ -246,7 +246,7 @@ async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<vo
     throw newBadRequest(`the name of the object (${o.metadata.name}) does not match the name on the URL (${c.info.name})`);
   }
   if (!sub) c.store.def.defaults?.(o);
-  const r = await c.store.update(ns, c.info.name, () => o, wc, sub);
+  const r = await c.store.update(ns, c.info.name, () => o, wc, sub, { strategy: c.subresourceStrategy });
   sendObject(c, r.created ? 201 : 200, r.obj, neg, wc.warnings);
 }
 
@@ -273,33 +273,30 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
     },
     wc,
     sub,
-    { unconditional: true, createIfMissing: fmt === 'apply-patch' },
+    { unconditional: true, createIfMissing: fmt === 'apply-patch', strategy: c.subresourceStrategy },
   );
   sendObject(c, r.created ? 201 : 200, r.obj, neg, wc.warnings);
 }
 
-/** DeleteOptions from the body (JSON) and the query string. */
+/** DeleteOptions from the body (JSON, YAML or protobuf) and the query string. */
 function deleteParams(c: ResourceContext): DeleteParams {
   const p: DeleteParams = {};
-  const body = c.req.body;
-  if (body && body.length > 0) {
-    const o = parseJSONBody(body.toString('utf8')) as Record<string, unknown>;
-    if (o && typeof o === 'object') {
-      if (typeof o.gracePeriodSeconds === 'number') p.gracePeriodSeconds = o.gracePeriodSeconds;
-      if (o.propagationPolicy) p.propagationPolicy = o.propagationPolicy as DeleteParams['propagationPolicy'];
-      if (o.preconditions && typeof o.preconditions === 'object') p.preconditions = o.preconditions as DeleteParams['preconditions'];
-      if (o.orphanDependents === true) p.propagationPolicy = 'Orphan';
-      if (Array.isArray(o.dryRun) && o.dryRun.includes('All')) c.query.set('dryRun', 'All');
-    }
+  const o = decodeDeleteOptions(c.req.headers['content-type'], c.req.body);
+  if (typeof o.gracePeriodSeconds === 'number') p.gracePeriodSeconds = o.gracePeriodSeconds;
+  if (o.propagationPolicy) p.propagationPolicy = o.propagationPolicy as DeleteParams['propagationPolicy'];
+  if (o.preconditions && typeof o.preconditions === 'object') p.preconditions = o.preconditions;
+  if (o.orphanDependents === true) p.propagationPolicy = 'Orphan';
+  if (Array.isArray(o.dryRun) && o.dryRun.length) {
+    if (o.dryRun.some((d) => d !== 'All')) throw newBadRequest(`Invalid dryRun parameter: ${o.dryRun.join(',')}`);
+    c.query.set('dryRun', 'All');
   }
   const g = intParam(c.query, 'gracePeriodSeconds');
   if (g !== undefined) p.gracePeriodSeconds = g;
-  const pp = c.query.get('propagationPolicy');
-  if (pp) {
-    if (pp !== 'Orphan' && pp !== 'Background' && pp !== 'Foreground') {
-      throw newBadRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan", "nil"`);
-    }
-    p.propagationPolicy = pp;
+  const qp = c.query.get('propagationPolicy');
+  if (qp) p.propagationPolicy = qp as DeleteParams['propagationPolicy'];
+  const pp = p.propagationPolicy as string | undefined;
+  if (pp !== undefined && pp !== 'Orphan' && pp !== 'Background' && pp !== 'Foreground') {
+    throw newBadRequest(`DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "${pp}": supported values: "Foreground", "Background", "Orphan", "nil"`);
   }
   if (p.gracePeriodSeconds !== undefined && p.gracePeriodSeconds < 0) p.gracePeriodSeconds = 1;
   return p;

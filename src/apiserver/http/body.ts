@@ -55,3 +55,32 @@ export function decodeObjectBody(contentType: string | undefined, body: Buffer |
   }
   return v as KObject;
 }
+
+/** meta/v1 DeleteOptions as a DELETE body carries it (JSON field names). */
+export interface DeleteOptionsBody {
+  apiVersion?: string;
+  kind?: string;
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  orphanDependents?: boolean;
+  propagationPolicy?: string;
+  dryRun?: string[];
+}
+
+/**
+ * Decodes the DeleteOptions body of a DELETE (or deletecollection) by Content-Type: JSON,
+ * YAML or protobuf. Like upstream, any group version's DeleteOptions is accepted
+ * (client-go sends `v1` DeleteOptions to core resources, `apps/v1` ones to apps …),
+ * and a body without apiVersion/kind is taken as meta.k8s.io/v1 DeleteOptions.
+ *
+ * @returns the options; `{}` for an empty body
+ * @throws StatusError 415 for unsupported types; 400 for undecodable bodies or another kind
+ *   (`decoded object cannot be converted to DeleteOptions`)
+ * @see https://github.com/kubernetes/apiserver/blob/master/pkg/endpoints/handlers/delete.go
+ */
+export function decodeDeleteOptions(contentType: string | undefined, body: Buffer | undefined): DeleteOptionsBody {
+  if (!body || body.length === 0) return {};
+  const o = decodeObjectBody(contentType, body) as DeleteOptionsBody;
+  if (o.kind && o.kind !== 'DeleteOptions') throw newBadRequest('decoded object cannot be converted to DeleteOptions');
+  return o;
+}

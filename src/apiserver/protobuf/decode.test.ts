@@ -167,3 +167,63 @@ test('malformed bodies and unsupported kinds are 400 BadRequest in upstream word
   const cut = Buffer.concat([PROTOBUF_MAGIC, U.encode(U.fromObject({ typeMeta: { apiVersion: 'apps/v1', kind: 'Deployment' }, raw: env.raw.subarray(0, 40) })).finish()]);
   assertBadRequest(() => decodeProtobufObject(cut), 'Deployment in version "v1" cannot be handled as a Deployment: unexpected EOF');
 });
+
+/** protobuf wire helpers: a tag, a varint, a length-delimited field (hand-built, not from the .proto files). */
+const varint = (n: number): number[] => {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n = Math.floor(n / 128);
+    if (n) b |= 0x80;
+    out.push(b);
+  } while (n);
+  return out;
+};
+const vfield = (num: number, v: number): number[] => [(num << 3) | 0, ...varint(v)];
+const lfield = (num: number, bytes: number[] | string): number[] => {
+  const b = typeof bytes === 'string' ? [...Buffer.from(bytes)] : bytes;
+  return [(num << 3) | 2, ...varint(b.length), ...b];
+};
+/** `k8s\0` + runtime.Unknown{typeMeta(1){apiVersion(1), kind(2)}, raw(2)} */
+const envelope = (apiVersion: string, kind: string, raw: number[]): Buffer =>
+  Buffer.concat([PROTOBUF_MAGIC, Buffer.from([...lfield(1, [...lfield(1, apiVersion), ...lfield(2, kind)]), ...lfield(2, raw)])]);
+
+test('DeleteOptions: upstream field numbers (gracePeriodSeconds 1, preconditions 2 {uid 1, resourceVersion 2}, orphanDependents 3, propagationPolicy 4, dryRun 5)', () => {
+  const raw = [
+    ...vfield(1, 30),
+    ...lfield(2, [...lfield(1, 'uid-1'), ...lfield(2, '42')]),
+    ...vfield(3, 0),
+    ...lfield(4, 'Foreground'),
+    ...lfield(5, 'All'),
+  ];
+  assert.deepStrictEqual(decodeProtobufObject(envelope('v1', 'DeleteOptions', raw)).object, {
+    apiVersion: 'v1',
+    kind: 'DeleteOptions',
+    gracePeriodSeconds: 30,
+    preconditions: { uid: 'uid-1', resourceVersion: '42' },
+    orphanDependents: false,
+    propagationPolicy: 'Foreground',
+    dryRun: ['All'],
+  });
+  // every group version registers DeleteOptions; meta.k8s.io/v1 too
+  for (const gv of ['apps/v1', 'meta.k8s.io/v1', 'batch/v1']) {
+    const d = decodeProtobufObject(envelope(gv, 'DeleteOptions', vfield(1, 0)));
+    assert.deepStrictEqual(d.object, { apiVersion: gv, kind: 'DeleteOptions', gracePeriodSeconds: 0 }, gv);
+  }
+  // an empty DeleteOptions (kubectl drain without flags) has no fields
+  assert.deepStrictEqual(decodeProtobufObject(envelope('v1', 'DeleteOptions', [])).object, { apiVersion: 'v1', kind: 'DeleteOptions' });
+});
+
+test('Eviction (policy/v1 and v1beta1): metadata 1, deleteOptions 2', () => {
+  const raw = [...lfield(1, [...lfield(1, 'web-0'), ...lfield(3, 'default')]), ...lfield(2, [...vfield(1, 5), ...lfield(2, [...lfield(1, 'u')])])];
+  for (const gv of ['policy/v1', 'policy/v1beta1']) {
+    assert.deepStrictEqual(decodeProtobufObject(envelope(gv, 'Eviction', raw)).object, {
+      apiVersion: gv,
+      kind: 'Eviction',
+      metadata: { name: 'web-0', namespace: 'default' },
+      deleteOptions: { gracePeriodSeconds: 5, preconditions: { uid: 'u' } },
+    });
+  }
+  // kinds other than the per-version meta kinds are still looked up by group version
+  assertBadRequest(() => decodeProtobufObject(envelope('apps/v1', 'Eviction', raw)), 'no kind "Eviction" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"');
+});

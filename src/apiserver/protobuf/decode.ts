@@ -64,11 +64,20 @@ const KINDS: Record<string, string> = {
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'k8s.io.api.rbac.v1.ClusterRoleBinding',
   'policy/v1/PodDisruptionBudget': 'k8s.io.api.policy.v1.PodDisruptionBudget',
   'policy/v1/Eviction': 'k8s.io.api.policy.v1.Eviction',
+  'policy/v1beta1/Eviction': 'k8s.io.api.policy.v1.Eviction',
   'scheduling.k8s.io/v1/PriorityClass': 'k8s.io.api.scheduling.v1.PriorityClass',
   'networking.k8s.io/v1/Ingress': 'k8s.io.api.networking.v1.Ingress',
 };
 
-/** The apiVersion/kind pairs {@link decodeProtobufObject} accepts (`apps/v1/Deployment` …). */
+/**
+ * Kinds every group version registers (upstream metav1.AddToGroupVersion): client-go
+ * encodes them with the client's group version, e.g. `v1` DeleteOptions for a pod DELETE.
+ */
+const META_KINDS: Record<string, string> = {
+  DeleteOptions: 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
+};
+
+/** The apiVersion/kind pairs {@link decodeProtobufObject} accepts (`apps/v1/Deployment` …; DeleteOptions in any version). */
 export const PROTOBUF_KINDS: readonly string[] = Object.keys(KINDS);
 
 /** Where upstream's apiserver scheme lives; part of its "no kind is registered" message. */
@@ -115,6 +124,7 @@ function load(): Loaded {
   root.resolveAll();
   const kinds = new Map<string, PB.Type>();
   for (const [k, name] of Object.entries(KINDS)) kinds.set(k, root.lookupType(name));
+  for (const [k, name] of Object.entries(META_KINDS)) kinds.set(k, root.lookupType(name));
   loaded = { root, unknown: root.lookupType('k8s.io.apimachinery.pkg.runtime.Unknown'), kinds };
   return loaded;
 }
@@ -313,7 +323,7 @@ export function decodeProtobufObject(body: Buffer): DecodedObject {
   const apiVersion = tm.apiVersion ?? '';
   const kind = tm.kind ?? '';
   if (!kind) throw newBadRequest(`Object 'Kind' is missing in '${summarize(body)}'`);
-  const type = kinds.get(`${apiVersion}/${kind}`);
+  const type = kinds.get(`${apiVersion}/${kind}`) ?? (apiVersion && hasOwn(META_KINDS, kind) ? kinds.get(kind) : undefined);
   if (!type) throw newBadRequest(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "${SCHEME_NAME}"`);
   const raw = (env.raw as Uint8Array | undefined) ?? new Uint8Array(0);
   const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;

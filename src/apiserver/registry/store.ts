@@ -9,7 +9,7 @@
  *
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/registry/generic/registry/store.go
  */
-import type { Obj, ResourceDefinition, StrategyContext, UserInfo, ObjectLookup } from '../../api/resource.js';
+import type { Obj, ResourceDefinition, StatusStrategy, StrategyContext, UserInfo, ObjectLookup } from '../../api/resource.js';
 import {
   StatusError,
   newAlreadyExists,
@@ -355,6 +355,8 @@ export class Store {
    * @param opts.unconditional allow objects without resourceVersion even when the
    * definition requires one for updates (patches: the patch is re-applied on conflict)
    * @param opts.createIfMissing create when absent (server-side apply)
+   * @param opts.strategy the update strategy of a subresource the definition does not
+   *   declare (pods/ephemeralcontainers, served by a custom handler)
    * @returns the stored object and whether it was created
    */
   async update(
@@ -363,7 +365,7 @@ export class Store {
     tryUpdate: UpdateFunc,
     wc: WriteContext,
     subresource = '',
-    opts: { unconditional?: boolean; createIfMissing?: boolean } = {},
+    opts: { unconditional?: boolean; createIfMissing?: boolean; strategy?: StatusStrategy } = {},
   ): Promise<{ obj: CachedObject; created: boolean }> {
     const def = this.def;
     const key = this.key(ns, name);
@@ -415,7 +417,7 @@ export class Store {
 
       await this.runAdmission('UPDATE', obj, old, ns, wc, 'admit', subresource);
       const errs: FieldError[] = [];
-      const subStrategy = subresource === 'status' ? def.status : subresource ? def.subresourceStrategies?.[subresource] : undefined;
+      const subStrategy = opts.strategy ?? (subresource === 'status' ? def.status : subresource ? def.subresourceStrategies?.[subresource] : undefined);
       if (subStrategy) {
         subStrategy.prepareForUpdate(obj, old, sctx);
         errs.push(...(subStrategy.validateUpdate?.(obj, old, sctx) ?? []));
