@@ -22,7 +22,7 @@ interface Slice {
   metadata: { name: string; labels: Record<string, string>; ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[] };
   addressType: string;
   ports?: { port: number; protocol: string; name: string }[];
-  endpoints?: { addresses: string[]; conditions: { ready: boolean; serving: boolean; terminating: boolean }; nodeName?: string; targetRef?: { name: string } }[];
+  endpoints?: { addresses: string[]; conditions: { ready: boolean; serving: boolean; terminating: boolean }; nodeName?: string; hostname?: string; targetRef?: { name: string } }[];
 }
 interface PodObj {
   metadata: { name: string; uid: string };
@@ -205,7 +205,7 @@ spec:
       ['web-0', 'web-0'],
       ['web-1', 'web-1'],
     ]);
-    const [s] = json<{ items: (Slice & { endpoints?: { hostname?: string; targetRef?: { name: string } }[] })[] }>(['endpointslices', '-l', 'kubernetes.io/service-name=nginx']).items;
+    const [s] = json<{ items: Slice[] }>(['endpointslices', '-l', 'kubernetes.io/service-name=nginx']).items;
     assert.equal(s!.metadata.labels['service.kubernetes.io/headless'], '');
     assert.deepEqual(s!.ports, [{ name: 'web', port: 8080, protocol: 'TCP' }]);
     assert.deepEqual(s!.endpoints!.map((e) => [e.targetRef?.name, e.hostname]).sort(), [
