@@ -103,4 +103,14 @@ describe('EndpointSlice reconciler', () => {
     assert.equal(plan.create[0]!.metadata?.ownerReferences?.[0]?.uid, 'uid-svc-web');
     assert.equal(plan.update.length, 0);
   });
+
+  it('publishNotReadyAddresses: every endpoint ready, serving still from the pod, pods on unknown nodes kept', () => {
+    const svc = service('web', { publishNotReady: true });
+    const plan = planSlices(svc, [pod('a', '10.42.0.2', { ready: false }), pod('b', '10.42.0.3', { deleting: true, node: 'gone' })], [], nodeOf);
+    assert.deepEqual(plan.missingNodes, []);
+    assert.deepEqual(plan.create[0]!.endpoints.map((e) => [e.targetRef?.name, e.conditions]), [
+      ['a', { ready: true, serving: false, terminating: false }],
+      ['b', { ready: true, serving: true, terminating: true }],
+    ]);
+  });
 });
