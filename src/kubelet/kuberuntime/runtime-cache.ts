@@ -3,8 +3,8 @@
  * upstream's PLEG relist + pod cache): one unfiltered ListPodSandbox + ListContainers
  * serves every pod worker that asked while it was being prepared, and the per-item
  * PodSandboxStatus / ContainerStatus answers are reused while the item's state in the
- * list is unchanged. With N pods resyncing every second this makes ~2 list calls per
- * second instead of 2N, and no status calls for pods whose containers did not change.
+ * list is unchanged. With N pods syncing at once this makes 2 list calls instead of
+ * 2N, and no status calls for pods whose containers did not change.
  *
  * Freshness is that of a direct read: a relist answers only callers that asked before
  * it started (a caller arriving while one is in flight waits for the next), so a
@@ -28,8 +28,6 @@ import { toRuntimeContainerStatus } from './runtime-status.js';
 interface Snapshot {
   sandboxes: Map<string, PodSandbox[]>;
   containers: Map<string, Container[]>;
-  /** pod UID → its sandboxes' and containers' ids and states (order-independent) */
-  states: Map<string, string>;
 }
 
 /** Per pod: the sorted `id=state` of every sandbox and container it has in the runtime. */
@@ -167,9 +165,8 @@ export class RuntimeStatusCache {
     ids.clear();
     for (const c of ctrs) ids.add(c.id);
     for (const k of this.containerStatus.keys()) if (!ids.has(k)) this.containerStatus.delete(k);
-    const snap = { sandboxes: group(sbs), containers: group(ctrs), states: new Map<string, string>() };
-    snap.states = podStates(snap.sandboxes, snap.containers);
-    this.latest = snap.states;
+    const snap = { sandboxes: group(sbs), containers: group(ctrs) };
+    this.latest = podStates(snap.sandboxes, snap.containers);
     return snap;
   }
 
