@@ -226,19 +226,15 @@ export class Discovery {
       r.storageVersionHash = storageVersionHash(d);
       resources.push(r);
       for (const s of this.subresourcesOf(d)) {
-        const sr: Record<string, unknown> = {
-          name: `${d.resource}/${s.subresource}`,
-          singularName: '',
-          namespaced: d.namespaced,
-          kind: s.responseKind.kind,
-          verbs: s.verbs,
-        };
+        const sr: Record<string, unknown> = { name: `${d.resource}/${s.subresource}`, singularName: '', namespaced: d.namespaced };
         // upstream names the group and version of a kind from another group version (both:
         // kubectl drain's CheckEvictionSupport needs pods/eviction's group and version)
         if (s.responseKind.group !== d.group || s.responseKind.version !== d.version) {
           sr.group = s.responseKind.group;
           sr.version = s.responseKind.version;
         }
+        sr.kind = s.responseKind.kind;
+        sr.verbs = s.verbs;
         resources.push(sr);
       }
     }
