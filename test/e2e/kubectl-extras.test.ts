@@ -156,6 +156,10 @@ describe('e2e: kubectl drain, debug and kind-less creates (--sim-nodes 1)', () =
       list.map((e) => [e.name, e.image, e.imagePullPolicy, e.terminationMessagePolicy]),
       [['debugger', 'busybox', 'Always', 'File']],
     );
+    // a second one keeps the first in place (kubectl's $setElementOrder)
+    const d2 = c.kubectl(['debug', 'nginx', '--image=alpine', '--container=second']);
+    assert.equal(d2.code, 0, d2.stderr);
+    assert.equal(c.kubectl(['get', 'pod', 'nginx', '-o', 'jsonpath={.spec.ephemeralContainers[*].name}']).stdout, 'debugger second');
     // names are unique across the pod's containers, as upstream validates
     const dup = c.kubectl(['debug', 'nginx', '--image=busybox', '--container=nginx']);
     assert.notEqual(dup.code, 0);
