@@ -109,7 +109,7 @@ describe('e2e: kubectl drain, debug and kind-less creates (--sim-nodes 1)', () =
     assert.equal(c.kubectl(['get', 'node', 'sim-node-0', '-o', 'jsonpath={.spec.unschedulable}']).stdout, '');
   });
 
-  it('drain with a PodDisruptionBudget that allows no disruption: upstream retry message, pod kept', async () => {
+  it('drain with a PodDisruptionBudget: upstream retry message while it allows no disruption, evicted once it does', async () => {
     const dep = c.kubectl(['apply', '-f', '-'], { input: WEB });
     assert.equal(dep.code, 0, dep.stderr);
     const pdb = c.kubectl(['create', 'pdb', 'web', '--selector=app=web', '--min-available=1']);
@@ -139,6 +139,19 @@ describe('e2e: kubectl drain, debug and kind-less creates (--sim-nodes 1)', () =
     );
     assert.match(d.stderr, /global timeout reached: 7s/);
     assert.equal(pod(podName)?.metadata.deletionTimestamp, undefined);
+
+    // once the budget allows one disruption, the eviction takes it and drain completes
+    const allow = c.kubectl([
+      'patch', 'pdb', 'web', '--subresource=status', '--type=merge', '-p',
+      JSON.stringify({ status: { currentHealthy: 2, desiredHealthy: 1, expectedPods: 2, disruptionsAllowed: 1 } }),
+    ]);
+    assert.equal(allow.code, 0, allow.stderr);
+    const ok = c.kubectl(['drain', 'sim-node-0', '--pod-selector=app=web', '--timeout=30s'], { timeoutMs: 60_000 });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stdout, `node/sim-node-0 already cordoned\nevicting pod default/${podName}\npod/${podName} evicted\nnode/sim-node-0 drained\n`);
+    const after = JSON.parse(c.kubectl(['get', 'pdb', 'web', '-o', 'json']).stdout) as { status: { disruptionsAllowed: number; disruptedPods?: Record<string, string> } };
+    assert.equal(after.status.disruptionsAllowed, 0);
+    assert.ok(after.status.disruptedPods?.[podName], JSON.stringify(after.status));
     assert.equal(c.kubectl(['uncordon', 'sim-node-0']).code, 0);
     assert.equal(c.kubectl(['delete', 'pdb', 'web']).code, 0);
     assert.equal(c.kubectl(['delete', 'deployment', 'web']).code, 0);
