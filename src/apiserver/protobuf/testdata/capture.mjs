@@ -14,6 +14,11 @@
 //    (the same object, printed with Go's JSON encoding);
 //  - `auth` commands (no dry run): the body kubectl 1.31 POSTs, which is JSON (the server
 //    then says it is v1.31).
+// `deleteoptions_*` are not made here: they are the DELETE bodies of
+// `kubectl drain <node> --pod-selector=… --force --disable-eviction [--grace-period=N | --dry-run=server] -v=9`
+// against `k8ts server` (kubectl prints the protobuf body as a hex dump); their
+// `.request.json` names the command.
+//
 // The server answers minimal legacy discovery and POSTs with 201 and a small JSON object
 // so kubectl prints success.
 import { execFile, execFileSync } from 'node:child_process';
