@@ -103,6 +103,16 @@ describe('e2e: kubectl drain, debug and kind-less creates (--sim-nodes 1)', () =
     // the eviction went through pods/eviction: no DELETE fallback, no decode errors
     assert.doesNotMatch(d.stderr, /json parse error|BadRequest/);
     assert.equal(c.kubectl(['get', 'node', 'sim-node-0', '-o', 'jsonpath={.spec.unschedulable}']).stdout, 'true');
+
+    // --disable-eviction: plain DELETEs whose DeleteOptions kubectl sends as protobuf
+    const run2 = c.kubectl(['run', 'ce2', '--image=nginx', '--labels=app=ce2', '--overrides={"spec":{"nodeName":"sim-node-0"}}']);
+    assert.equal(run2.code, 0, run2.stderr);
+    await running('ce2');
+    const del = c.kubectl(['drain', 'sim-node-0', '--pod-selector=app=ce2', '--force', '--disable-eviction', '--grace-period=0'], { timeoutMs: 60_000 });
+    assert.equal(del.code, 0, del.stderr);
+    assert.match(del.stdout, /^node\/sim-node-0 already cordoned\n[^]*pod\/ce2 deleted\nnode\/sim-node-0 drained\n$/);
+    assert.equal(pod('ce2'), undefined);
+
     const u = c.kubectl(['uncordon', 'sim-node-0']);
     assert.equal(u.code, 0, u.stderr);
     assert.equal(u.stdout, 'node/sim-node-0 uncordoned\n');
