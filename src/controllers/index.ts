@@ -23,6 +23,7 @@ import { startCronJobController } from './cronjob/controller.js';
 import { startGarbageCollector } from './garbagecollector/controller.js';
 import { startEndpointsController } from './endpoint/controller.js';
 import { startEndpointSliceController } from './endpointslice/controller.js';
+import { startDisruptionController } from './disruption/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from './util/workqueue.js';
@@ -62,6 +63,7 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'generic-garbage-collector', component: 'garbage-collector-controller', start: startGarbageCollector },
   { name: 'endpoint-controller', component: 'endpoint-controller', start: startEndpointsController },
   { name: 'endpointslice-controller', component: 'endpoint-slice-controller', start: startEndpointSliceController },
+  { name: 'disruption-controller', component: 'controllermanager', start: startDisruptionController },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
