@@ -71,6 +71,38 @@ describe('shared manifests on the simulated runtime', { skip: !existsSync(DIR) &
     }
   });
 
+  test('liveness-exec: a restart every ~75 s at first, then the back-off outgrows the run time: CrashLoopBackOff between runs', async () => {
+    const h = await newHarness();
+    try {
+      const pod = await h.createPod(manifest('liveness-exec'));
+      const uid = pod.metadata!.uid!;
+      const cs = () => h.pod('liveness-exec')?.status?.containerStatuses?.[0];
+      const seen: string[] = [];
+      // each run: healthy 30 s, 3 failed probes 5 s apart, then SIGTERM is ignored by sh
+      // (PID 1) and the kill takes the 30 s grace period: an exit every ~75 s
+      await h.until(
+        () => {
+          const w = cs()?.state?.waiting;
+          if (w?.reason === 'CrashLoopBackOff' && !seen.includes(w.message!)) seen.push(w.message!);
+          return seen.length >= 2;
+        },
+        900_000,
+        1_000,
+      );
+      // restarts 1–5 come at once (each back-off, 10 s … 40 s, is shorter than a run);
+      // the 6th kill meets an 80 s back-off counted from the previous exit
+      assert.equal(seen[0], `back-off 1m20s restarting failed container=liveness pod=liveness-exec_default(${uid})`);
+      assert.equal(seen[1], `back-off 2m40s restarting failed container=liveness pod=liveness-exec_default(${uid})`);
+      assert.ok(cs()!.restartCount >= 5 && cs()!.restartCount <= 7, `restarts ${cs()!.restartCount}`);
+      assert.equal(cs()!.lastState?.terminated?.exitCode, 137);
+      const bo = h.events('liveness-exec').find((e) => e.reason === 'BackOff');
+      assert.equal(bo?.message, `Back-off restarting failed container liveness in pod liveness-exec_default(${uid})`);
+      assert.equal(bo?.type, 'Warning');
+    } finally {
+      await h.close();
+    }
+  });
+
   test('projected-secrets: ContainerCreating with FailedMount naming both secrets, Running once they exist', async () => {
     const h = await newHarness();
     try {
