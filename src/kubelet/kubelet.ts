@@ -8,7 +8,8 @@
  * When a pod is synced follows upstream: on API changes to it; when the 1 s runtime
  * relist (PLEG) sees its sandboxes or containers change; when a probe result flips;
  * when a back-off it met ends (crash loop, image pull, volume mount); 10 s after a
- * sync that failed or hit a back-off (backOffPeriod); else every minute (syncFrequency).
+ * sync that failed or hit a back-off (backOffPeriod); else every 60–90 s (syncFrequency
+ * with upstream's jitter, fixed per pod).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
  */
@@ -57,7 +58,7 @@ export interface KubeletCoreOptions {
   network: NetworkProber;
   /** pod cgroups under `--cgroup-root` (undefined: the runtime places pods) */
   cgroups?: PodCgroups;
-  /** resync of a pod after a successful sync, ms (upstream syncFrequency; default 60 s) */
+  /** resync of a pod after a successful sync, ms (upstream syncFrequency; default 60 s, plus up to 50 % jitter) */
   resyncMs?: number;
   /** resync of a pod after a sync that failed or met a back-off, ms (upstream backOffPeriod; default 10 s) */
   backOffMs?: number;
@@ -75,6 +76,15 @@ const RESYNC_MS = 60_000;
 /** upstream backOffPeriod */
 const BACKOFF_MS = 10_000;
 const MIN_REQUEUE_MS = 100;
+/** upstream workerResyncIntervalJitterFactor: the resync comes after 1–1.5 × syncFrequency */
+const RESYNC_JITTER = 0.5;
+
+/** A fixed number in [0, 1) per pod UID (FNV-1a), so pods created together do not resync in lockstep. */
+function spread(uid: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < uid.length; i++) h = Math.imul(h ^ uid.charCodeAt(i), 0x01000193);
+  return (h >>> 0) / 2 ** 32;
+}
 
 const logTo = (o: KubeletCoreOptions, msg: string, e?: unknown): void => o.log?.(msg, e);
 
@@ -259,7 +269,7 @@ export class Kubelet {
     const r = await this.syncKnownPod(uid, pod);
     const now = this.o.clock.now();
     const failed = r.failed || this.status.needsRetry(uid);
-    const next = now + (failed ? (this.o.backOffMs ?? BACKOFF_MS) : (this.o.resyncMs ?? RESYNC_MS));
+    const next = now + (failed ? (this.o.backOffMs ?? BACKOFF_MS) : (this.o.resyncMs ?? RESYNC_MS) * (1 + RESYNC_JITTER * spread(uid)));
     // never sooner than MIN_REQUEUE_MS: a back-off end already past must not spin the worker
     return Math.max(now + MIN_REQUEUE_MS, Math.min(next, r.retryAt));
   }
