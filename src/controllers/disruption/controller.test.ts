@@ -119,6 +119,24 @@ describe('disruption controller', () => {
       [{ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: 'found no controllers for pod "g1"' }],
     );
     assert.ok(c.recorder.events.some((e) => e.reason === 'CalculateExpectedPodCountFailed' && e.message === 'Failed to calculate the number of expected pods: found no controllers for pod "g1"'));
+
+    // a DaemonSet has no scale subresource (found through discovery)
+    const ds = await c.client.create<RS>(W.daemonsets, 'default', {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'd' },
+      spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    } as KObject as RS);
+    const dp = await c.client.create<Pod>(R.pods, 'default', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'd1', labels: { app: 'd' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'd', uid: ds.metadata!.uid!, controller: true }] },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    await makePodReady(c.client, dp);
+    await createPDB(c, 'd', { maxUnavailable: '10%', selector: { matchLabels: { app: 'd' } } });
+    const d = await statusOf(c, 'd', (x) => !!x.status?.conditions?.length, 'failSafe of d');
+    assert.equal(d.status?.conditions?.[0]?.message, 'daemonsets.apps does not implement the scale subresource');
   });
 
   it('resets a DisruptionTarget condition left on a live pod for over 2 minutes', async () => {
