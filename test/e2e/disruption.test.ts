@@ -144,4 +144,8 @@ describe('e2e: disruption controller (--sim-nodes 1)', () => {
     assert.deepEqual([st.observedGeneration, st.expectedPods, st.disruptionsAllowed], [1, 0, 0]);
     assert.deepEqual(st.conditions?.map((x) => [x.type, x.status, x.reason]), [['DisruptionAllowed', 'False', 'InsufficientPods']]);
   });
+
+  it('the controller logged no sync errors', () => {
+    assert.doesNotMatch(c.log(), /disruption-controller: error/);
+  });
 });
