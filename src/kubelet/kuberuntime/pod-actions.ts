@@ -3,7 +3,8 @@
  * computePodActions + computeInitContainerActions): create a sandbox (and kill what
  * is left of the old one), which init containers to start (strictly in order;
  * restartable sidecars only need to have started), which containers to start per
- * restartPolicy, which to kill (failed liveness/startup probes, changed definition).
+ * restartPolicy, which to kill (failed liveness/startup probes, changed definition),
+ * and which ephemeral containers to start (only into an existing sandbox).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_manager.go
  */
@@ -33,6 +34,12 @@ export interface PodActions {
   attempt: number;
   initToStart: Container[];
   containersToStart: Container[];
+  /**
+   * Ephemeral containers (kubectl debug) with no runtime status yet: started once in
+   * the existing sandbox, before init containers, never restarted (upstream
+   * EphemeralContainersToStart). Empty while the sandbox is (re)created.
+   */
+  ephemeralToStart: Container[];
   containersToKill: ContainerToKill[];
 }
 
@@ -57,6 +64,7 @@ export function computePodActions(pod: Pod, ps: RuntimePodStatus, probes: ProbeV
     attempt: sb ? sb.attempt + 1 : 0,
     initToStart: [],
     containersToStart: [],
+    ephemeralToStart: [],
     containersToKill: [],
   };
   if (needSandbox) {
@@ -75,6 +83,10 @@ export function computePodActions(pod: Pod, ps: RuntimePodStatus, probes: ProbeV
     }
     return a;
   }
+
+  // Ephemeral containers may start before initialization completes; one that ever ran
+  // (any runtime status) is done for good.
+  for (const ec of spec.ephemeralContainers ?? []) if (!latestStatus(ps, ec.name)) a.ephemeralToStart.push(ec as Container);
 
   const inSandbox = (st: RuntimeContainerStatus | undefined): st is RuntimeContainerStatus => !!st && st.sandboxId === sb.id;
   const regularStarted = spec.containers.some((c) => inSandbox(latestStatus(ps, c.name)));

@@ -2,7 +2,7 @@
  * The API status of a pod from its runtime state (upstream generateAPIPodStatus and
  * convertToAPIContainerStatuses): container statuses (newest container per name,
  * the one before as lastState), waiting reasons from the reason cache, readiness and
- * started from the prober, phase, conditions, IPs, startTime, qosClass.
+ * started from the prober, ephemeral container statuses (never ready), phase, conditions, IPs, startTime, qosClass.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet_pods.go
  */
@@ -64,7 +64,10 @@ function convertContainerStatus(cs: RuntimeContainerStatus, old: ContainerStatus
   }
 }
 
-function convertStatuses(pod: Pod, ps: RuntimePodStatus | undefined, oldList: readonly ContainerStatus[] | undefined, containers: readonly Container[], hasInit: boolean, isInit: boolean, inp: StatusInputs): ContainerStatus[] {
+/** Which list a status belongs to: regular containers are sorted by name, the others keep spec order. */
+type StatusKind = 'regular' | 'init' | 'ephemeral';
+
+function convertStatuses(pod: Pod, ps: RuntimePodStatus | undefined, oldList: readonly ContainerStatus[] | undefined, containers: readonly Container[], hasInit: boolean, kind: StatusKind, inp: StatusInputs): ContainerStatus[] {
   const uid = pod.metadata?.uid ?? '';
   const old = new Map((oldList ?? []).map((s) => [s.name, s]));
   const defaultReason = hasInit ? WaitingReason.PodInitializing : WaitingReason.ContainerCreating;
@@ -85,14 +88,17 @@ function convertStatuses(pod: Pod, ps: RuntimePodStatus | undefined, oldList: re
     seen.set(cs.name, n + 1);
   }
   for (const c of containers) {
-    if (!shouldContainerBeRestarted(c, pod, ps)) continue;
+    // an ephemeral container runs once: only one that never started shows a waiting reason
+    if (kind === 'ephemeral' ? seen.has(c.name) : !shouldContainerBeRestarted(c, pod, ps)) continue;
     const r = inp.reasons.get(uid, c.name);
     if (!r) continue;
     const s = statuses.get(c.name)!;
     if (s.state?.terminated) s.lastState = s.state;
     s.state = { waiting: { reason: r.reason, ...(r.message ? { message: r.message } : {}) } };
   }
-  // Readiness and started (upstream prober manager UpdatePodStatus).
+  // Readiness and started (upstream prober manager UpdatePodStatus); ephemeral
+  // containers are never probed nor ready.
+  if (kind === 'ephemeral') return containers.map((c) => statuses.get(c.name)!);
   for (const c of containers) {
     const s = statuses.get(c.name)!;
     const id = s.containerID ?? '';
@@ -102,7 +108,7 @@ function convertStatuses(pod: Pod, ps: RuntimePodStatus | undefined, oldList: re
       started = r === undefined || r === 'success';
     }
     s.started = started;
-    if (isInit && !isRestartableInitContainer(c)) {
+    if (kind === 'init' && !isRestartableInitContainer(c)) {
       s.ready = !!(s.state?.terminated && s.state.terminated.exitCode === 0);
       continue;
     }
@@ -114,7 +120,7 @@ function convertStatuses(pod: Pod, ps: RuntimePodStatus | undefined, oldList: re
     s.ready = r === undefined || r === 'success';
   }
   const out = containers.map((c) => statuses.get(c.name)!);
-  return isInit ? out : out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return kind === 'init' ? out : out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The kubelet's view of `pod.status`. `podIsTerminal` when the worker decided the pod is done. */
@@ -122,8 +128,10 @@ export function generateAPIPodStatus(pod: Pod, ps: RuntimePodStatus | undefined,
   const old = pod.status ?? {};
   const spec = pod.spec!;
   const hasInit = (spec.initContainers?.length ?? 0) > 0;
-  const containerStatuses = convertStatuses(pod, ps, old.containerStatuses, spec.containers, hasInit, false, inp);
-  const initContainerStatuses = hasInit ? convertStatuses(pod, ps, old.initContainerStatuses, spec.initContainers!, hasInit, true, inp) : undefined;
+  const containerStatuses = convertStatuses(pod, ps, old.containerStatuses, spec.containers, hasInit, 'regular', inp);
+  const initContainerStatuses = hasInit ? convertStatuses(pod, ps, old.initContainerStatuses, spec.initContainers!, hasInit, 'init', inp) : undefined;
+  // ephemeral containers (kubectl debug) are reported apart and count neither for phase nor readiness
+  const ephemeralContainerStatuses = spec.ephemeralContainers?.length ? convertStatuses(pod, ps, old.ephemeralContainerStatuses, spec.ephemeralContainers as Container[], hasInit, 'ephemeral', inp) : undefined;
   const all = [...(initContainerStatuses ?? []), ...containerStatuses];
   let phase = getPhase(pod, all, podIsTerminal);
   if ((old.phase === 'Succeeded' || old.phase === 'Failed') && phase !== old.phase) phase = old.phase;
@@ -160,6 +168,7 @@ export function generateAPIPodStatus(pod: Pod, ps: RuntimePodStatus | undefined,
     startTime: old.startTime ?? nowStr,
     containerStatuses,
     ...(initContainerStatuses ? { initContainerStatuses } : {}),
+    ...(ephemeralContainerStatuses ? { ephemeralContainerStatuses } : {}),
     qosClass: old.qosClass ?? getPodQOS(pod),
   };
   return status;
