@@ -40,6 +40,8 @@ export interface ReadLogDeps {
   signal?: AbortSignal;
   /** called once the file is open, before anything is written (e.g. to send response headers) */
   onOpen?: () => void;
+  /** called once the start position is fixed: anything appended from now on is read (attach with stdin) */
+  onPositioned?: () => void;
   /** file-change notification (default fs.watch); returns an unsubscribe function */
   watch?: (path: string, onChange: () => void) => () => void;
 }
@@ -117,6 +119,7 @@ export async function readLogs(path: string, o: ReadLogOptions, sink: LogSink, d
   try {
     let ino = (await fh.stat()).ino;
     let pos = o.tailLines !== undefined ? await findTailLineStart(fh, (await fh.stat()).size, o.tailLines) : 0;
+    deps.onPositioned?.();
     let carry: Buffer = Buffer.alloc(0);
     const buf = Buffer.allocUnsafe(CHUNK);
     let stopping = false; // follow: container stopped, drain to EOF once more

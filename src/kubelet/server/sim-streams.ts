@@ -12,7 +12,9 @@
  *   stdin ended (stdin is fed through a pipe `printf '%s' DATA | CMD…`); output is
  *   delivered when the command finishes;
  * - attach follows the container's log file from its current end (what the main
- *   process writes from now on) until the container stops;
+ *   process writes from now on) until the container stops; the client's stdin reaches
+ *   the main process when the runtime offers `attachStdin` ({@link InProcessAttach}),
+ *   else it is not read;
  * - port-forward fails every connection: simulated containers run no processes, so
  *   nothing listens on any port.
  *
@@ -112,6 +114,22 @@ async function streamExec(runtime: Runtime & InProcessExec, containerId: string,
   return code === 0 ? streamSuccess() : streamExitCode(code);
 }
 
+/**
+ * What a runtime without a streaming server may offer for attach with stdin
+ * (`kubectl attach -i`, `kubectl debug -i`, `kubectl run -i`): the client's stdin is fed
+ * to the main process of a container created with `stdin: true` (through its terminal
+ * when it has `tty: true`) until the stream ends or `signal` aborts; the process's
+ * output keeps reaching the client through the container log.
+ * @throws CRIError when the container is not running or has no open stdin
+ */
+export interface InProcessAttach {
+  attachStdin(containerId: string, stdin: Readable, signal: AbortSignal): void | Promise<void>;
+}
+
+function hasAttachStdin(rt: Runtime): rt is Runtime & InProcessAttach {
+  return typeof (rt as Partial<InProcessAttach>).attachStdin === 'function';
+}
+
 /** Streams what the container writes from now on, until it stops (see module doc). */
 export async function simAttach(runtime: Runtime, containerId: string, io: StreamIO, pollMs = 500): Promise<StreamStatus> {
   let logPath: string;
@@ -122,12 +140,28 @@ export async function simAttach(runtime: Runtime, containerId: string, io: Strea
   }
   if (!logPath) return streamInternalError('error attaching to container: the container has no log file');
   try {
-    await readLogs(
+    // what the process answers is appended to the log: feed stdin once the follower sits at its end
+    let positioned!: () => void;
+    const atEnd = new Promise<void>((r) => (positioned = r));
+    const follow = readLogs(
       logPath,
       { follow: true, tailLines: 0 },
       (c, stream) => write(io.tty || stream === 'stdout' ? io.stdout : io.stderr, c),
-      { isRunning: () => isContainerRunning(runtime, containerId), signal: io.signal, pollMs },
+      { isRunning: () => isContainerRunning(runtime, containerId), signal: io.signal, pollMs, onPositioned: positioned },
     );
+    if (io.stdin && hasAttachStdin(runtime)) {
+      const stdin = io.stdin;
+      const ready = await Promise.race([atEnd.then(() => true), follow.then(() => false)]);
+      if (ready) {
+        try {
+          await runtime.attachStdin(containerId, stdin, io.signal);
+        } catch (e) {
+          follow.catch(() => undefined);
+          throw e;
+        }
+      }
+    }
+    await follow;
   } catch (e) {
     return streamInternalError(`error attaching to container: ${(e as Error).message}`);
   }
