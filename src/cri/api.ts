@@ -41,7 +41,8 @@ export interface DNSConfig {
 }
 
 export interface LinuxSandboxSecurityContext {
-  namespaceOptions?: { network?: 'POD' | 'CONTAINER' | 'NODE'; pid?: 'POD' | 'CONTAINER' | 'NODE'; ipc?: 'POD' | 'CONTAINER' | 'NODE' };
+  /** `pid: 'TARGET'` shares the PID namespace of container `targetId` (ephemeral containers' targetContainerName) */
+  namespaceOptions?: { network?: 'POD' | 'CONTAINER' | 'NODE'; pid?: 'POD' | 'CONTAINER' | 'NODE' | 'TARGET'; ipc?: 'POD' | 'CONTAINER' | 'NODE'; targetId?: string };
   runAsUser?: number;
   runAsGroup?: number;
   supplementalGroups?: number[];

@@ -39,9 +39,8 @@ describe('e2e: kubectl debug on containerd', () => {
     assert.match(st.containerID ?? '', /^containerd:\/\//);
   });
 
-  // The kubelet sends pid TARGET + target_id; src/cri/api.ts / cri/remote/convert.ts do not
-  // carry targetId to the wire yet, so containerd answers "invalid target container".
-  it('--target shares the target container PID namespace', { todo: 'needs targetId in src/cri/api.ts NamespaceOption and cri/remote/convert.ts nsOptions' }, async () => {
+  // the kubelet sends pid TARGET + target_id (the target container's ID) over CRI
+  it('--target shares the target container PID namespace', async () => {
     const d = await k.kubectl(['debug', 'web', '--image=busybox:1.28', '--container=tgt', '--target=web', '--', 'sh', '-c', 'ps -o comm; sleep 1']);
     assert.equal(d.code, 0, d.stderr);
     await eventually(async () => {

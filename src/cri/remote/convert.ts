@@ -47,7 +47,7 @@ export namespace W {
 const int64 = (v: number | undefined) => (v === undefined ? undefined : { value: v });
 
 function nsOptions(o: LinuxSandboxSecurityContext['namespaceOptions']) {
-  return o && { network: o.network ?? 'POD', pid: o.pid ?? 'CONTAINER', ipc: o.ipc ?? 'POD' };
+  return o && { network: o.network ?? 'POD', pid: o.pid ?? 'CONTAINER', ipc: o.ipc ?? 'POD', targetId: o.targetId ?? '' };
 }
 
 /** api.ts PodSandboxConfig → wire PodSandboxConfig. */

@@ -400,6 +400,5 @@ export function restartCountFromLogDir(dir: string): number {
  */
 export function withTargetPidNamespace(cfg: ContainerConfig, targetId: string): void {
   const sc = (cfg.linux ??= {}).securityContext ?? (cfg.linux.securityContext = {});
-  const ns = { ...sc.namespaceOptions, pid: 'TARGET', targetId };
-  (sc as { namespaceOptions?: unknown }).namespaceOptions = ns;
+  sc.namespaceOptions = { ...sc.namespaceOptions, pid: 'TARGET', targetId };
 }
