@@ -180,7 +180,7 @@ const lines = [
   '',
   'Next, in another terminal (as root, with containerd installed, for real containers):',
   '',
-  `  npm start -- --registries ${show(yamlFile)}`,
+  `  npm start -- --registries ${show(yamlFile)}${opts.dataDir === resolve('./data') ? '' : ` --data-dir ${show(opts.dataDir)}`}`,
   '',
 ];
 console.log(lines.join('\n'));

@@ -137,7 +137,7 @@ describe('e2e: npm run registry:local', () => {
   it('says the images are stand-ins and prints the next command', () => {
     const out = first.out();
     assert.match(out, /STAND-IN images built from busybox-static/);
-    assert.ok(out.includes(`npm start -- --registries ${join(dir.path, 'data', 'registries.yaml')}\n`), out);
+    assert.ok(out.includes(`npm start -- --registries ${join(dir.path, 'data', 'registries.yaml')} --data-dir ${join(dir.path, 'data')}\n`), out);
   });
 
   it('every image of the shared manifests has a stand-in or is listed as without one', () => {
