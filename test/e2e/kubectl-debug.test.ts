@@ -7,11 +7,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { SimRuntime } from '../../src/cri/sim/runtime.js';
 import { startCluster, eventually, type Cluster } from './harness.js';
-
-/** The simulated runtime feeds an attach's stdin to the main process only once it offers attachStdin. */
-const simAttachStdin = typeof (SimRuntime.prototype as unknown as { attachStdin?: unknown }).attachStdin === 'function';
 
 interface ContainerStatusLite {
   name: string;
@@ -68,9 +64,21 @@ describe('e2e: kubectl debug starts ephemeral containers (simulated runtime)', (
     assert.match(d.stdout, /^attached-output$/m);
   });
 
-  it('kubectl debug -i feeds stdin to the debug container', { skip: simAttachStdin ? false : 'the simulated runtime has no attachStdin yet (src/cri/sim)' }, () => {
+  it('kubectl debug -i feeds stdin to the debug container', () => {
     const d = c.kubectl(['debug', '-i', 'nginx', '--image=busybox', '--container=dbg2', '--', 'sh'], { input: 'echo hi; exit\n', timeoutMs: 60_000 });
     assert.equal(d.code, 0, d.stderr);
     assert.match(d.stdout, /^hi$/m);
+  });
+
+  it('kubectl run -i --rm --image=busybox t -- sh runs the piped input, prints its output and deletes the pod', async () => {
+    const r = c.kubectl(['run', '-i', '--rm', '--image=busybox', 't', '--', 'sh'], {
+      input: 'echo piped-one\nread x; echo got-$x\nsecond line\n',
+      timeoutMs: 90_000,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^piped-one$/m, r.stderr);
+    assert.match(r.stdout, /^got-second line$/m, r.stderr);
+    assert.match(r.stdout, /^pod "t" deleted/m);
+    await eventually(() => (c.kubectl(['get', 'pod', 't']).code !== 0 ? true : undefined), 30_000);
   });
 });

@@ -21,7 +21,7 @@ import { CRILogWriter } from './logs.js';
 import { podHttp, type PodServer } from './pod-http.js';
 import { homeOf, hostEtcHosts, processEnv, resolvConf, SimProcess, type SimClock } from './process.js';
 import type { ContainerRec, SandboxRec } from './records.js';
-import { KilledError, runProgram, type ShellIO } from './shell.js';
+import { KilledError, NOT_SERVERS, runProgram, type ShellIO } from './shell.js';
 import { StreamStdin, stringStdin, type Stdin } from './stdin.js';
 import { onlcr, TtyLineDiscipline } from './tty.js';
 
@@ -102,6 +102,7 @@ export class ProcessHost {
       stdin: o.stdin,
       tty: o.tty,
       unknown: o.main ? 'serve' : 'notFound',
+      programs: imageProfile(c.config.image.userSpecifiedImage || c.config.image.image).programs,
       setTermTrap: (action) => {
         proc.termTrap = action;
         if (o.main) this.d.changed();
@@ -138,6 +139,20 @@ export class ProcessHost {
       out.push({ http, fs: c.fs });
     }
     return out;
+  }
+
+  /**
+   * Why PID 1 of `c` cannot start: its program is an interpreter or tool (perl, python,
+   * node …, not a server) the image lacks, as runc reports a missing executable;
+   * undefined when it can.
+   * @see https://github.com/opencontainers/runc/blob/main/libcontainer/standard_init_linux.go
+   */
+  missingMain(c: ContainerRec): string | undefined {
+    const argv0 = this.argv(c)[0];
+    if (argv0 === undefined) return undefined;
+    const name = path.posix.basename(argv0);
+    if (!NOT_SERVERS.has(name) || imageProfile(c.config.image.userSpecifiedImage || c.config.image.image).programs.has(name)) return undefined;
+    return `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: ${JSON.stringify(argv0)}: executable file not found in $PATH: unknown`;
   }
 
   /** Starts PID 1 of a container that was just set running. */
@@ -290,6 +305,54 @@ export class ProcessHost {
   }
 
   /**
+   * Feeds an attach's stdin (`kubectl attach -i`, `kubectl debug -i`, `kubectl run -i`)
+   * to PID 1's open stdin (`config.stdin`): raw bytes, or through a terminal's line
+   * discipline when `config.tty` (its echo goes to the container log, as a terminal
+   * would show it). Resolves when the client's stream ends, `signal` aborts or the
+   * container stops; at the end of the stream, `config.stdinOnce` closes PID 1's stdin
+   * (it then reads end of input), else stdin stays open for the next attach.
+   * @throws CRIError Unknown when the container is not running or its stdin is not open
+   * @see https://github.com/containerd/containerd/blob/main/internal/cri/server/container_attach.go
+   */
+  async attachStdin(c: ContainerRec, src: Readable, signal: AbortSignal): Promise<void> {
+    const proc = c.proc;
+    if (c.state !== 'CONTAINER_RUNNING' || !proc || proc.killed) throw new CRIError('Unknown', `container is in ${stateName(c.state)} state`);
+    const stdin = proc.stdin;
+    if (!stdin) throw new CRIError('InvalidArgument', `stdin of container ${JSON.stringify(c.id)} is not open (the container was not created with stdin)`);
+    const decoder = new StringDecoder('utf8');
+    const tty = c.config.tty
+      ? new TtyLineDiscipline({ echo: (t) => c.log?.write('stdout', t), stdin, interrupt: () => proc.interrupt() })
+      : undefined;
+    await new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer | string): void => {
+        const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+        if (tty) tty.input(text);
+        else stdin.push(text);
+      };
+      const finish = (): void => {
+        src.off('data', onData);
+        src.off('end', onEnd);
+        src.off('close', onEnd);
+        signal.removeEventListener('abort', finish);
+        resolve();
+      };
+      const onEnd = (): void => {
+        const rest = decoder.end();
+        if (tty) tty.input(rest);
+        else stdin.push(rest);
+        if (c.config.stdinOnce) stdin.close();
+        finish();
+      };
+      if (signal.aborted) return finish();
+      src.on('data', onData);
+      src.once('end', onEnd);
+      src.once('close', onEnd);
+      signal.addEventListener('abort', finish, { once: true });
+      proc.done.then(finish, finish);
+    });
+  }
+
+  /**
    * Runs `cmd` with streams (see {@link SimExecSession}) and resolves to its exit
    * status. A program that does not read stdin ends at once even while stdin stays
    * open; an interactive shell answers line by line until `exit` or end of input.
@@ -345,6 +408,11 @@ export class ProcessHost {
 }
 
 /** The sandbox's hostname; none set (hostNetwork pods) means the node's, as containerd does. */
+/** CRI state as containerd prints it (`running`, `exited` …). */
+function stateName(state: ContainerRec['state']): string {
+  return state.replace(/^CONTAINER_/, '').toLowerCase();
+}
+
 function sandboxHostname(s: SandboxRec): string {
   return s.config.hostname || osHostname();
 }

@@ -33,6 +33,8 @@ export interface ImageProfile {
   /** rootfs files (path → content) besides the common /etc/passwd and /etc/group */
   files: Record<string, string>;
   http?: SimHttpServer;
+  /** programs beyond the shell's common set that the image has (`perl`) */
+  programs: ReadonlySet<string>;
 }
 
 /** Size of an image no row knows (bytes). */
@@ -68,6 +70,7 @@ interface Row {
   users?: { passwd: string; group: string }[];
   files?: Record<string, string>;
   http?: (version: string) => SimHttpServer;
+  programs?: string[];
 }
 
 const nginxHttp = (v: string): SimHttpServer => ({
@@ -98,11 +101,13 @@ const ROWS: Row[] = [
   { repo: 'alpine', size: 3_650_000, cmd: '/bin/sh' },
   { repo: 'debian', size: 48_500_000, cmd: 'bash' },
   { repo: 'ubuntu', size: 29_750_000, cmd: '/bin/bash' },
+  { repo: 'perl', size: 338_000_000, cmd: 'perl -de0', programs: ['perl'] },
   { repo: 'redis', size: 45_100_000, cmd: 'redis-server' },
   { repo: 'agnhost', size: 51_300_000, cmd: '/agnhost' },
 ];
 
 const cache = new Map<string, ImageProfile>();
+const NO_PROGRAMS: ReadonlySet<string> = new Set();
 
 /** The profile of `image` (any spelling: `nginx`, `docker.io/library/nginx:1.14.2`, an ID → defaults). */
 export function imageProfile(image: string): ImageProfile {
@@ -128,6 +133,7 @@ export function imageProfile(image: string): ImageProfile {
       ...row?.files,
     },
     ...(row?.http ? { http: row.http(version) } : {}),
+    programs: row?.programs ? new Set(row.programs) : NO_PROGRAMS,
   };
   if (cache.size > 1000) cache.clear();
   cache.set(image, p);

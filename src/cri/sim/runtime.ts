@@ -19,6 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
+import type { Readable } from 'node:stream';
 import {
   CRIError,
   type AttachRequest,
@@ -302,14 +303,15 @@ export class SimRuntime implements Runtime {
     if (c.state !== 'CONTAINER_CREATED') throw new CRIError('Unknown', `container ${JSON.stringify(c.id)} is in ${c.state} state`);
     const s = this.sandbox(c.sandboxId);
     await this.sleep(c.behavior.startDelayMs ?? 0);
-    if (c.behavior.startError) {
+    const startError = c.behavior.startError ?? this.host.missingMain(c);
+    if (startError) {
       c.state = 'CONTAINER_EXITED';
       c.exitCode = 128;
       c.reason = 'StartError';
-      c.message = c.behavior.startError;
+      c.message = startError;
       c.finishedAt = ns(this.clock.now());
       this.changed();
-      throw new CRIError('Unknown', c.behavior.startError);
+      throw new CRIError('Unknown', startError);
     }
     c.state = 'CONTAINER_RUNNING';
     c.startedAt = ns(this.clock.now());
@@ -400,6 +402,18 @@ export class SimRuntime implements Runtime {
    */
   async execStream(containerId: string, cmd: string[], session: SimExecSession): Promise<number> {
     return this.host.execStream(this.container(containerId), cmd, session);
+  }
+
+  /**
+   * Attach with stdin for the kubelet's in-process server (`InProcessAttach` of
+   * src/kubelet/server/sim-streams.ts; not part of CRI): the client's bytes reach PID 1's
+   * open stdin until the stream ends, `signal` aborts or the container stops (see
+   * ProcessHost.attachStdin).
+   * @throws CRIError NotFound for an unknown container; Unknown when it is not running;
+   *   InvalidArgument when it was created without `stdin`
+   */
+  async attachStdin(containerId: string, stdin: Readable, signal: AbortSignal): Promise<void> {
+    return this.host.attachStdin(this.container(containerId), stdin, signal);
   }
 
   async exec(_req: ExecRequest): Promise<{ url: string }> {

@@ -84,6 +84,8 @@ export interface ShellIO {
    * shell (`sh: NAME: not found`, exit 127; exec sessions and probes).
    */
   unknown: 'serve' | 'notFound';
+  /** programs the image adds to the busybox-like set (e.g. `perl` in perl images) */
+  programs?: ReadonlySet<string>;
   /** `trap ACTION TERM`: the script to run when the container is asked to stop ('' = ignore, '-' = default) */
   setTermTrap?(action: string): void;
   /** true once the process was killed: every further command throws KilledError */

@@ -29,6 +29,7 @@
 import * as path from 'node:path';
 import { fsCommands, idNames } from './commands-fs.js';
 import { netCommands } from './commands-net.js';
+import { perl } from './commands-perl.js';
 import { sysCommands } from './commands-sys.js';
 import { FsError, type SimFs } from './fs.js';
 import { parse, type Node, type Redirect, type Word } from './shell-parse.js';
@@ -38,6 +39,15 @@ import { stringStdin, type Stdin } from './stdin.js';
 export { InterruptError, KilledError, type ShellIO } from './shell-io.js';
 
 const COMMANDS: Record<string, Command> = { ...fsCommands, ...sysCommands, ...netCommands };
+/** Programs only some images have (ShellIO.programs). */
+const IMAGE_COMMANDS: Record<string, Command> = { perl };
+
+/**
+ * Interpreters and tools that are not servers: when an image lacks them they fail as
+ * missing programs, even as a container's main process (which otherwise runs an
+ * unknown program as a server).
+ */
+export const NOT_SERVERS: ReadonlySet<string> = new Set(['perl', 'python', 'python2', 'python3', 'ruby', 'node', 'nodejs', 'php', 'java', 'lua', 'tclsh', 'Rscript', 'bc', 'dc', 'awk', 'gawk', 'sed', 'jq']);
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash']);
 const BUILTINS = new Set(['exec', 'exit', 'cd', 'pwd', 'export', 'unset', 'set', 'shift', 'read', 'trap', 'test', '[', 'eval', 'source', '.', 'which', 'command']);
 
@@ -488,11 +498,13 @@ class Shell {
     const f = COMMANDS[cmd];
     const ctx: CmdCtx = { io: this.io, fs: this.fs, vars: this.vars, out, err, stdin };
     if (f) return f(args, ctx);
+    const g = Object.hasOwn(IMAGE_COMMANDS, cmd) && this.io.programs?.has(cmd) ? IMAGE_COMMANDS[cmd] : undefined;
+    if (g) return g(args, ctx);
     if (cmd0.includes('/') && this.fs.kind(cmd0) === 'file') {
       // a script file (its `#!` line is a comment to the shell)
       return this.runShell('sh', [cmd0, ...args], out, err, stdin);
     }
-    if (this.io.unknown === 'notFound') {
+    if (this.io.unknown === 'notFound' || NOT_SERVERS.has(cmd)) {
       err.write(`sh: ${cmd0}: not found\n`);
       return 127;
     }
