@@ -28,6 +28,10 @@ import { replicaSetDefinition } from './apps/v1/replicaset/strategy.js';
 import { statefulSetDefinition } from './apps/v1/statefulset/strategy.js';
 import { cronJobDefinition } from './batch/v1/cronjob/strategy.js';
 import { jobDefinition } from './batch/v1/job/strategy.js';
+import { replicationControllerDefinition } from './core/v1/replicationcontroller/strategy.js';
+import { podTemplateDefinition } from './core/v1/podtemplate/strategy.js';
+import { ingressDefinition } from './networking/v1/ingress/strategy.js';
+import { ingressClassDefinition } from './networking/v1/ingressclass/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -71,6 +75,10 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     controllerRevisionDefinition as ResourceDefinition,
     jobDefinition as ResourceDefinition,
     cronJobDefinition as ResourceDefinition,
+    replicationControllerDefinition as ResourceDefinition,
+    podTemplateDefinition as ResourceDefinition,
+    ingressDefinition as ResourceDefinition,
+    ingressClassDefinition as ResourceDefinition,
   ];
   return defs;
 }
