@@ -28,6 +28,8 @@ import { replicaSetDefinition } from './apps/v1/replicaset/strategy.js';
 import { statefulSetDefinition } from './apps/v1/statefulset/strategy.js';
 import { cronJobDefinition } from './batch/v1/cronjob/strategy.js';
 import { jobDefinition } from './batch/v1/job/strategy.js';
+import { horizontalPodAutoscalerDefinition } from './autoscaling/v2/horizontalpodautoscaler/strategy.js';
+import { horizontalPodAutoscalerV1Definition } from './autoscaling/v1/horizontalpodautoscaler/strategy.js';
 import { replicationControllerDefinition } from './core/v1/replicationcontroller/strategy.js';
 import { podTemplateDefinition } from './core/v1/podtemplate/strategy.js';
 import { ingressDefinition } from './networking/v1/ingress/strategy.js';
@@ -75,6 +77,9 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     controllerRevisionDefinition as ResourceDefinition,
     jobDefinition as ResourceDefinition,
     cronJobDefinition as ResourceDefinition,
+    // autoscaling/v2 first: the preferred version in discovery
+    horizontalPodAutoscalerDefinition as ResourceDefinition,
+    horizontalPodAutoscalerV1Definition as ResourceDefinition,
     replicationControllerDefinition as ResourceDefinition,
     podTemplateDefinition as ResourceDefinition,
     ingressDefinition as ResourceDefinition,
