@@ -93,6 +93,16 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     eventsRule(),
   ],
   'generic-garbage-collector': [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], '*', ['*'])],
+  'horizontal-pod-autoscaler': [
+    rule(RW, 'autoscaling', ['horizontalpodautoscalers']),
+    rule(['update'], 'autoscaling', ['horizontalpodautoscalers/status']),
+    rule(['get', 'update'], '*', ['*/scale']),
+    rule(['list'], '', ['pods']),
+    rule(['list'], 'metrics.k8s.io', ['pods']),
+    rule(['get', 'list'], 'custom.metrics.k8s.io', ['*']),
+    rule(['get', 'list'], 'external.metrics.k8s.io', ['*']),
+    eventsRule(),
+  ],
   'job-controller': [
     rule(['get', 'list', 'watch', 'update', 'patch'], 'batch', ['jobs']),
     rule(['update'], 'batch', ['jobs/status']),
