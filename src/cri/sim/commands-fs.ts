@@ -1,6 +1,6 @@
 /**
  * File commands of the simulated shell, with busybox's output formats and messages:
- * `cat`, `head`, `tail [-f|-F]`, `grep`, `wc`, `ls [-a|-A] [-l] [-d] [-n] [-1]`,
+ * `cat`, `rev`, `head`, `tail [-f|-F]`, `grep`, `wc`, `ls [-a|-A] [-l] [-d] [-n] [-1]`,
  * `touch`, `mkdir [-p]`, `rm [-f] [-r]`.
  *
  * @see https://git.busybox.net/busybox/tree/coreutils/ls.c
@@ -59,6 +59,26 @@ const cat: Command = async (args, c) => {
       c.err.write(k === 'dir' ? `cat: read error: Is a directory\n` : `cat: can't open '${f}': No such file or directory\n`);
       st = 1;
     } else c.out.write(d);
+  }
+  return st;
+};
+
+/** Reverses the characters of each line (busybox `rev [FILE]…`; stdin without files). */
+const rev: Command = async (args, c) => {
+  const files = flagsOf(args).operands;
+  const flip = (text: string): string =>
+    text.replace(/[^\n]+/g, (l) => [...l].reverse().join(''));
+  if (!files.length) {
+    c.out.write(flip(await c.stdin.text()));
+    return 0;
+  }
+  let st = 0;
+  for (const f of files) {
+    const d = c.fs.kind(f) === 'file' ? c.fs.read(f) : undefined;
+    if (d === undefined) {
+      c.err.write(`rev: can't open '${f}': No such file or directory\n`);
+      st = 1;
+    } else c.out.write(flip(d));
   }
   return st;
 };
@@ -293,6 +313,7 @@ const rm: Command = async (args, c) => {
 /** The file commands by name. */
 export const fsCommands: Record<string, Command> = {
   cat,
+  rev,
   head: headTail(false),
   tail: headTail(true),
   grep,

@@ -3,11 +3,12 @@
  * (see shell.ts for what runs): words with '…' / "…" quoting and `$VAR`, `${VAR}`,
  * `$((…))`, `$(…)` expansions; `;`, newline, `&`, `&&`, `||`, `|`; redirections
  * `>`, `>>`, `<`, `2>`, `2>&1`, `>&2`; `while|until … do … done`, `for x in …; do … done`,
- * `if … then … [elif …] [else …] fi`.
+ * `if … then … [elif …] [else …] fi`; bash's indexed array assignment `NAME=(WORD…)`
+ * (an `array` segment).
  */
 
 /** A word as written: segments keep their quoting for expansion. */
-export type Seg = { q: 'none' | 'single' | 'double'; text: string };
+export type Seg = { q: 'none' | 'single' | 'double'; text: string } | { q: 'array'; text: string };
 export type Word = Seg[];
 
 export interface Redirect {
@@ -29,8 +30,11 @@ type Tok = { k: 'word'; w: Word } | { k: 'op'; v: string };
 
 const OPS = ['&&', '||', ';;', '>>', '2>&1', '>&2', '1>&2', '2>>', '2>', '&>', ';', '\n', '&', '|', '>', '<', '(', ')'];
 
-/** Splits a script into words and operators. @throws Error on unterminated quotes. */
-export function tokenize(src: string): Tok[] {
+/**
+ * Splits a script into words and operators; `arrays` (bash) allows `NAME=(…)`.
+ * @throws Error on unterminated quotes, or `NAME=(` without `arrays` (as ash)
+ */
+export function tokenize(src: string, arrays = false): Tok[] {
   const toks: Tok[] = [];
   let word: Seg[] = [];
   let cur = '';
@@ -81,6 +85,15 @@ export function tokenize(src: string): Tok[] {
       i = j + 1;
       continue;
     }
+    if (c === '(' && !word.length && /^[A-Za-z_][A-Za-z0-9_]*=$/.test(cur)) {
+      // a bash array assignment `NAME=(WORD…)`: the list stays text, split at run time
+      if (!arrays) throw new Error('syntax error: unexpected "("');
+      const end = matchParen(src, i);
+      word.push({ q: 'none', text: cur }, { q: 'array', text: src.slice(i + 1, end) });
+      cur = '';
+      i = end + 1;
+      continue;
+    }
     if (c === '$' && src[i + 1] === '(') {
       const end = matchParen(src, i + 1);
       cur += src.slice(i, end + 1);
@@ -121,9 +134,9 @@ function matchParen(src: string, open: number): number {
 
 const plain = (w: Word): string | undefined => (w.every((s) => s.q === 'none') ? w.map((s) => s.text).join('') : undefined);
 
-/** Parses a script. @throws Error("syntax error: …") */
-export function parse(src: string): Node {
-  const toks = tokenize(src);
+/** Parses a script (`arrays`: bash's `NAME=(…)`). @throws Error("syntax error: …") */
+export function parse(src: string, arrays = false): Node {
+  const toks = tokenize(src, arrays);
   let pos = 0;
   const peekWord = (): string | undefined => {
     const t = toks[pos];

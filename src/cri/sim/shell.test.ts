@@ -209,3 +209,22 @@ test('which and command -v know the simulated programs', async () => {
   const h = harness();
   assert.deepEqual(await h.run(['sh', '-c', 'which ls; command -v cd; which redis-cli || echo none']), { code: 0, out: '/bin/ls\ncd\nnone\n', err: '' });
 });
+
+test('bash indexed arrays (the indexed-job example); ash has none; rev reverses lines', async () => {
+  const h = harness();
+  const script = 'items=(foo bar "baz qux" xyz)\ni=2\necho ${items[$i]} ${items[0]} ${items[1+2]} ${#items[@]} "${items[@]}"\necho ${items[9]}-';
+  assert.deepEqual(await h.run(['bash', '-c', script]), { code: 0, out: 'baz qux foo xyz 4 foo bar baz qux xyz\n-\n', err: '' });
+  assert.deepEqual(await h.run(['sh', '-c', 'a=(x y); echo no']), { code: 2, out: '', err: 'sh: syntax error: unexpected "("\n' });
+  h.fs.write('/tmp/data.txt', 'foo\nxyz\n');
+  assert.deepEqual(await h.run(['rev', '/tmp/data.txt']), { code: 0, out: 'oof\nzyx\n', err: '' });
+  assert.deepEqual(await h.run(['rev'], stringStdin('abc')), { code: 0, out: 'cba', err: '' });
+  assert.deepEqual(await h.run(['rev', '/nope']), { code: 1, out: '', err: "rev: can't open '/nope': No such file or directory\n" });
+});
+
+test('main process: interpreters are not servers (127 like a shell); perl only in images that have it', async () => {
+  const main = harness({ unknown: 'serve' });
+  assert.deepEqual(await main.run(['sh', '-c', 'python3 app.py; echo $?']), { code: 0, out: '127\n', err: 'sh: python3: not found\n' });
+  const withPerl = harness().start(['perl', '-le', 'print bpi(4)'], stringStdin(''), { programs: new Set(['perl']) });
+  assert.deepEqual(await withPerl.done, { code: 0, out: '3.142\n', err: '' });
+  assert.deepEqual(await harness().run(['perl', '-le', 'print bpi(4)']), { code: 127, out: '', err: 'sh: perl: not found\n' });
+});

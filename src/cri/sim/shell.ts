@@ -12,13 +12,18 @@
  *   `exit [N]`, `test`/`[` (`-e -f -d -s -r -w -x -L -z -n`, `= !=`, `-eq -ne -lt -le -gt -ge`, `!`),
  *   `trap ACTION TERM` (StopContainer's SIGTERM runs ACTION and ends the process with
  *   its status), `which`, `command -v`, `set`/`shift` (accepted);
- * - commands: commands-fs.ts (`cat head tail grep wc ls touch mkdir rm`), commands-sys.ts
+ * - `bash` also has indexed arrays: `a=(x y)`, `${a[N]}`, `${a[$i]}`, `${a[@]}`, `${#a[@]}`
+ *   (other shells fail on `a=(` as ash does);
+ * - commands: commands-fs.ts (`cat rev head tail grep wc ls touch mkdir rm`), commands-sys.ts
  *   (`echo printf sleep true false : kill hostname date id whoami ps uname env printenv`),
- *   commands-net.ts (`curl wget nslookup getent`); a path to a script file runs it.
+ *   commands-net.ts (`curl wget nslookup getent`); a path to a script file runs it;
+ *   image programs (ShellIO.programs): `perl` of perl images (commands-perl.ts, bpi only).
  *
  * Any other program: in a container's main process it runs until stopped, like a
- * server (nginx, redis-server, python …); in an exec session or probe it fails as a
- * shell would (`sh: NAME: not found`, exit 127).
+ * server (nginx, redis-server …), except the interpreters and tools of
+ * {@link NOT_SERVERS} (python, node, perl without a perl image …), which fail as
+ * missing; in an exec session or probe it fails as a shell would (`sh: NAME: not
+ * found`, exit 127).
  *
  * Signals: a shell or `sleep` as PID 1 ignores SIGTERM (no default action for PID 1)
  * unless it set a `trap`; StopContainer then kills it after the timeout (exit 137).
@@ -32,7 +37,7 @@ import { netCommands } from './commands-net.js';
 import { perl } from './commands-perl.js';
 import { sysCommands } from './commands-sys.js';
 import { FsError, type SimFs } from './fs.js';
-import { parse, type Node, type Redirect, type Word } from './shell-parse.js';
+import { parse, tokenize, type Node, type Redirect, type Word } from './shell-parse.js';
 import { ExitError, InterruptError, KilledError, type CmdCtx, type Command, type Out, type ShellIO } from './shell-io.js';
 import { stringStdin, type Stdin } from './stdin.js';
 
@@ -87,6 +92,10 @@ const ASH_ERRNO: Record<FsError['code'], string> = {
 
 class Shell {
   status = 0;
+  /** running as bash: indexed arrays are available */
+  bash = false;
+  /** bash indexed arrays */
+  private readonly arrays = new Map<string, string[]>();
   /** lines consumed by `read` (a loop reading its input is not a busy loop) */
   private linesRead = 0;
   constructor(
@@ -105,7 +114,7 @@ class Shell {
   async runScript(script: string, out: Out, err: Out, stdin: Stdin): Promise<number> {
     let ast: Node;
     try {
-      ast = parse(script);
+      ast = parse(script, this.bash);
     } catch (e) {
       err.write(`sh: ${(e as Error).message}\n`);
       return 2;
@@ -135,7 +144,7 @@ class Shell {
       buf += `${line}\n`;
       let ast: Node;
       try {
-        ast = parse(buf);
+        ast = parse(buf, this.bash);
       } catch (e) {
         if (incomplete(e)) continue;
         err.write(`${name}: ${(e as Error).message}\n`);
@@ -228,6 +237,21 @@ class Shell {
   private async simple(words: Word[], redirects: Redirect[], out0: Out, err0: Out, stdin: Stdin): Promise<number> {
     this.checkSignals();
     const argv: string[] = [];
+    while (words[0]?.[1]?.q === 'array') {
+      // bash `NAME=(WORD…)` (only bash's parser makes these)
+      const [name, list] = words[0];
+      words = words.slice(1);
+      const items: string[] = [];
+      for (const t of tokenize(list!.text, true)) {
+        if (t.k !== 'word') continue;
+        const unquoted = t.w.every((x) => x.q === 'none');
+        const v = await this.expand(t.w);
+        if (unquoted) items.push(...v.split(/\s+/).filter(Boolean));
+        else items.push(v);
+      }
+      this.arrays.set(name!.text.slice(0, -1), items);
+      if (!words.length) return 0;
+    }
     for (const w of words) {
       const unquoted = w.every((s) => s.q === 'none');
       const v = await this.expand(w);
@@ -323,6 +347,8 @@ class Shell {
           }
           let buf = '';
           const sub = new Shell(this.io, new Map(this.vars), this.fs, this.params);
+          sub.bash = this.bash;
+          for (const [k, v] of this.arrays) sub.arrays.set(k, v);
           await sub.runScript(t.slice(i + 2, j), { write: (x) => (buf += x) }, { write: (x) => this.io.write('stderr', x) }, stringStdin('')).catch((e: unknown) => {
             if (!(e instanceof ExitError)) throw e;
           });
@@ -330,6 +356,16 @@ class Shell {
           i = j + 1;
         } else if (t[i + 1] === '{') {
           const end = t.indexOf('}', i);
+          const arr = /^(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]$/.exec(t.slice(i + 2, end));
+          if (arr && this.bash) {
+            // bash arrays: ${a[N]} ${a[$i]} ${a[@]} ${a[*]} ${#a[@]}
+            const list = this.arrays.get(arr[2]!) ?? (this.vars.has(arr[2]!) ? [this.vars.get(arr[2]!)!] : []);
+            const all = arr[3] === '@' || arr[3] === '*';
+            if (arr[1]) s += String(all ? list.length : (list[this.arith(arr[3]!.replace(/\$/g, ''))] ?? '').length);
+            else s += all ? list.join(' ') : (list[this.arith(arr[3]!.replace(/\$/g, ''))] ?? '');
+            i = end + 1;
+            continue;
+          }
           s += this.vars.get(t.slice(i + 2, end).replace(/:?-.*$/, '')) ?? t.slice(i + 2, end).replace(/^[^-]*:?-/, '').replace(/^[^-]*$/, '');
           i = end + 1;
         } else if (t[i + 1] === '?') {
@@ -386,6 +422,7 @@ class Shell {
   /** `sh [-c SCRIPT [NAME ARGS…] | FILE | (stdin)]`. */
   private async runShell(name: string, args: string[], out: Out, err: Out, stdin: Stdin): Promise<number> {
     const child = new Shell(this.io, new Map(this.vars), this.fs);
+    child.bash = name === 'bash';
     let i = 0;
     let script: string | undefined;
     let fromStdin = false;
