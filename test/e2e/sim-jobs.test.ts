@@ -1,7 +1,9 @@
 /**
  * Batch examples whose containers run programs on the simulated runtime: the Job of
  * /work/shared/manifests/job-pi.yaml (`perl -Mbignum=bpi -wle 'print bpi(1000)'`)
- * completes and its log holds pi, as EXPECTED.md describes.
+ * completes and its log holds pi, and the Indexed Job of indexed-job.yaml (bash arrays
+ * in the init container, `rev` in the worker) completes its five indexes, as EXPECTED.md
+ * describes.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -54,5 +56,30 @@ describe('e2e: jobs that compute (simulated runtime)', () => {
       return r.stdout === 'Succeeded' ? r.stdout : undefined;
     }, 30_000);
     assert.equal(phase, 'Succeeded');
+  });
+
+  it('indexed-job.yaml completes indexes 0-4; each worker logs its item reversed', async () => {
+    const a = c.kubectl(['apply', '-f', `${MANIFESTS}/indexed-job.yaml`]);
+    assert.equal(a.code, 0, a.stderr);
+    const w = c.kubectl(['wait', '--for=condition=Complete', 'job/indexed-job', '--timeout=120s'], { timeoutMs: 130_000 });
+    assert.equal(w.code, 0, w.stderr);
+    const g = c.kubectl(['get', 'job', 'indexed-job', '-o', 'jsonpath={.status.succeeded} {.status.completedIndexes}']);
+    assert.equal(g.stdout, '5 0-4');
+    const pods = c.kubectl([
+      'get', 'pods', '-l', 'batch.kubernetes.io/job-name=indexed-job', '-o',
+      'jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.batch\\.kubernetes\\.io/job-completion-index}{"\\n"}{end}',
+    ]);
+    assert.equal(pods.code, 0, pods.stderr);
+    const byIndex = new Map<string, string>();
+    for (const line of pods.stdout.trim().split('\n')) {
+      const [name, index] = line.split(' ');
+      assert.match(name!, new RegExp(`^indexed-job-${index}-[a-z0-9]{5}$`));
+      byIndex.set(index!, name!);
+    }
+    assert.deepEqual([...byIndex.keys()].sort(), ['0', '1', '2', '3', '4']);
+    const logs = [...byIndex.keys()].sort().map((i) => c.kubectl(['logs', byIndex.get(i)!, '-c', 'worker']).stdout);
+    assert.deepEqual(logs, ['oof\n', 'rab\n', 'zab\n', 'xuq\n', 'zyx\n']);
+    const d = c.kubectl(['describe', 'job', 'indexed-job']);
+    assert.match(d.stdout, /Completed Indexes:\s+0-4/);
   });
 });
