@@ -123,4 +123,30 @@ describe('kubectl apply --prune and the allowlisted kinds', () => {
     const sel = c.kubectl(['get', 'rc', 'rc1', '-o', 'jsonpath={.spec.selector.app} {.metadata.labels.app}']);
     assert.equal(sel.stdout, 'rc1 rc1');
   });
+
+  it('ingressclasses print upstream columns; explain and api-resources know the new kinds', () => {
+    const f = manifestFile(c.dir, 'ic.yaml', `apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: p}
+`);
+    const a = c.kubectl(['apply', '-f', f]);
+    assert.equal(a.code, 0, a.stderr);
+    const t = rows(c.kubectl(['get', 'ingressclass']).stdout);
+    assert.deepEqual(t[0], ['NAME', 'CONTROLLER', 'PARAMETERS', 'AGE']);
+    assert.deepEqual(t[1]!.slice(0, 3), ['nginx', 'k8s.io/ingress-nginx', 'IngressParameters.k8s.example.com/p']);
+    const ex = c.kubectl(['explain', 'ingress.spec.rules.http.paths.pathType']);
+    assert.equal(ex.code, 0, ex.stderr);
+    assert.match(ex.stdout, /FIELD: pathType/);
+    const rc = c.kubectl(['explain', 'rc.spec.selector']);
+    assert.equal(rc.code, 0, rc.stderr);
+    const ar = c.kubectl(['api-resources', '--no-headers']).stdout;
+    assert.match(ar, /^replicationcontrollers\s+rc\s+v1\s+true\s+ReplicationController$/m);
+    assert.match(ar, /^podtemplates\s+v1\s+true\s+PodTemplate$/m);
+    assert.match(ar, /^ingresses\s+ing\s+networking\.k8s\.io\/v1\s+true\s+Ingress$/m);
+    assert.match(ar, /^ingressclasses\s+networking\.k8s\.io\/v1\s+false\s+IngressClass$/m);
+  });
 });
