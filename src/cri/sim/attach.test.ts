@@ -162,5 +162,8 @@ test('main process: perl image runs bpi and exits 0; interpreters an image lacks
   const server = await p.start('srv', 'redis', ['redis-server']);
   await p.tick(() => false);
   assert.equal((await p.rt.containerStatus(server)).state, 'CONTAINER_RUNNING', 'unknown programs that may be servers still run');
+  const pyServer = await p.start('pys', 'python:3.12', ['python3', '-m', 'http.server']);
+  await p.tick(() => false);
+  assert.equal((await p.rt.containerStatus(pyServer)).state, 'CONTAINER_RUNNING', 'an interpreter its image has runs like a server');
   await p.done();
 });

@@ -102,6 +102,11 @@ const ROWS: Row[] = [
   { repo: 'debian', size: 48_500_000, cmd: 'bash' },
   { repo: 'ubuntu', size: 29_750_000, cmd: '/bin/bash' },
   { repo: 'perl', size: 338_000_000, cmd: 'perl -de0', programs: ['perl'] },
+  // interpreters present but not simulated: as main processes they run like servers
+  { repo: 'python', size: 375_000_000, cmd: 'python3', programs: ['python', 'python3'] },
+  { repo: 'node', size: 390_000_000, cmd: 'node', programs: ['node', 'nodejs'] },
+  { repo: 'ruby', size: 355_000_000, cmd: 'irb', programs: ['ruby'] },
+  { repo: 'php', size: 190_000_000, cmd: 'php -a', programs: ['php'] },
   { repo: 'redis', size: 45_100_000, cmd: 'redis-server' },
   { repo: 'agnhost', size: 51_300_000, cmd: '/agnhost' },
 ];

@@ -48,11 +48,12 @@ const COMMANDS: Record<string, Command> = { ...fsCommands, ...sysCommands, ...ne
 const IMAGE_COMMANDS: Record<string, Command> = { perl };
 
 /**
- * Interpreters and tools that are not servers: when an image lacks them they fail as
- * missing programs, even as a container's main process (which otherwise runs an
- * unknown program as a server).
+ * Interpreters and tools that are not servers: when an image lacks them
+ * (ShellIO.programs) they fail as missing programs, even as a container's main
+ * process (which otherwise runs an unknown program as a server). Busybox applets the
+ * simulation does not implement (sed, awk …) are not listed: busybox has them.
  */
-export const NOT_SERVERS: ReadonlySet<string> = new Set(['perl', 'python', 'python2', 'python3', 'ruby', 'node', 'nodejs', 'php', 'java', 'lua', 'tclsh', 'Rscript', 'bc', 'dc', 'awk', 'gawk', 'sed', 'jq']);
+export const NOT_SERVERS: ReadonlySet<string> = new Set(['perl', 'python', 'python2', 'python3', 'ruby', 'node', 'nodejs', 'php', 'java', 'lua', 'tclsh', 'Rscript', 'jq']);
 const SHELLS = new Set(['sh', 'bash', 'ash', 'dash']);
 const BUILTINS = new Set(['exec', 'exit', 'cd', 'pwd', 'export', 'unset', 'set', 'shift', 'read', 'trap', 'test', '[', 'eval', 'source', '.', 'which', 'command']);
 
@@ -541,7 +542,7 @@ class Shell {
       // a script file (its `#!` line is a comment to the shell)
       return this.runShell('sh', [cmd0, ...args], out, err, stdin);
     }
-    if (this.io.unknown === 'notFound' || NOT_SERVERS.has(cmd)) {
+    if (this.io.unknown === 'notFound' || (NOT_SERVERS.has(cmd) && !this.io.programs?.has(cmd))) {
       err.write(`sh: ${cmd0}: not found\n`);
       return 127;
     }
