@@ -114,11 +114,11 @@ test('attachStdin: with a terminal, input goes through the line discipline and i
   const stdin = new PassThrough();
   const attached = p.rt.attachStdin(id, stdin, new AbortController().signal);
   stdin.write('helo\x7flo\r');
-  await p.tick(() => p.log('t').includes('hello\n'));
+  await p.tick(() => p.log('t').includes('hello\r\n'));
   stdin.end();
   await attached;
   await p.tick(() => false);
-  assert.equal(p.log('t'), 'helo\b \blo\r\nhello\n');
+  assert.equal(p.log('t'), 'helo\b \blo\r\nhello\r\n', 'echo and output as a pty gives them (CR LF)');
   assert.equal((await p.rt.containerStatus(id)).state, 'CONTAINER_EXITED');
   await p.done();
 });

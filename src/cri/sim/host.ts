@@ -166,7 +166,9 @@ export class ProcessHost {
     const openStdin = c.config.stdin ? new StreamStdin() : undefined;
     const proc = new SimProcess(1, argv, ignore, this.d.clock, openStdin);
     c.proc = proc;
-    const io = this.io(c, s, proc, (stream, text) => c.log?.write(stream, text), { tty: c.config.tty, stdin: openStdin ?? stringStdin(''), main: true });
+    // a terminal merges both streams into stdout and turns LF into CR LF (ONLCR), as a pty does
+    const write: ShellIO['write'] = c.config.tty ? (_stream, text) => c.log?.write('stdout', onlcr(text)) : (stream, text) => c.log?.write(stream, text);
+    const io = this.io(c, s, proc, write, { tty: c.config.tty, stdin: openStdin ?? stringStdin(''), main: true });
     for (const l of c.behavior.logs ?? []) io.write('stdout', `${l}\n`);
     const b = c.behavior;
     const run = async (): Promise<{ code: number; reason?: string }> => {
