@@ -1,0 +1,210 @@
+/**
+ * One reconcile of a HorizontalPodAutoscaler (upstream HorizontalController.reconcileAutoscaler):
+ * read the target's scale subresource; outside [minReplicas, maxReplicas] rescale to the
+ * bound ("Current number of replicas below Spec.MinReplicas" / "… above Spec.MaxReplicas",
+ * event SuccessfulRescale); at zero replicas report ScalingDisabled; otherwise compute the
+ * replica count from the metrics. Only resource metrics are read (through
+ * {@link MetricsClient}); a failure of every metric gives upstream's conditions and events
+ * (FailedGetResourceMetric, FailedComputeMetricsReplicas) and leaves the scale alone.
+ *
+ * Deviation: when metrics are available, k8ts does not yet turn them into a replica count
+ * (it reports the metric's error instead); k8ts serves no metrics API, so this path only
+ * runs against an aggregated metrics server, which k8ts does not proxy yet either.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/podautoscaler/horizontal.go
+ */
+import type {
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerCondition,
+  HorizontalPodAutoscalerStatus,
+  MetricSpec,
+  MetricStatus,
+} from 'kubernetes-types/autoscaling/v2.js';
+import type { KObject } from '../../api/resource.js';
+import type { EventRecorder } from '../../client/events.js';
+import { rfc3339 } from '../../client/events.js';
+import type { ResourceRef } from '../../client/types.js';
+
+/** An HPA as the controller handles it (autoscaling/v2). */
+export type HPA = HorizontalPodAutoscaler & KObject;
+type Status = { -readonly [K in keyof HorizontalPodAutoscalerStatus]: HorizontalPodAutoscalerStatus[K] };
+type Condition = { -readonly [K in keyof HorizontalPodAutoscalerCondition]: HorizontalPodAutoscalerCondition[K] };
+
+/** autoscaling/v1 Scale as the scale subresource serves it. */
+export interface Scale extends KObject {
+  spec?: { replicas?: number };
+  status?: { replicas?: number; selector?: string };
+}
+
+/** Reads the resource metrics of pods (upstream metricsclient.MetricsClient.GetResourceMetric). */
+export interface MetricsClient {
+  /**
+   * Usage of `resource` (e.g. `cpu`) per pod matching `selector` in `namespace`, in milli-units.
+   * @throws Error with upstream's message when the resource metrics API cannot be read
+   */
+  getResourceMetric(resource: string, namespace: string, selector: string): Promise<Map<string, number>>;
+}
+
+/** What a reconcile needs from the outside world. */
+export interface ReconcileDeps {
+  /** the target's Scale and the resource serving it; throws with the error's message on failure */
+  getScale(apiVersion: string, kind: string, namespace: string, name: string): Promise<{ scale: Scale; resource: ResourceRef }>;
+  /** writes scale.spec.replicas; throws on failure */
+  updateScale(resource: ResourceRef, namespace: string, scale: Scale): Promise<void>;
+  metrics: MetricsClient;
+  recorder: EventRecorder;
+  /** wall clock (ms since epoch) */
+  now(): number;
+}
+
+/** The outcome: the status to write (a new object) and the error upstream returns, if any. */
+export interface ReconcileResult {
+  status: Status;
+  error?: Error;
+}
+
+/** Upstream setConditionInList: lastTransitionTime changes only when the status does. */
+export function setCondition(st: Status, type: string, status: 'True' | 'False', reason: string, message: string, now: number): void {
+  const list = (st.conditions ??= []) as Condition[];
+  let c = list.find((x) => x.type === type);
+  if (!c) {
+    c = { type, status } as Condition;
+    list.push(c);
+  }
+  if (c.status !== status || !c.lastTransitionTime) c.lastTransitionTime = rfc3339(new Date(now));
+  c.status = status;
+  c.reason = reason;
+  c.message = message;
+}
+
+const withKind = (h: HPA): HPA => (h.kind ? h : { ...h, apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' });
+
+/** One metric's replica proposal (only Resource metrics with a Utilization target are read). */
+async function computeForMetric(hpa: HPA, spec: MetricSpec, selector: string, deps: ReconcileDeps): Promise<{ condition: Condition; error: Error }> {
+  const ns = hpa.metadata?.namespace ?? '';
+  const fail = (reason: string, err: Error): { condition: Condition; error: Error } => {
+    deps.recorder.event(withKind(hpa), 'Warning', reason, err.message);
+    return { condition: { type: 'ScalingActive', status: 'False', reason, message: `the HPA was unable to compute the replica count: ${err.message}` }, error: err };
+  };
+  if (spec.type === 'Resource' && spec.resource) {
+    const name = spec.resource.name;
+    const target = spec.resource.target;
+    let inner: Error;
+    if (target?.averageUtilization === undefined && target?.averageValue === undefined) {
+      inner = new Error('invalid resource metric source: neither an average utilization target nor an average value (usage) target was set');
+    } else {
+      try {
+        await deps.metrics.getResourceMetric(name, ns, selector);
+        inner = new Error('k8ts does not compute replica counts from resource metrics yet');
+      } catch (e) {
+        const msg = `unable to get metrics for resource ${name}: ${e instanceof Error ? e.message : String(e)}`;
+        inner = new Error(target?.averageUtilization !== undefined ? `failed to get ${name} utilization: ${msg}` : `failed to get ${name} usage: ${msg}`);
+      }
+    }
+    const r = fail('FailedGetResourceMetric', inner);
+    return { condition: r.condition, error: new Error(`failed to get ${name} resource metric value: ${inner.message}`) };
+  }
+  const reason = `FailedGet${spec.type === 'ContainerResource' ? 'ContainerResource' : spec.type === 'Pods' ? 'Pods' : spec.type === 'Object' ? 'Object' : 'External'}Metric`;
+  return fail(reason, new Error(`k8ts serves no ${spec.type} metrics`));
+}
+
+/**
+ * Reconciles one HPA. Never throws: failures come back in `error` (upstream returns them
+ * to be logged), the status always reflects what was observed.
+ */
+export async function reconcileAutoscaler(hpa: HPA, deps: ReconcileDeps): Promise<ReconcileResult> {
+  const now = deps.now();
+  const spec = hpa.spec!;
+  const ns = hpa.metadata?.namespace ?? '';
+  const ref = spec.scaleTargetRef;
+  const reference = `${ref.kind}/${ref.name}`;
+  const st = structuredClone(hpa.status ?? {}) as Status;
+  const setStatus = (current: number, desired: number, metrics: MetricStatus[] | undefined, rescaled: boolean): void => {
+    st.currentReplicas = current;
+    st.desiredReplicas = desired;
+    if (metrics) st.currentMetrics = metrics;
+    else delete st.currentMetrics;
+    if (rescaled) st.lastScaleTime = rfc3339(new Date(now));
+  };
+
+  let got: { scale: Scale; resource: ResourceRef };
+  try {
+    got = await deps.getScale(ref.apiVersion ?? '', ref.kind, ns, ref.name);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    deps.recorder.event(withKind(hpa), 'Warning', 'FailedGetScale', msg);
+    setCondition(st, 'AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${msg}`, now);
+    return { status: st, error: new Error(`failed to query scale subresource for ${reference}: ${msg}`) };
+  }
+  const { scale, resource } = got;
+  setCondition(st, 'AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale", now);
+  const current = scale.spec?.replicas ?? 0;
+  const min = spec.minReplicas ?? 1;
+  const max = spec.maxReplicas;
+
+  let desired: number;
+  let reason = '';
+  let metricStatuses: MetricStatus[] | undefined;
+  let rescale = true;
+  if (current === 0 && min !== 0) {
+    desired = 0;
+    rescale = false;
+    setCondition(st, 'ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', now);
+  } else if (current > max) {
+    reason = 'Current number of replicas above Spec.MaxReplicas';
+    desired = max;
+  } else if (current < min) {
+    reason = 'Current number of replicas below Spec.MinReplicas';
+    desired = min;
+  } else {
+    // upstream computeReplicasForMetrics
+    const selector = scale.status?.selector ?? '';
+    if (!selector) {
+      deps.recorder.event(withKind(hpa), 'Warning', 'SelectorRequired', 'selector is required');
+      setCondition(st, 'ScalingActive', 'False', 'InvalidSelector', "the HPA target's scale is missing a selector", now);
+      const err = new Error('selector is required');
+      setStatus(current, st.desiredReplicas ?? 0, undefined, false);
+      deps.recorder.event(withKind(hpa), 'Warning', 'FailedComputeMetricsReplicas', err.message);
+      return { status: st, error: new Error(`failed to compute desired number of replicas based on listed metrics for ${reference}: ${err.message}`) };
+    }
+    const metrics = spec.metrics ?? [];
+    metricStatuses = metrics.map(() => ({ type: '' }) as MetricStatus);
+    let first: { condition: Condition; error: Error } | undefined;
+    let invalid = 0;
+    for (const m of metrics) {
+      const r = await computeForMetric(hpa, m, selector, deps);
+      first ??= r;
+      invalid++;
+    }
+    // every metric failed (k8ts computes none yet): upstream's "all metrics invalid" path
+    if (invalid >= metrics.length) {
+      const err = first
+        ? new Error(`invalid metrics (${invalid} invalid out of ${metrics.length}), first error is: ${first.error.message}`)
+        : new Error('invalid metrics (0 invalid out of 0)');
+      if (first) setCondition(st, first.condition.type, first.condition.status as 'True' | 'False', first.condition.reason ?? '', first.condition.message ?? '', now);
+      setStatus(current, st.desiredReplicas ?? 0, metricStatuses, false);
+      deps.recorder.event(withKind(hpa), 'Warning', 'FailedComputeMetricsReplicas', err.message);
+      return { status: st, error: new Error(`failed to compute desired number of replicas based on listed metrics for ${reference}: ${err.message}`) };
+    }
+    desired = current;
+    rescale = false;
+  }
+
+  if (rescale) {
+    try {
+      await deps.updateScale(resource, ns, { ...scale, spec: { ...scale.spec, replicas: desired } });
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      deps.recorder.event(withKind(hpa), 'Warning', 'FailedRescale', `New size: ${desired}; reason: ${reason}; error: ${msg}`);
+      setCondition(st, 'AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${msg}`, now);
+      setStatus(current, st.desiredReplicas ?? 0, metricStatuses, false);
+      return { status: st, error: new Error(`failed to rescale ${reference}: ${msg}`) };
+    }
+    setCondition(st, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desired}`, now);
+    deps.recorder.event(withKind(hpa), 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
+  } else {
+    desired = current;
+  }
+  setStatus(current, desired, metricStatuses, rescale);
+  return { status: st };
+}
