@@ -36,7 +36,11 @@ export function scaleOf(obj: Obj): Scale {
   const status = (obj.status ?? {}) as { replicas?: number };
   let selector = '';
   try {
-    selector = labelSelectorAsSelector(spec.selector).toString();
+    if (obj.kind === 'ReplicationController') {
+      // a ReplicationController's selector is a plain label map (upstream SelectorFromSet: sorted key=value)
+      const set = (spec.selector ?? {}) as Record<string, string>;
+      selector = Object.keys(set).sort().map((k) => `${k}=${set[k]}`).join(',');
+    } else selector = labelSelectorAsSelector(spec.selector).toString();
   } catch {
     selector = '';
   }
@@ -156,4 +160,5 @@ export const scaleSubresources: SubresourceHandler[] = [
   scaleHandler('apps', 'v1', 'deployments'),
   scaleHandler('apps', 'v1', 'replicasets'),
   scaleHandler('apps', 'v1', 'statefulsets'),
+  scaleHandler('', 'v1', 'replicationcontrollers'),
 ];
