@@ -24,6 +24,7 @@ import { startGarbageCollector } from './garbagecollector/controller.js';
 import { startEndpointsController } from './endpoint/controller.js';
 import { startEndpointSliceController } from './endpointslice/controller.js';
 import { startDisruptionController } from './disruption/controller.js';
+import { startHorizontalPodAutoscalerController } from './podautoscaler/horizontal.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from './util/workqueue.js';
@@ -64,6 +65,7 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'endpoint-controller', component: 'endpoint-controller', start: startEndpointsController },
   { name: 'endpointslice-controller', component: 'endpoint-slice-controller', start: startEndpointSliceController },
   { name: 'disruption-controller', component: 'controllermanager', start: startDisruptionController },
+  { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', start: (c) => startHorizontalPodAutoscalerController(c) },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
