@@ -34,7 +34,7 @@ export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 const PROTO_FILES = [
   'runtime', 'resource', 'intstr', 'meta-v1', 'core-v1', 'apps-v1', 'batch-v1', 'authorization-v1', 'authentication-v1',
-  'rbac-v1', 'policy-v1', 'scheduling-v1', 'networking-v1',
+  'rbac-v1', 'policy-v1', 'scheduling-v1', 'networking-v1', 'autoscaling-v1',
 ];
 
 /**
@@ -67,6 +67,7 @@ const KINDS: Record<string, string> = {
   'policy/v1beta1/Eviction': 'k8s.io.api.policy.v1.Eviction',
   'scheduling.k8s.io/v1/PriorityClass': 'k8s.io.api.scheduling.v1.PriorityClass',
   'networking.k8s.io/v1/Ingress': 'k8s.io.api.networking.v1.Ingress',
+  'autoscaling/v1/HorizontalPodAutoscaler': 'k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler',
 };
 
 /**
