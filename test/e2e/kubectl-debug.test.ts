@@ -81,4 +81,25 @@ describe('e2e: kubectl debug starts ephemeral containers (simulated runtime)', (
     assert.match(r.stdout, /^pod "t" deleted/m);
     await eventually(() => (c.kubectl(['get', 'pod', 't']).code !== 0 ? true : undefined), 30_000);
   });
+
+  it('kubectl attach -i feeds stdin to the main process of a pod created with stdin', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'attach-in' },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'sh', image: 'busybox', command: ['sh'], stdin: true }] },
+    };
+    const a = c.kubectl(['apply', '-f', '-'], { input: JSON.stringify(pod) });
+    assert.equal(a.code, 0, a.stderr);
+    const w = c.kubectl(['wait', '--for=condition=Ready', 'pod/attach-in', '--timeout=60s'], { timeoutMs: 70_000 });
+    assert.equal(w.code, 0, w.stderr);
+    const r = c.kubectl(['attach', '-i', 'attach-in'], { input: 'echo attached-$HOSTNAME\nexit 0\n', timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^attached-attach-in$/m);
+    const phase = await eventually(() => {
+      const p = c.kubectl(['get', 'pod', 'attach-in', '-o', 'jsonpath={.status.phase}']).stdout;
+      return p === 'Succeeded' ? p : undefined;
+    }, 30_000);
+    assert.equal(phase, 'Succeeded');
+  });
 });
