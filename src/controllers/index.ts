@@ -13,7 +13,7 @@ import type { Client } from '../client/types.js';
 import { startNamespaceController } from './namespace/controller.js';
 import { startServiceAccountController } from './serviceaccount/controller.js';
 import { startNodeIPAMController } from './nodeipam/controller.js';
-import { startReplicaSetController } from './replicaset/controller.js';
+import { startReplicaSetController, startReplicationControllerController } from './replicaset/controller.js';
 import { startDeploymentController } from './deployment/controller.js';
 import { startStatefulSetController } from './statefulset/controller.js';
 import { startDaemonSetController } from './daemonset/controller.js';
@@ -55,6 +55,7 @@ export interface Running {
 /** Workload controllers: name (the ServiceAccount and RBAC role) → start function and event component. */
 const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: WorkloadControllerContext) => Promise<RunningController> }[] = [
   { name: 'replicaset-controller', component: 'replicaset-controller', start: startReplicaSetController },
+  { name: 'replication-controller', component: 'replication-controller', start: startReplicationControllerController },
   { name: 'deployment-controller', component: 'deployment-controller', start: startDeploymentController },
   { name: 'statefulset-controller', component: 'statefulset-controller', start: startStatefulSetController },
   { name: 'daemon-set-controller', component: 'daemonset-controller', start: startDaemonSetController },

@@ -11,7 +11,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCluster, manifestFile, type Cluster } from './harness.js';
+import { eventually, startCluster, manifestFile, type Cluster } from './harness.js';
 
 const DEPLOY = `apiVersion: apps/v1
 kind: Deployment
@@ -122,6 +122,23 @@ describe('kubectl apply --prune and the allowlisted kinds', () => {
     assert.equal(t[1]![1], '2');
     const sel = c.kubectl(['get', 'rc', 'rc1', '-o', 'jsonpath={.spec.selector.app} {.metadata.labels.app}']);
     assert.equal(sel.stdout, 'rc1 rc1');
+  });
+
+  it('the replication controller runs an RC’s pods; kubectl scale rc uses its scale subresource', async () => {
+    const ready = (n: number) => () => {
+      const g = c.kubectl(['get', 'rc', 'rc1', '-o', 'jsonpath={.status.replicas} {.status.readyReplicas}']);
+      return g.stdout === `${n} ${n}`;
+    };
+    await eventually(ready(2), 30_000);
+    const pods = JSON.parse(c.kubectl(['get', 'pods', '-l', 'app=rc1', '-o', 'json']).stdout) as { items: { metadata: { ownerReferences?: { kind: string; name: string; controller?: boolean }[] } }[] };
+    assert.equal(pods.items.length, 2);
+    for (const p of pods.items) assert.deepEqual(p.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller]), [['ReplicationController', 'rc1', true]]);
+    const sc = c.kubectl(['scale', 'rc', 'rc1', '--replicas=1']);
+    assert.equal(sc.code, 0, sc.stderr);
+    assert.equal(sc.stdout.trim(), 'replicationcontroller/rc1 scaled');
+    await eventually(ready(1), 30_000);
+    assert.equal(c.kubectl(['delete', 'rc', 'rc1']).code, 0);
+    await eventually(() => c.kubectl(['get', 'pods', '-l', 'app=rc1', '-o', 'name']).stdout.trim() === '', 30_000);
   });
 
   it('ingressclasses print upstream columns; explain and api-resources know the new kinds', () => {

@@ -13,10 +13,10 @@
 import type { ReplicaSet as KReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
 import type { KObject } from '../../api/resource.js';
 import { isNotFound, StatusError } from '../../apimachinery/errors.js';
-import { labelSelectorAsSelector, selectorFromSet } from '../../apimachinery/labels.js';
+import { labelSelectorAsSelector, selectorFromSet, type Selector } from '../../apimachinery/labels.js';
 import { jsonEqual } from '../../apimachinery/validation.js';
 import { keyOf } from '../../client/informer.js';
-import { R } from '../../client/types.js';
+import { R, type ResourceRef } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { claimObjects, controllerRefOf, isControlledBy, newControllerRef } from '../util/controller-ref.js';
 import { Expectations } from '../util/expectations.js';
@@ -77,10 +77,49 @@ export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageErr
   return status;
 }
 
-export async function startReplicaSetController(ctx: WorkloadControllerContext): Promise<RunningController> {
+/**
+ * What differs between the ReplicaSet and the ReplicationController controllers
+ * (upstream runs one controller for both, parametrised the same way).
+ */
+export interface ReplicaSetKind {
+  /** controller name (ServiceAccount, work queue) */
+  name: string;
+  resource: ResourceRef;
+  apiVersion: string;
+  kind: string;
+  /** the object's selector: a LabelSelector (ReplicaSet) or a plain label map (ReplicationController) */
+  selector(rs: ReplicaSet): Selector;
+}
+
+const REPLICASET_KIND: ReplicaSetKind = {
+  name: 'replicaset-controller',
+  resource: W.replicasets,
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  selector: (rs) => labelSelectorAsSelector(rs.spec?.selector),
+};
+
+/** The ReplicationController controller: the ReplicaSet controller over v1 ReplicationControllers. */
+export const REPLICATIONCONTROLLER_KIND: ReplicaSetKind = {
+  name: 'replication-controller',
+  resource: { group: '', version: 'v1', resource: 'replicationcontrollers', kind: 'ReplicationController', namespaced: true },
+  apiVersion: 'v1',
+  kind: 'ReplicationController',
+  selector: (rc) => {
+    const set = rc.spec?.selector as unknown as Record<string, string> | undefined;
+    return set && Object.keys(set).length ? selectorFromSet(set) : selectorFromSet(rc.spec?.template?.metadata?.labels);
+  },
+};
+
+/** Starts the ReplicationController controller (upstream pkg/controller/replication). */
+export function startReplicationControllerController(ctx: WorkloadControllerContext): Promise<RunningController> {
+  return startReplicaSetController(ctx, REPLICATIONCONTROLLER_KIND);
+}
+
+export async function startReplicaSetController(ctx: WorkloadControllerContext, gvk: ReplicaSetKind = REPLICASET_KIND): Promise<RunningController> {
   const { client, recorder, informers } = ctx;
   const clock = ctx.clock ?? realClock;
-  const rsInformer = informers.get<ReplicaSet>(W.replicasets);
+  const rsInformer = informers.get<ReplicaSet>(gvk.resource);
   const podInformer = informers.get<Pod>(R.pods);
   const podsByNs = new Index(podInformer, byNamespace);
   const podsByOwner = new Index(podInformer, byControllerUID);
@@ -88,11 +127,11 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext):
   const expectations = new Expectations(() => clock.now());
   const podControl = new PodControl(client, recorder);
 
-  const loop = new ControllerLoop({ name: 'replicaset-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
+  const loop = new ControllerLoop({ name: gvk.name, clock, workers: ctx.workers, sync: (k) => sync(k) });
 
   /** The RS a pod's controller reference names (same namespace, same UID). */
   const resolveRef = (ns: string, ref: { kind: string; name: string; uid: string } | undefined): ReplicaSet | undefined => {
-    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    if (!ref || ref.kind !== gvk.kind) return undefined;
     const rs = rsInformer.getByName(ns, ref.name);
     return rs && rs.metadata?.uid === ref.uid ? rs : undefined;
   };
@@ -102,7 +141,7 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext):
     const out: ReplicaSet[] = [];
     for (const rs of rsByNs.get(pod.metadata?.namespace ?? '')) {
       try {
-        const sel = labelSelectorAsSelector(rs.spec?.selector);
+        const sel = gvk.selector(rs);
         if (!sel.empty() && sel.matches(pod.metadata?.labels)) out.push(rs);
       } catch {
         /* invalid selector: matches nothing */
@@ -178,7 +217,7 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext):
     if (diff < 0) {
       diff = Math.min(-diff, BURST_REPLICAS);
       expectations.expectCreations(key, diff);
-      const ref = newControllerRef(rs, 'apps/v1', 'ReplicaSet');
+      const ref = newControllerRef(rs, gvk.apiVersion, gvk.kind);
       const { successes, error } = await slowStartBatch(diff, SLOW_START_INITIAL_BATCH_SIZE, async () => {
         try {
           await podControl.create(ns, podFromTemplate(rs.spec?.template, rs.metadata!.name!, ref), rs);
@@ -242,10 +281,10 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext):
     for (let i = 0; ; i++) {
       const next = { ...target, status: { ...status, observedGeneration: target.metadata?.generation ?? gen } } as ReplicaSet;
       try {
-        return await client.update<ReplicaSet>(W.replicasets, target.metadata!.namespace!, next, { subresource: 'status' });
+        return await client.update<ReplicaSet>(gvk.resource, target.metadata!.namespace!, next, { subresource: 'status' });
       } catch (e) {
         if (i >= 1) throw e;
-        target = await client.get<ReplicaSet>(W.replicasets, target.metadata!.namespace!, target.metadata!.name!);
+        target = await client.get<ReplicaSet>(gvk.resource, target.metadata!.namespace!, target.metadata!.name!);
       }
     }
   }
@@ -261,7 +300,7 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext):
     const needsSync = expectations.satisfied(key);
     let selector;
     try {
-      selector = labelSelectorAsSelector(rs.spec?.selector);
+      selector = gvk.selector(rs);
     } catch {
       return; // invalid selector: validation prevents this
     }
@@ -269,9 +308,9 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext):
     const pods = await claimObjects<Pod>(active, {
       client,
       controller: rs,
-      controllerAPIVersion: 'apps/v1',
-      controllerKind: 'ReplicaSet',
-      controllerResource: W.replicasets,
+      controllerAPIVersion: gvk.apiVersion,
+      controllerKind: gvk.kind,
+      controllerResource: gvk.resource,
       resource: R.pods,
       selector,
     });
