@@ -88,10 +88,10 @@ test('a failed rescale: FailedRescale event and AbleToScale False/FailedUpdateSc
 });
 
 test('setCondition keeps lastTransitionTime while the status is unchanged', () => {
-  const st = { desiredReplicas: 0 };
+  const st: Parameters<typeof setCondition>[0] = { desiredReplicas: 0 };
   setCondition(st, 'AbleToScale', 'True', 'A', 'a', T0);
   setCondition(st, 'AbleToScale', 'True', 'B', 'b', T0 + 60_000);
-  assert.deepEqual((st as { conditions: unknown[] }).conditions, [{ type: 'AbleToScale', status: 'True', reason: 'B', message: 'b', lastTransitionTime: '2026-01-01T00:00:00Z' }]);
+  assert.deepEqual(st.conditions, [{ type: 'AbleToScale', status: 'True', reason: 'B', message: 'b', lastTransitionTime: '2026-01-01T00:00:00Z' }]);
   setCondition(st, 'AbleToScale', 'False', 'C', 'c', T0 + 60_000);
-  assert.equal((st as { conditions: { lastTransitionTime: string }[] }).conditions[0]!.lastTransitionTime, '2026-01-01T00:01:00Z');
+  assert.equal(st.conditions?.[0]?.lastTransitionTime, '2026-01-01T00:01:00Z');
 });
