@@ -1,6 +1,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileSchedule as parseSchedule } from './cron.js';
+import { parseSchedule } from '../../api/batch/v1/cronjob/schedule.js';
 import { FakeClock } from '../../kubelet/testing/fake-clock.js';
 import { startTestCluster, type TestCluster, waitFor } from '../util/test-cluster.js';
 import { W } from '../util/resources.js';

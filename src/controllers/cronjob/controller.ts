@@ -11,8 +11,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/cronjob/cronjob_controllerv2.go
  */
 import type { ObjectReference } from 'kubernetes-types/core/v1.js';
-import { type Schedule, ScheduleError, isKnownZone } from '../../api/batch/v1/cronjob/schedule.js';
-import { compileSchedule } from './cron.js';
+import { type Schedule, ScheduleError, isKnownZone, parseSchedule } from '../../api/batch/v1/cronjob/schedule.js';
 import { isAlreadyExists, isNotFound, StatusError } from '../../apimachinery/errors.js';
 import { keyOf } from '../../client/informer.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
@@ -126,7 +125,7 @@ export async function startCronJobController(ctx: WorkloadControllerContext): Pr
     if (cj.spec?.suspend) return { changed };
     let sched: Schedule;
     try {
-      sched = compileSchedule(cj.spec?.schedule ?? '', zone);
+      sched = parseSchedule(cj.spec?.schedule ?? '', zone);
     } catch (e) {
       const msg = e instanceof ScheduleError ? e.message : String(e);
       recorder.event(cj, 'Warning', 'UnparseableSchedule', `unparseable schedule: ${JSON.stringify(cj.spec?.schedule ?? '')} : ${msg}`);
