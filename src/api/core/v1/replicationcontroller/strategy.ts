@@ -11,9 +11,10 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/validation/validation.go (ValidateReplicationControllerSpec)
  */
 import type { ReplicationController, ReplicationControllerSpec, ReplicationControllerStatus } from 'kubernetes-types/core/v1.js';
-import { type FieldError, invalid, Path, required } from '../../../../apimachinery/field-errors.js';
+import { type FieldError, Path, required } from '../../../../apimachinery/field-errors.js';
 import { validateLabels } from '../../../../apimachinery/validation.js';
-import { CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, nonNegativeCounts, notAboveReplicas, prepareWorkloadCreate, prepareWorkloadUpdate, selectorColumn } from '../../../apps/v1/shared/strategy.js';
+import { validateReplicaSetStatus } from '../../../apps/v1/replicaset/strategy.js';
+import { CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, prepareWorkloadCreate, prepareWorkloadUpdate, selectorColumn } from '../../../apps/v1/shared/strategy.js';
 import { layoutContainerCells, type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative, validateTemplateForController } from '../../../apps/v1/shared/template.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { dropDisabledPodFields } from '../pod/strategy.js';
@@ -52,14 +53,9 @@ export function validateReplicationControllerSpec(spec: ReplicationControllerSpe
   return errs;
 }
 
-/** Upstream ValidateReplicationControllerStatus. */
+/** Upstream ValidateReplicationControllerStatus: the same rules as a ReplicaSet's status. */
 export function validateReplicationControllerStatus(st: ReplicationControllerStatus | undefined): FieldError[] {
-  const p = Path.root('status');
-  const s = (st ?? {}) as Record<string, unknown>;
-  const errs = nonNegativeCounts(s, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'], p);
-  errs.push(...notAboveReplicas(s, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], p));
-  if ((st?.availableReplicas ?? 0) > (st?.readyReplicas ?? 0)) errs.push(invalid(p.child('availableReplicas'), st?.availableReplicas ?? 0, 'cannot be greater than readyReplicas'));
-  return errs;
+  return validateReplicaSetStatus(st);
 }
 
 /** core/v1 replicationcontrollers. */
