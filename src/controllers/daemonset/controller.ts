@@ -18,7 +18,7 @@ import { jsonEqual } from '../../apimachinery/validation.js';
 import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
-import { claimObjects, controllerRefOf, newControllerRef } from '../util/controller-ref.js';
+import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting, newControllerRef } from '../util/controller-ref.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../util/expectations.js';
 import { computeHash } from '../util/hash.js';
 import { CONTROLLER_REVISION_HASH_LABEL, type ControllerRevision, templatePatch, truncateHistory } from '../util/history.js';
@@ -85,20 +85,8 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
 
   const loop = new ControllerLoop({ name: 'daemon-set-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
 
-  const resolveRef = (ns: string, ref: { kind: string; name: string; uid: string } | undefined): DaemonSet | undefined => {
-    if (!ref || ref.kind !== 'DaemonSet') return undefined;
-    const ds = dsInformer.getByName(ns, ref.name);
-    return ds && ds.metadata?.uid === ref.uid ? ds : undefined;
-  };
-  const dsForOrphan = (o: KObject): DaemonSet[] =>
-    dsByNs.get(o.metadata?.namespace ?? '').filter((ds) => {
-      try {
-        const sel = labelSelectorAsSelector(ds.spec?.selector);
-        return !sel.empty() && sel.matches(o.metadata?.labels);
-      } catch {
-        return false;
-      }
-    });
+  const resolveRef = controllerResolver(dsInformer, 'DaemonSet');
+  const dsForOrphan = (o: KObject): DaemonSet[] => controllersSelecting(dsByNs.get(o.metadata?.namespace ?? ''), o, (ds) => labelSelectorAsSelector(ds.spec?.selector));
   const enqueueAll = (): void => {
     for (const ds of dsInformer.list()) loop.enqueueObj(ds);
   };

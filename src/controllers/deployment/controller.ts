@@ -26,7 +26,7 @@ import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { ReplicaSet } from '../replicaset/controller.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
-import { claimObjects, controllerRefOf, newControllerRef } from '../util/controller-ref.js';
+import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting, newControllerRef } from '../util/controller-ref.js';
 import { computeHash } from '../util/hash.js';
 import { byControllerUID, byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
@@ -83,20 +83,8 @@ export async function startDeploymentController(ctx: WorkloadControllerContext):
 
   const loop = new ControllerLoop({ name: 'deployment-controller', clock, workers: ctx.workers, sync: (k) => syncDeployment(k) });
 
-  const resolveRef = (ns: string, ref: { kind: string; name: string; uid: string } | undefined): Deployment | undefined => {
-    if (!ref || ref.kind !== 'Deployment') return undefined;
-    const d = dInformer.getByName(ns, ref.name);
-    return d && d.metadata?.uid === ref.uid ? d : undefined;
-  };
-  const deploymentsForOrphan = (rs: ReplicaSet): Deployment[] =>
-    dByNs.get(rs.metadata?.namespace ?? '').filter((d) => {
-      try {
-        const sel = labelSelectorAsSelector(d.spec?.selector);
-        return !sel.empty() && sel.matches(rs.metadata?.labels);
-      } catch {
-        return false;
-      }
-    });
+  const resolveRef = controllerResolver(dInformer, 'Deployment');
+  const deploymentsForOrphan = (rs: ReplicaSet): Deployment[] => controllersSelecting(dByNs.get(rs.metadata?.namespace ?? ''), rs, (d) => labelSelectorAsSelector(d.spec?.selector));
   const enqueueForRS = (rs: ReplicaSet): void => {
     const ref = controllerRefOf(rs);
     if (ref) {

@@ -24,7 +24,7 @@ import { jsonEqual } from '../../apimachinery/validation.js';
 import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
-import { claimObjects, controllerRefOf } from '../util/controller-ref.js';
+import { claimObjects, controllerRefOf, controllerResolver } from '../util/controller-ref.js';
 import { Expectations } from '../util/expectations.js';
 import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
@@ -79,11 +79,7 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
   const loop = new ControllerLoop({ name: 'job-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
   const orphans = new ControllerLoop({ name: 'job-controller (orphan pods)', clock, workers: 2, sync: (k) => handleOrphanPod(k) });
 
-  const resolveRef = (ns: string, ref: { kind: string; name: string; uid: string } | undefined): Job | undefined => {
-    if (!ref || ref.kind !== 'Job') return undefined;
-    const j = jobInformer.getByName(ns, ref.name);
-    return j && j.metadata?.uid === ref.uid ? j : undefined;
-  };
+  const resolveRef = controllerResolver(jobInformer, 'Job');
 
   /** A pod with the finalizer whose Job is gone or finished: its finalizer must go. */
   const checkOrphan = (pod: Pod): boolean => {

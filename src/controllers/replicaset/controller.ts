@@ -18,7 +18,7 @@ import { jsonEqual } from '../../apimachinery/validation.js';
 import { keyOf } from '../../client/informer.js';
 import { R, type ResourceRef } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
-import { claimObjects, controllerRefOf, isControlledBy, newControllerRef } from '../util/controller-ref.js';
+import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting, isControlledBy, newControllerRef } from '../util/controller-ref.js';
 import { Expectations } from '../util/expectations.js';
 import { byControllerUID, byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
@@ -130,25 +130,10 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext, 
   const loop = new ControllerLoop({ name: gvk.name, clock, workers: ctx.workers, sync: (k) => sync(k) });
 
   /** The RS a pod's controller reference names (same namespace, same UID). */
-  const resolveRef = (ns: string, ref: { kind: string; name: string; uid: string } | undefined): ReplicaSet | undefined => {
-    if (!ref || ref.kind !== gvk.kind) return undefined;
-    const rs = rsInformer.getByName(ns, ref.name);
-    return rs && rs.metadata?.uid === ref.uid ? rs : undefined;
-  };
+  const resolveRef = controllerResolver(rsInformer, gvk.kind);
 
   /** ReplicaSets whose selector matches an orphan pod. */
-  const rsForOrphan = (pod: Pod): ReplicaSet[] => {
-    const out: ReplicaSet[] = [];
-    for (const rs of rsByNs.get(pod.metadata?.namespace ?? '')) {
-      try {
-        const sel = gvk.selector(rs);
-        if (!sel.empty() && sel.matches(pod.metadata?.labels)) out.push(rs);
-      } catch {
-        /* invalid selector: matches nothing */
-      }
-    }
-    return out;
-  };
+  const rsForOrphan = (pod: Pod): ReplicaSet[] => controllersSelecting(rsByNs.get(pod.metadata?.namespace ?? ''), pod, gvk.selector);
 
   const podDeleted = (pod: Pod): void => {
     const rs = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));

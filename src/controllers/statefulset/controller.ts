@@ -18,7 +18,7 @@ import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
 import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
-import { claimObjects, controllerRefOf } from '../util/controller-ref.js';
+import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting } from '../util/controller-ref.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../util/expectations.js';
 import { type ControllerRevision, createControllerRevision, equalRevision, newControllerRevision, nextRevision, sortRevisions, templateOfRevision, templatePatch, truncateHistory } from '../util/history.js';
 import { byControllerUID, byNamespace, Index } from '../util/informers.js';
@@ -91,20 +91,8 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
 
   const loop = new ControllerLoop({ name: 'statefulset-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
 
-  const resolveRef = (ns: string, ref: { kind: string; name: string; uid: string } | undefined): StatefulSet | undefined => {
-    if (!ref || ref.kind !== 'StatefulSet') return undefined;
-    const s = setInformer.getByName(ns, ref.name);
-    return s && s.metadata?.uid === ref.uid ? s : undefined;
-  };
-  const setsForOrphan = (o: KObject): StatefulSet[] =>
-    setsByNs.get(o.metadata?.namespace ?? '').filter((s) => {
-      try {
-        const sel = labelSelectorAsSelector(s.spec?.selector);
-        return !sel.empty() && sel.matches(o.metadata?.labels);
-      } catch {
-        return false;
-      }
-    });
+  const resolveRef = controllerResolver(setInformer, 'StatefulSet');
+  const setsForOrphan = (o: KObject): StatefulSet[] => controllersSelecting(setsByNs.get(o.metadata?.namespace ?? ''), o, (s) => labelSelectorAsSelector(s.spec?.selector));
 
   const podChanged = (pod: Pod, gone: boolean): void => {
     const set = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));

@@ -103,3 +103,34 @@ export async function claimObjects<T extends KObject>(objs: T[], o: ClaimOptions
   }
   return out;
 }
+
+/** A controller reference as the resolvers below read it. */
+export type ControllerRefLike = { kind: string; name: string; uid: string } | undefined;
+
+/**
+ * Resolves controller references to the live controller a cache holds: same kind, and
+ * the object named `ref.name` in namespace `ns` with the reference's UID (a recreated
+ * controller of the same name is not the owner). Upstream resolveControllerRef.
+ */
+export function controllerResolver<T extends KObject>(cache: { getByName(ns: string, name: string): T | undefined }, kind: string): (ns: string, ref: ControllerRefLike) => T | undefined {
+  return (ns, ref) => {
+    if (!ref || ref.kind !== kind) return undefined;
+    const o = cache.getByName(ns, ref.name);
+    return o && o.metadata?.uid === ref.uid ? o : undefined;
+  };
+}
+
+/**
+ * The controllers among `candidates` whose selector matches `obj`'s labels; an empty or
+ * invalid selector matches nothing. Upstream get<Kind>sFor<Object> for orphans.
+ */
+export function controllersSelecting<T>(candidates: readonly T[], obj: KObject, selectorOf: (c: T) => Selector): T[] {
+  return candidates.filter((c) => {
+    try {
+      const sel = selectorOf(c);
+      return !sel.empty() && sel.matches(obj.metadata?.labels);
+    } catch {
+      return false;
+    }
+  });
+}
