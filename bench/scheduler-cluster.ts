@@ -21,12 +21,11 @@ import { HttpsTransport, InProcessTransport } from '../src/client/transport.js';
 import { openStorage } from '../src/storage/index.js';
 import type { Client } from '../src/client/types.js';
 import { ensureBuilt, freePort, ROOT } from '../test/e2e/harness.js';
+import { cpuSecondsOf } from './scheduler-cpu.js';
 
 /** utime + stime of a process, in seconds (from /proc). */
 export function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(parts[11]) + Number(parts[12])) / 100;
+  return cpuSecondsOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /** Resident set size of a process, in MiB. */

@@ -7,6 +7,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { RestClient } from '../src/client/rest-client.js';
 import { startScheduler } from '../src/scheduler/index.js';
+import { threadCpuSeconds } from './scheduler-cpu.js';
 import { PortTransport } from './scheduler-port.js';
 
 /** Messages from the parent. */
@@ -15,7 +16,7 @@ export type ToWorker = { t: 'measure' } | { t: 'finish' } | { t: 'stop' };
 export type FromWorker =
   | { t: 'ready' }
   | { t: 'bound'; n: number }
-  | { t: 'totals'; totals: [string, number][]; elu: number; heapMiB: number };
+  | { t: 'totals'; totals: [string, number][]; elu: number; heapMiB: number; cpu: number };
 
 async function main(): Promise<void> {
   const port = (workerData as { port: MessagePort }).port;
@@ -35,10 +36,12 @@ async function main(): Promise<void> {
     }
   };
   let elu0 = performance.eventLoopUtilization();
+  let cpu0 = threadCpuSeconds();
   parentPort!.on('message', (m: ToWorker) => {
     if (m.t === 'measure') {
       running.metrics.extensionPointTotals.clear();
       elu0 = performance.eventLoopUtilization();
+      cpu0 = threadCpuSeconds();
     } else if (m.t === 'finish') {
       const elu = performance.eventLoopUtilization(elu0).utilization;
       parentPort!.postMessage({
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
         totals: [...running.metrics.extensionPointTotals],
         elu,
         heapMiB: process.memoryUsage().heapUsed / 1048576,
+        cpu: threadCpuSeconds() - cpu0,
       } satisfies FromWorker);
     } else {
       void running.stop().then(() => process.exit(0));

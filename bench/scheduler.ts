@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { startScheduler } from '../src/scheduler/index.js';
 import { ADMIN, cpuSeconds, parallel, rssMiB, SCHEDULER, startBenchServer, startInProcessAPI } from './scheduler-cluster.js';
+import { threadCpuSeconds } from './scheduler-cpu.js';
 import { servePort } from './scheduler-port.js';
 import type { FromWorker, ToWorker } from './scheduler-worker.js';
 import { nodeDefault, podHighPriorityLargeCPU, serviceDefault, workloads, type PodOp, type Workload } from './scheduler-workloads.js';
@@ -47,6 +48,10 @@ interface Result {
   cpu: number;
   /** busy share of the scheduler's event loop during the measured phase */
   schedELU: number;
+  /** CPU seconds of the scheduler's thread during the measured phase (NaN if unknown) */
+  schedCPU: number;
+  /** CPU seconds of the API server's thread (with the benchmark's pod-creating client in worker/inprocess mode) or process (https) */
+  apiThreadCPU: number;
   /** busy share of the API server's event loop (NaN when in another process) */
   apiELU: number;
   /** MiB resident, all processes */
@@ -127,8 +132,8 @@ interface SchedulerHandle {
   bound(): number;
   /** start of the measured phase: clear totals */
   measure(): void;
-  /** end of the measured phase: extension point totals (ms) and the scheduler thread's busy share */
-  finish(): Promise<{ totals: Map<string, number>; elu: number }>;
+  /** end of the measured phase: extension point totals (ms), the scheduler thread's busy share and CPU seconds */
+  finish(): Promise<{ totals: Map<string, number>; elu: number; cpu: number }>;
   stop(): Promise<void>;
 }
 
@@ -138,6 +143,8 @@ interface Harness {
   startScheduler(): Promise<SchedulerHandle>;
   /** CPU seconds so far of the API server's process */
   apiCPU(): number;
+  /** CPU seconds so far of the API server's thread (its process in https mode) */
+  apiThreadCPU(): number;
   /** the API server's busy share since the last call (thread ELU) or NaN */
   apiELU(): number;
   apiRSS(): number;
@@ -173,7 +180,7 @@ async function workerHarness(): Promise<Harness> {
         measure: () => worker.postMessage({ t: 'measure' } satisfies ToWorker),
         finish: () =>
           new Promise((resolve) => {
-            onTotals = (m) => resolve({ totals: new Map(m.totals), elu: m.elu });
+            onTotals = (m) => resolve({ totals: new Map(m.totals), elu: m.elu, cpu: m.cpu });
             worker.postMessage({ t: 'finish' } satisfies ToWorker);
           }),
         async stop() {
@@ -188,6 +195,7 @@ async function workerHarness(): Promise<Harness> {
       const c = process.cpuUsage();
       return (c.user + c.system) / 1e6;
     },
+    apiThreadCPU: threadCpuSeconds,
     apiELU: () => {
       const u = performance.eventLoopUtilization(elu0).utilization;
       elu0 = performance.eventLoopUtilization();
@@ -212,17 +220,25 @@ async function localHarness(mode: 'inprocess' | 'https'): Promise<Harness> {
       let bound = 0;
       running.scheduler.onBound = () => bound++;
       let e0 = performance.eventLoopUtilization();
+      let c0 = threadCpuSeconds();
       return {
         bound: () => bound,
         measure: () => {
           running.metrics.extensionPointTotals.clear();
           e0 = performance.eventLoopUtilization();
+          c0 = threadCpuSeconds();
         },
-        finish: async () => ({ totals: new Map(running.metrics.extensionPointTotals), elu: performance.eventLoopUtilization(e0).utilization }),
+        finish: async () => ({
+          totals: new Map(running.metrics.extensionPointTotals),
+          elu: performance.eventLoopUtilization(e0).utilization,
+          // in-process: one thread runs both, so this is the thread's total
+          cpu: threadCpuSeconds() - c0,
+        }),
         stop: () => running.stop(),
       };
     },
     apiCPU: () => (server ? cpuSeconds(server.pid) : (process.cpuUsage().user + process.cpuUsage().system) / 1e6),
+    apiThreadCPU: () => (server ? cpuSeconds(server.pid) : threadCpuSeconds()),
     apiELU: () => {
       if (server) return Number.NaN;
       const u = performance.eventLoopUtilization(elu0).utilization;
@@ -260,6 +276,7 @@ async function run(w: Workload): Promise<Result> {
     const measured = () => s.bound() - base;
     const c0 = process.cpuUsage();
     const a0 = h.apiCPU();
+    const at0 = h.apiThreadCPU();
     h.apiELU();
     const samples: number[] = [];
     let last = 0;
@@ -281,8 +298,9 @@ async function run(w: Workload): Promise<Result> {
     await creating.catch(() => undefined);
     const cu = process.cpuUsage(c0);
     const apiCPU = h.apiCPU() - a0;
+    const apiThreadCPU = h.apiThreadCPU() - at0;
     const apiELU = h.apiELU();
-    const { totals, elu } = await s.finish();
+    const { totals, elu, cpu: schedCPU } = await s.finish();
     await stopChurn?.();
     const done = measured();
     const rest = seconds - samples.length;
@@ -298,6 +316,8 @@ async function run(w: Workload): Promise<Result> {
       p99: percentile(sorted, 99),
       cpu: MODE === 'https' ? (cu.user + cu.system) / 1e6 + apiCPU : apiCPU,
       schedELU: elu,
+      schedCPU,
+      apiThreadCPU,
       apiELU,
       rss: MODE === 'https' ? process.memoryUsage().rss / 1048576 + h.apiRSS() : h.apiRSS(),
       totals,
@@ -312,7 +332,7 @@ async function run(w: Workload): Promise<Result> {
 const CYCLE_POINTS = ['PreFilter', 'Filter', 'PostFilter', 'PreScore', 'Score', 'Reserve', 'Permit'];
 
 function table(rs: Result[]): string {
-  const head = ['workload', 'pods', 'pods/s avg', 'p50', 'p90', 'p99', 'CPU s', 'pods/CPU-s', 'sched busy', 'api busy', 'RSS MiB'];
+  const head = ['workload', 'pods', 'pods/s avg', 'p50', 'p90', 'p99', 'CPU s', 'pods/CPU-s', 'sched busy', 'api busy', 'sched µs/pod', 'api µs/pod', 'RSS MiB'];
   const pct = (x: number) => (Number.isNaN(x) ? '-' : `${(100 * x).toFixed(0)}%`);
   const rows = rs.map((r) => [
     r.name + (r.failed ? ' (INCOMPLETE)' : ''),
@@ -325,6 +345,8 @@ function table(rs: Result[]): string {
     (r.pods / r.cpu).toFixed(0),
     pct(r.schedELU),
     pct(r.apiELU),
+    Number.isNaN(r.schedCPU) ? '-' : ((1e6 * r.schedCPU) / Math.max(1, r.pods)).toFixed(0),
+    Number.isNaN(r.apiThreadCPU) || MODE === 'inprocess' ? '-' : ((1e6 * r.apiThreadCPU) / Math.max(1, r.pods)).toFixed(0),
     r.rss.toFixed(0),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -363,6 +385,9 @@ async function main(): Promise<void> {
   }[MODE];
   console.log(`\nmode ${MODE}: ${where}; node ${process.version}, ${(await import('node:os')).cpus().length} CPUs.`);
   console.log('pods/s = measured pods bound per second (binding acknowledged by the API server) while they are being created; p50/p90/p99 over 1-second samples.');
+  console.log(
+    'sched µs/pod = CPU of the scheduler thread per measured pod (in-process: of the one thread running everything); api µs/pod = CPU of the API server thread per pod, including the benchmark client creating the pods in worker mode (https: the server process). Both from /proc, robust to machine load.',
+  );
 }
 
 void (async () => {
