@@ -129,6 +129,7 @@ export class Kubelet {
       dns: o.dns,
       nodeHostname: o.machine.hostname,
       memoryCapacity: value(o.machine.memory),
+      onSandboxIPs: (id, ips) => this.runtimeCache.noteSandboxIPs(id, ips),
     });
     this.runtimeCache = new RuntimeStatusCache(o.runtime, () => this.runtimeName);
     this.workers = new PodWorkers(
@@ -276,7 +277,9 @@ export class Kubelet {
 
   private async syncKnownPod(uid: string, pod: Pod): Promise<{ failed: boolean; retryAt: number }> {
     const ok = { failed: false, retryAt: Infinity };
-    let ps = await this.podStatus(pod);
+    // a pod new to this node starts at once from an empty runtime status (no relist to wait for)
+    const m = pod.metadata ?? {};
+    let ps = (!m.deletionTimestamp && this.runtimeCache.newPodStatus(uid, m.name ?? '', m.namespace ?? '')) || (await this.podStatus(pod));
     if (pod.metadata?.deletionTimestamp) {
       await this.terminate(pod, ps, true);
       return ok;
@@ -351,6 +354,7 @@ export class Kubelet {
     removePodLogs(this.o.kubeletDir, uid, pod);
     await this.status.deletePod(pod);
     this.runtimeManager.forgetPod(uid);
+    this.runtimeCache.forget(uid);
     this.tokens.deletePod(uid);
   }
 
@@ -372,6 +376,7 @@ export class Kubelet {
     removePodLogs(this.o.kubeletDir, uid);
     this.prober.removePod(uid);
     this.runtimeManager.forgetPod(uid);
+    this.runtimeCache.forget(uid);
     this.status.forget(uid);
     this.states.delete(uid);
   }

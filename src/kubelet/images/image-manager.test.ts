@@ -57,3 +57,13 @@ test('imagePullSecrets: matching credentials tried in turn (auth decoded), none 
   await im.ensureImageExists(p2, p2.spec!.containers[0]!, sb);
   assert.deepEqual(pulls, [undefined], 'no matching key: anonymous pull');
 });
+
+test('an image already present: the result carries the ImageStatus answer (its user), so nobody asks again', async () => {
+  let calls = 0;
+  const img = { id: 'sha256:def', repoTags: ['busybox:1.36'], repoDigests: [], size: 1, uid: 1000 };
+  const rt = { imageStatus: async () => (calls++, img) } as unknown as Runtime;
+  const im = new ImageManager(rt, recorder, new FakeClock());
+  const p: Pod = { metadata: { name: 'p', namespace: 'default', uid: 'u2' }, spec: { containers: [{ name: 'c', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent' }] } };
+  assert.deepEqual(await im.ensureImageExists(p, p.spec!.containers[0]!, {} as PodSandboxConfig), { ok: true, imageRef: 'sha256:def', image: img });
+  assert.equal(calls, 1);
+});

@@ -6,7 +6,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/images/image_manager.go
  */
 import type { Container, Pod, Secret } from 'kubernetes-types/core/v1.js';
-import type { AuthConfig, PodSandboxConfig, Runtime } from '../../cri/api.js';
+import type { AuthConfig, Image, PodSandboxConfig, Runtime } from '../../cri/api.js';
 import type { EventRecorder } from '../../client/events.js';
 import type { Clock } from '../clock.js';
 import { formatDuration } from '../clock.js';
@@ -17,11 +17,12 @@ import { Backoff } from '../util/backoff.js';
 import { applyDefaultImageTag, parseImageReference } from './reference.js';
 
 /**
- * The outcome of {@link ImageManager.ensureImageExists}. A failure may carry `retryAt`
- * (ms since the epoch): when the pull back-off of this image ends, so the pod worker
- * can come back exactly then.
+ * The outcome of {@link ImageManager.ensureImageExists}. A success carries the
+ * runtime's ImageStatus answer when it made one (`image`: its user, so the caller need
+ * not ask again). A failure may carry `retryAt` (ms since the epoch): when the pull
+ * back-off of this image ends, so the pod worker can come back exactly then.
  */
-export type ImageResult = { ok: true; imageRef: string } | { ok: false; reason: string; message: string; retryAt?: number };
+export type ImageResult = { ok: true; imageRef: string; image?: Image } | { ok: false; reason: string; message: string; retryAt?: number };
 
 export class ImageManager {
   readonly backoff: Backoff;
@@ -49,20 +50,21 @@ export class ImageManager {
       return { ok: false, reason: WaitingReason.InvalidImageName, message: msg };
     }
     const spec = { image, userSpecifiedImage: userImage, annotations: {} };
-    let present: string | undefined;
+    let status: Image | undefined;
     try {
-      present = (await this.runtime.imageStatus(spec))?.id;
+      status = await this.runtime.imageStatus(spec);
     } catch (e) {
       const msg = `Failed to inspect image ${JSON.stringify(userImage)}: ${criErrorString(e)}`;
       ev('Warning', Reason.FailedToInspectImage, msg);
       return { ok: false, reason: 'ImageInspectError', message: msg };
     }
+    const present = status?.id;
     const policy = container.imagePullPolicy ?? defaultPullPolicy(userImage);
     const pull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
     if (!pull) {
       if (present) {
         ev('Normal', Reason.PulledImage, Msg.present(userImage));
-        return { ok: true, imageRef: present };
+        return { ok: true, imageRef: present, image: status };
       }
       const msg = Msg.neverPull(userImage);
       ev('Warning', Reason.ErrImageNeverPullPolicy, msg);
@@ -79,10 +81,10 @@ export class ImageManager {
     try {
       const ref = await this.pullWithCredentials(spec, await this.credentialsFor(pod, image), sandboxConfig);
       const took = this.clock.now() - start;
-      const size = (await this.runtime.imageStatus({ image: ref }).catch(() => undefined))?.size ?? 0;
-      ev('Normal', Reason.PulledImage, Msg.pulled(userImage, formatDuration(took), formatDuration(took), size));
+      const pulled = await this.runtime.imageStatus({ image: ref }).catch(() => undefined);
+      ev('Normal', Reason.PulledImage, Msg.pulled(userImage, formatDuration(took), formatDuration(took), pulled?.size ?? 0));
       this.backoff.gc();
-      return { ok: true, imageRef: ref };
+      return pulled ? { ok: true, imageRef: ref, image: pulled } : { ok: true, imageRef: ref };
     } catch (e) {
       const err = criErrorString(e);
       ev('Warning', Reason.FailedToPullImage, Msg.pullFailed(userImage, err));

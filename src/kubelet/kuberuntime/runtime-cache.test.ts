@@ -39,3 +39,57 @@ test('pleg(): names the pods whose sandboxes or containers appeared, changed sta
   assert.deepEqual(await cache.pleg(), ['a']);
   assert.deepEqual([...cache.podUIDs()], ['b']);
 });
+
+test('newPodStatus(): empty status without a list only for a pod no list showed and nobody asked about, once', async () => {
+  const f = fakeRuntime();
+  let lists = 0;
+  const list = f.rt.listPodSandbox;
+  f.rt.listPodSandbox = async (...a) => (lists++, list(...a));
+  const cache = new RuntimeStatusCache(f.rt, () => 'sim');
+  assert.equal(cache.newPodStatus('new', 'p', 'ns'), undefined, 'before any list the runtime may hold anything');
+  f.sbs.push(sb('s1', 'old'));
+  await cache.pleg();
+  assert.equal(cache.newPodStatus('old', 'p', 'ns'), undefined, 'a list showed it');
+  const before = lists;
+  assert.deepEqual(cache.newPodStatus('new', 'p', 'ns'), { uid: 'new', name: 'p', namespace: 'ns', sandboxes: [], containers: [], ips: [] });
+  assert.equal(lists, before, 'answered without a list');
+  assert.equal(cache.newPodStatus('new', 'p', 'ns'), undefined, 'the worker may have acted since: read');
+  await cache.podStatus('asked', '', '');
+  assert.equal(cache.newPodStatus('asked', 'p', 'ns'), undefined, 'someone read its status before');
+  // the pod's sandbox goes away and the kubelet forgets it: a later list must not make it "known" again only by memory
+  f.sbs.length = 0;
+  await cache.pleg();
+  cache.forget('old');
+  assert.ok(cache.newPodStatus('old', 'p', 'ns'), 'forgotten and absent from the runtime');
+});
+
+test('noteSandboxIPs(): the next relist reuses the IPs instead of PodSandboxStatus, even when a list already in flight missed the sandbox', async () => {
+  const f = fakeRuntime();
+  let statusCalls = 0;
+  (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () => {
+    statusCalls++;
+    return { network: { ip: '10.0.0.9', additionalIps: [] } } as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
+  };
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const list = f.rt.listPodSandbox;
+  f.rt.listPodSandbox = async (...a) => {
+    const out = await list(...a);
+    await gate;
+    return out;
+  };
+  const cache = new RuntimeStatusCache(f.rt, () => 'sim');
+  const inflight = cache.pleg(); // lists before the sandbox exists
+  await new Promise((r) => setImmediate(r));
+  f.sbs.push(sb('s1', 'u'));
+  cache.noteSandboxIPs('s1', ['10.0.0.7']);
+  release();
+  await inflight;
+  const ps = await cache.podStatus('u', 'p', 'ns');
+  assert.deepEqual(ps.ips, ['10.0.0.7']);
+  assert.equal(statusCalls, 0);
+  // once the sandbox is not ready any more the IPs are read again
+  f.sbs[0] = sb('s1', 'u', 'SANDBOX_NOTREADY');
+  assert.deepEqual((await cache.podStatus('u', 'p', 'ns')).ips, ['10.0.0.9']);
+  assert.equal(statusCalls, 1);
+});

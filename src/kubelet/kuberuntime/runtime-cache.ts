@@ -50,6 +50,8 @@ function podStates(sbs: Map<string, PodSandbox[]>, ctrs: Map<string, Container[]
 interface Cached<T> {
   state: string;
   value: T;
+  /** the number of lists started when this entry was made: a list that started later and misses the item drops it */
+  gen: number;
 }
 
 const ms = (ns: number): number => (ns ? Math.floor(ns / 1e6) : 0);
@@ -79,6 +81,10 @@ export class RuntimeStatusCache {
   private latest: Map<string, string> = new Map();
   /** the per-pod states {@link pleg} last compared against */
   private plegSeen: Map<string, string> = new Map();
+  /** lists completed so far */
+  private listed = 0;
+  /** UIDs some completed list has shown, or whose status a caller has read (see {@link newPodStatus}) */
+  private readonly known = new Set<string>();
 
   /** @param runtimeName prefix of containerIDs (`containerd://…`) */
   constructor(
@@ -91,6 +97,7 @@ export class RuntimeStatusCache {
    * @throws CRIError from the list calls, or from a status call other than NotFound
    */
   async podStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
+    this.known.add(uid);
     const snap = await this.relist();
     const [sbs, ctrs] = [snap.sandboxes.get(uid) ?? [], snap.containers.get(uid) ?? []];
     const sandboxIPs = await Promise.all(sbs.map((sb) => this.ipsOf(sb)));
@@ -104,6 +111,36 @@ export class RuntimeStatusCache {
     containers.sort((a, b) => b.createdAt - a.createdAt || b.restartCount - a.restartCount);
     const live = sandboxes.find((s) => s.ready) ?? sandboxes[0];
     return { uid, name, namespace, sandboxes, containers, ips: live?.ips ?? [] };
+  }
+
+  /**
+   * The status of a pod the runtime cannot have anything of, without a list: at least
+   * one list has completed, none of them showed `uid`, and nobody asked for `uid`'s
+   * status before (whoever asked may have acted on the runtime since). Upstream's pod
+   * worker likewise starts a pod first seen after its cache's first relist from an
+   * empty status instead of waiting for the next relist. Returns undefined otherwise:
+   * then {@link podStatus} must read.
+   *
+   * Only the pod's own worker may call this, before its first runtime action; the answer
+   * is given once per UID (a second call returns undefined).
+   */
+  newPodStatus(uid: string, name: string, namespace: string): RuntimePodStatus | undefined {
+    if (this.listed === 0 || this.known.has(uid)) return undefined;
+    this.known.add(uid);
+    return { uid, name, namespace, sandboxes: [], containers: [], ips: [] };
+  }
+
+  /**
+   * Records the IPs a caller just read with PodSandboxStatus for sandbox `id` (ready),
+   * so the next relist that lists it ready does not ask again.
+   */
+  noteSandboxIPs(id: string, ips: string[]): void {
+    this.sandboxIPs.set(id, { state: 'SANDBOX_READY', value: ips, gen: this.relists });
+  }
+
+  /** Drops what is remembered of pod `uid` once the kubelet is done with it (its runtime objects are removed). */
+  forget(uid: string): void {
+    this.known.delete(uid);
   }
 
   /**
@@ -156,17 +193,19 @@ export class RuntimeStatusCache {
   }
 
   private async list(): Promise<Snapshot> {
-    this.relists++;
+    const gen = ++this.relists;
     const [sbs, ctrs] = await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
-    // forget what the runtime no longer has
+    // forget what the runtime no longer has (entries made while this list ran may be newer than it)
     const ids = new Set<string>();
     for (const s of sbs) ids.add(s.id);
-    for (const k of this.sandboxIPs.keys()) if (!ids.has(k)) this.sandboxIPs.delete(k);
+    for (const [k, v] of this.sandboxIPs) if (v.gen < gen && !ids.has(k)) this.sandboxIPs.delete(k);
     ids.clear();
     for (const c of ctrs) ids.add(c.id);
-    for (const k of this.containerStatus.keys()) if (!ids.has(k)) this.containerStatus.delete(k);
+    for (const [k, v] of this.containerStatus) if (v.gen < gen && !ids.has(k)) this.containerStatus.delete(k);
     const snap = { sandboxes: group(sbs), containers: group(ctrs) };
     this.latest = podStates(snap.sandboxes, snap.containers);
+    for (const uid of this.latest.keys()) this.known.add(uid);
+    this.listed++;
     return snap;
   }
 
@@ -181,7 +220,7 @@ export class RuntimeStatusCache {
       if (!isNotFound(e)) throw e;
       ips = undefined;
     }
-    this.sandboxIPs.set(sb.id, { state: sb.state, value: ips });
+    this.sandboxIPs.set(sb.id, { state: sb.state, value: ips, gen: this.relists });
     return ips;
   }
 
@@ -194,12 +233,12 @@ export class RuntimeStatusCache {
       st = toRuntimeContainerStatus(raw, c.podSandboxId, this.runtimeName());
       // the list and the status call can disagree when the container changed in between:
       // cache under the state the status call saw, so the next relist re-reads it
-      this.containerStatus.set(c.id, { state: raw.state, value: st });
+      this.containerStatus.set(c.id, { state: raw.state, value: st, gen: this.relists });
       return st;
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
-    this.containerStatus.set(c.id, { state: c.state, value: undefined });
+    this.containerStatus.set(c.id, { state: c.state, value: undefined, gen: this.relists });
     return st;
   }
 }

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Container, EphemeralContainer, Pod } from 'kubernetes-types/core/v1.js';
-import type { ContainerConfig, PodSandboxConfig, Runtime } from '../../cri/api.js';
+import type { ContainerConfig, Image, PodSandboxConfig, Runtime } from '../../cri/api.js';
 import type { EventRecorder } from '../../client/events.js';
 import { formatDuration, sleep, type Clock } from '../clock.js';
 import { containerFieldPath, formatPod, latestStatus, podRef, type RuntimePodStatus } from '../container/runtime.js';
@@ -40,6 +40,8 @@ export interface RuntimeManagerDeps {
   nodeHostname: string;
   /** the node's memory in bytes (OOM score adjustment of Burstable containers) */
   memoryCapacity: number;
+  /** told the IPs read with PodSandboxStatus right after RunPodSandbox (the kubelet's status cache keeps them) */
+  onSandboxIPs?: (sandboxId: string, ips: string[]) => void;
 }
 
 /** Per-sync inputs the kubelet provides. */
@@ -108,6 +110,7 @@ export class KubeRuntimeManager {
       try {
         const st = await this.d.runtime.podSandboxStatus(sandboxId);
         podIPs = st.network?.ip ? [st.network.ip, ...st.network.additionalIps.map((x) => x.ip)] : [];
+        if (st.state === 'SANDBOX_READY') this.d.onSandboxIPs?.(sandboxId, podIPs);
       } catch (e) {
         this.event(pod, undefined, 'Warning', Reason.FailedStatusPodSandBox, `Unable to get pod sandbox status: ${criErrorString(e)}`);
         r.failed = true;
@@ -199,7 +202,7 @@ export class KubeRuntimeManager {
     let containerId: string;
     try {
       const vars = await makeEnvironmentVariables(pod, c, env);
-      const imageUser = await this.imageUser(img.imageRef);
+      const imageUser = img.image ? userOf(img.image) : await this.imageUser(img.imageRef);
       verifyRunAsNonRoot(pod, c, imageUser);
       await fs.promises.mkdir(logDir, { recursive: true, mode: 0o755 });
       const cfg = await generateContainerConfig({
@@ -247,12 +250,9 @@ export class KubeRuntimeManager {
     return 'started';
   }
 
-  /** The user an image runs as (upstream getImageUser: uid, else user name, else root). */
+  /** The user an image runs as (upstream getImageUser), asking the runtime. */
   private async imageUser(imageRef: string): Promise<ImageUser> {
-    const st = await this.d.runtime.imageStatus({ image: imageRef }).catch(() => undefined);
-    if (st?.uid !== undefined) return { uid: st.uid };
-    if (st?.username) return { username: st.username };
-    return { uid: 0 };
+    return userOf(await this.d.runtime.imageStatus({ image: imageRef }).catch(() => undefined));
   }
 
   private hooks(): Parameters<typeof runLifecycleHandler>[0] {
@@ -368,6 +368,13 @@ export class KubeRuntimeManager {
     this.d.images.backoff.forgetPrefix(`${uid}_`);
     this.d.reasons.forgetPod(uid);
   }
+}
+
+/** The user an image runs as (upstream getImageUser): its uid, else its user name, else root. */
+function userOf(st: Image | undefined): ImageUser {
+  if (st?.uid !== undefined) return { uid: st.uid };
+  if (st?.username) return { username: st.username };
+  return { uid: 0 };
 }
 
 /**
