@@ -3,6 +3,8 @@
  * server of the parent thread through a PortTransport, reports bound pods, and on
  * request the per-extension-point totals and its event-loop utilization.
  */
+import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { RestClient } from '../src/client/rest-client.js';
@@ -37,12 +39,24 @@ async function main(): Promise<void> {
   };
   let elu0 = performance.eventLoopUtilization();
   let cpu0 = threadCpuSeconds();
+  // BENCH_SCHED_PROFILE=<file.cpuprofile>: a CPU profile of this thread over the measured phase
+  const profileTo = process.env.BENCH_SCHED_PROFILE;
+  let session: Session | undefined;
   parentPort!.on('message', (m: ToWorker) => {
     if (m.t === 'measure') {
       running.metrics.extensionPointTotals.clear();
       elu0 = performance.eventLoopUtilization();
       cpu0 = threadCpuSeconds();
+      if (profileTo) {
+        session = new Session();
+        session.connect();
+        session.post('Profiler.enable', () => session!.post('Profiler.start'));
+      }
     } else if (m.t === 'finish') {
+      session?.post('Profiler.stop', (err, res) => {
+        if (!err) writeFileSync(profileTo!, JSON.stringify(res.profile));
+        session!.disconnect();
+      });
       const elu = performance.eventLoopUtilization(elu0).utilization;
       parentPort!.postMessage({
         t: 'totals',
