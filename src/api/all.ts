@@ -34,6 +34,7 @@ import { replicationControllerDefinition } from './core/v1/replicationcontroller
 import { podTemplateDefinition } from './core/v1/podtemplate/strategy.js';
 import { ingressDefinition } from './networking/v1/ingress/strategy.js';
 import { ingressClassDefinition } from './networking/v1/ingressclass/strategy.js';
+import { customResourceDefinitionDefinition } from './apiextensions/v1/customresourcedefinition/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -84,6 +85,8 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     podTemplateDefinition as ResourceDefinition,
     ingressDefinition as ResourceDefinition,
     ingressClassDefinition as ResourceDefinition,
+    // custom resources of established CRDs are added at runtime (src/apiserver/apiextensions)
+    customResourceDefinitionDefinition as ResourceDefinition,
   ];
   return defs;
 }

@@ -19,6 +19,7 @@ import { handleOpenAPI } from './openapi/index.js';
 import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
 import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.js';
+import { CustomResourceDefinitionController } from './apiextensions/controller.js';
 
 /** Authorization decision input (upstream authorizer.Attributes). */
 export interface AuthorizationAttributes {
@@ -105,7 +106,10 @@ export class APIServer implements StoreLookup {
   private readonly now: () => Date;
   private ready = false;
   readonly lookup: ObjectLookup;
-  readonly definitions: ResourceDefinition[];
+  /** the served definitions; replaced (never mutated) when resources come and go at runtime */
+  definitions: ResourceDefinition[];
+  private readonly chain: AdmissionChain;
+  private crds?: CustomResourceDefinitionController;
 
   constructor(private readonly opts: APIServerOptions) {
     this.storage = opts.storage;
@@ -127,7 +131,7 @@ export class APIServer implements StoreLookup {
         return (await s.list(ns, {})).items.map((o) => o.obj);
       },
     };
-    const chain = new AdmissionChain(opts.admission ?? [], this.lookup);
+    const chain = (this.chain = new AdmissionChain(opts.admission ?? [], this.lookup));
     for (const def of opts.definitions) {
       const keyPrefix = def.group === '' && def.resource === 'events' ? '/registry/events/' : undefined;
       const st = new Store(def, { storage: opts.storage, admission: chain, lookup: this.lookup, keyPrefix });
@@ -150,14 +154,65 @@ export class APIServer implements StoreLookup {
     return this.stores.get(`${group}/${resource}`);
   }
 
-  /** Starts every resource's watch cache; the server is ready afterwards. */
+  /**
+   * Starts every resource's watch cache and, when CustomResourceDefinitions are served,
+   * the CRD controller (which installs the custom resources of established CRDs before
+   * this resolves); the server is ready afterwards.
+   */
   async start(): Promise<void> {
     await Promise.all([...this.byGVR.values()].map((s) => s.start()));
+    if (this.store('apiextensions.k8s.io', 'customresourcedefinitions')) {
+      this.crds = new CustomResourceDefinitionController(this);
+      await this.crds.start();
+    }
     this.ready = true;
   }
 
   stop(): void {
+    this.crds?.stop();
     for (const s of this.byGVR.values()) s.stop();
+  }
+
+  /**
+   * Serves a resource from now on (custom resources): a generic store over the same
+   * storage and admission chain, its custom subresource handlers, discovery and OpenAPI.
+   * Resolves once the store's watch cache is loaded.
+   * @throws Error when the group/version/resource is already served
+   */
+  async addResource(def: ResourceDefinition, subresources: readonly SubresourceHandler[] = []): Promise<Store> {
+    const gvr = `${def.group}/${def.version}/${def.resource}`;
+    if (this.byGVR.has(gvr)) throw new Error(`${gvr} is already served`);
+    const st = new Store(def, { storage: this.storage, admission: this.chain, lookup: this.lookup });
+    await st.start();
+    this.byGVR.set(gvr, st);
+    const gr = `${def.group}/${def.resource}`;
+    if (!this.stores.has(gr)) this.stores.set(gr, st);
+    for (const s of subresources) this.subresources.set(`${gvr}/${s.subresource}`, s);
+    this.definitions = [...this.definitions, def];
+    this.discovery.add(def, subresources);
+    return st;
+  }
+
+  /** Stops serving a resource added with {@link addResource}; its stored objects stay. */
+  removeResource(group: string, version: string, resource: string): void {
+    const gvr = `${group}/${version}/${resource}`;
+    const st = this.byGVR.get(gvr);
+    if (!st) return;
+    this.byGVR.delete(gvr);
+    const gr = `${group}/${resource}`;
+    if (this.stores.get(gr) === st) {
+      this.stores.delete(gr);
+      for (const other of this.byGVR.values()) {
+        if (other.def.group === group && other.def.resource === resource) {
+          this.stores.set(gr, other);
+          break;
+        }
+      }
+    }
+    for (const k of [...this.subresources.keys()]) if (k.startsWith(`${gvr}/`)) this.subresources.delete(k);
+    this.definitions = this.definitions.filter((d) => d !== st.def);
+    this.discovery.remove(group, version, resource);
+    st.stop();
   }
 
   get isReady(): boolean {

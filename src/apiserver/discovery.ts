@@ -79,16 +79,64 @@ export class Discovery {
   private readonly byGroup = new Map<string, Map<string, ResourceDefinition[]>>();
   private readonly subs: SubresourceInfo[];
   private cache = new Map<string, string>();
+  /** groups whose versions are ordered by Kubernetes version priority (added at runtime) */
+  private readonly dynamicGroups = new Set<string>();
 
   constructor(defs: ResourceDefinition[], subresources: SubresourceInfo[]) {
-    this.subs = subresources;
-    for (const d of defs) {
-      let versions = this.byGroup.get(d.group);
-      if (!versions) this.byGroup.set(d.group, (versions = new Map()));
-      let list = versions.get(d.version);
-      if (!list) versions.set(d.version, (list = []));
-      list.push(d);
+    this.subs = [...subresources];
+    for (const d of defs) this.insert(d);
+  }
+
+  private insert(d: ResourceDefinition): void {
+    let versions = this.byGroup.get(d.group);
+    if (!versions) this.byGroup.set(d.group, (versions = new Map()));
+    let list = versions.get(d.version);
+    if (!list) versions.set(d.version, (list = []));
+    list.push(d);
+  }
+
+  /**
+   * Adds a resource served from now on (custom resources) with its custom subresource
+   * handlers' discovery information. Versions of groups that gain resources this way are
+   * ordered by Kubernetes version priority (v2 > v1 > v1beta1 > v1alpha1), as upstream
+   * orders CRD versions.
+   */
+  add(def: ResourceDefinition, subresources: readonly SubresourceInfo[] = []): void {
+    const dynamic = this.dynamicGroups.has(def.group) || !this.byGroup.has(def.group);
+    this.insert(def);
+    this.subs.push(...subresources);
+    if (dynamic) {
+      this.dynamicGroups.add(def.group);
+      const versions = this.byGroup.get(def.group)!;
+      const sorted = [...versions.entries()].sort(([a], [b]) => compareKubeAwareVersions(a, b));
+      versions.clear();
+      for (const [v, l] of sorted) versions.set(v, l);
     }
+    this.cache.clear();
+  }
+
+  /** Stops listing a resource (and its subresources); drops emptied versions and groups. */
+  remove(group: string, version: string, resource: string): void {
+    const versions = this.byGroup.get(group);
+    const list = versions?.get(version);
+    if (!versions || !list) return;
+    const i = list.findIndex((d) => d.resource === resource);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) versions.delete(version);
+    if (versions.size === 0) {
+      this.byGroup.delete(group);
+      this.dynamicGroups.delete(group);
+    }
+    for (let j = this.subs.length - 1; j >= 0; j--) {
+      const s = this.subs[j]!;
+      if (s.group === group && s.version === version && s.resource === resource) this.subs.splice(j, 1);
+    }
+    this.cache.clear();
+  }
+
+  /** Drops cached documents (after a served definition changed in place). */
+  invalidate(): void {
+    this.cache.clear();
   }
 
   groups(): string[] {
@@ -240,6 +288,30 @@ export class Discovery {
     }
     return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gvString(group, version), resources };
   }
+}
+
+/**
+ * Kubernetes version priority (upstream version.CompareKubeAwareVersionStrings): GA
+ * before beta before alpha, higher majors and minors first, anything else after, by name.
+ * @returns negative when `a` comes first
+ */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  const parse = (v: string): [number, number, number] | undefined => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return undefined;
+    const tier = m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1;
+    return [tier, Number(m[1]), m[3] === undefined ? 0 : Number(m[3])];
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (pa && pb) {
+    if (pa[0] !== pb[0]) return pb[0] - pa[0];
+    if (pa[1] !== pb[1]) return pb[1] - pa[1];
+    return pb[2] - pa[2];
+  }
+  if (pa) return -1;
+  if (pb) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function rank(g: string): number {

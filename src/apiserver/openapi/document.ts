@@ -23,6 +23,7 @@ import {
   type Schema,
 } from './schemas.js';
 import { customSchemaName } from './names.js';
+import { customResourceSchema } from './custom.js';
 
 /** The upstream version whose API the documents describe (`info.version`). */
 export const OPENAPI_INFO_VERSION = 'v1.32.0';
@@ -70,7 +71,7 @@ export function buildGroupVersionDocument(defs: readonly ResourceDefinition[]): 
     const builtin = kind !== undefined;
     if (!kind) {
       kind = customSchemaName(def.group, def.version, def.kind);
-      extra[kind] = customKindSchema(def);
+      extra[kind] = customResourceSchema(def)?.schema ?? customKindSchema(def);
     }
     let list = builtin ? builtinListSchemaName(def, set) : undefined;
     if (!list) {
@@ -155,7 +156,7 @@ const MAX_FINGERPRINTS = 4;
 /** What of a definition shows in the documents. */
 function fingerprint(defs: readonly ResourceDefinition[]): string {
   return defs
-    .map((d) => [d.group, d.version, d.resource, d.kind, d.listKind, d.namespaced ? 'n' : 'c', (d.verbs ?? []).join(','), d.status ? 's' : '', d.schemaRef ?? ''].join('/'))
+    .map((d) => [d.group, d.version, d.resource, d.kind, d.listKind, d.namespaced ? 'n' : 'c', (d.verbs ?? []).join(','), d.status ? 's' : '', d.schemaRef ?? '', customResourceSchema(d)?.hash ?? ''].join('/'))
     .sort()
     .join('|');
 }

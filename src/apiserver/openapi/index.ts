@@ -14,3 +14,4 @@ export {
 } from './document.js';
 export { builtinSchemas, builtinSchemaName, type Schema, type SchemaSet } from './schemas.js';
 export { unknownFields } from './unknown-fields.js';
+export { setCustomResourceSchema, customResourceSchema, type CustomResourceSchema } from './custom.js';

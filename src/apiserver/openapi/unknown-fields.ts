@@ -4,13 +4,15 @@
  * strict JSON decoder spells them (`spec.bogusField`, `spec.containers[0].imagePullPolice`).
  *
  * Each schema is compiled once into a small node tree (declared properties → child
- * node), so checking an object allocates only for the unknown fields it finds.
+ * node), so checking an object allocates only for the unknown fields it finds. Custom
+ * resources use the schema their CRD registered (custom.ts).
  *
  * @see https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation
  * @see https://github.com/kubernetes-sigs/json (strict decoding errors)
  */
 import type { KObject, ResourceDefinition } from '../../api/resource.js';
 import { builtinSchemaName, builtinSchemas, type Schema, type SchemaSet } from './schemas.js';
+import { customResourceSchema } from './custom.js';
 
 const REF_PREFIX = '#/components/schemas/';
 
@@ -84,14 +86,26 @@ function walk(v: unknown, node: Node, path: string, out: string[]): void {
 
 /**
  * Field paths of `obj` its kind's schema does not declare, in document order, e.g.
- * `["spec.bogusField", "spec.containers[0].imagePullPolice"]`. Kinds without a built-in
- * schema (custom resources) report none. Loads the built-in schemas on first use.
+ * `["spec.bogusField", "spec.containers[0].imagePullPolice"]`. Custom resources are checked
+ * against the schema registered for their definition; kinds with neither a built-in nor
+ * a registered schema report none. Loads the built-in schemas on first use.
  */
 export function unknownFields(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'schemaRef'>, obj: KObject): string[] {
   const set = builtinSchemas();
-  const name = builtinSchemaName(def, set);
-  if (!name) return [];
+  const custom = customResourceSchema(def);
+  let node: Node | undefined;
+  if (custom) {
+    node = compiledCustom.get(custom.schema);
+    if (!node) compiledCustom.set(custom.schema, (node = compile(custom.schema, set)));
+  } else {
+    const name = builtinSchemaName(def, set);
+    if (!name) return [];
+    node = named(name, set);
+  }
   const out: string[] = [];
-  walk(obj, named(name, set), '', out);
+  walk(obj, node, '', out);
   return out;
 }
+
+/** compiled custom resource schemas (registered at runtime, see custom.ts) */
+const compiledCustom = new WeakMap<Schema, Node>();

@@ -1,0 +1,146 @@
+/**
+ * ResourceDefinitions built at runtime from a CustomResourceDefinition: one per served
+ * version, all sharing one storage prefix (`/registry/<group>/<plural>/`) and served by
+ * the generic store like any built-in resource. The strategy prunes unknown fields,
+ * applies schema defaults, validates against the version's schema, keeps status (or the
+ * rest) on the status subresource, and bumps `metadata.generation` on non-status changes.
+ *
+ * Conversion is strategy None: objects are stored with the storage version's apiVersion
+ * and each served version rewrites apiVersion on the way out and in.
+ *
+ * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/registry/customresource/strategy.go
+ * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/registry/customresource/status_strategy.go
+ * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apiserver/conversion/nop_converter.go
+ */
+import type { CustomResourceDefinitionNames } from 'kubernetes-types/apiextensions/v1.js';
+import type { CRDVersion, CRSchema, CustomResourceDefinition } from '../../api/apiextensions/v1/customresourcedefinition/types.js';
+import { storageVersion } from '../../api/apiextensions/v1/customresourcedefinition/types.js';
+import type { KObject, Obj, ResourceDefinition, StatusStrategy } from '../../api/resource.js';
+import { failureStatus, StatusError } from '../../apimachinery/errors.js';
+import { customResourcePrinter } from './printer.js';
+import { defaultCustomResource, pruneCustomResource, validateCustomResource } from './schema.js';
+
+/** State shared by the definitions of one CRD that the CRD controller changes while serving. */
+export interface CustomResourceServingState {
+  /** set once the CRD is being deleted: creates are refused */
+  terminating: boolean;
+}
+
+function contentEqualExcept(a: KObject, b: KObject, skip: readonly string[]): boolean {
+  const ka = Object.keys(a).filter((k) => !skip.includes(k));
+  const kb = Object.keys(b).filter((k) => !skip.includes(k));
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return false;
+  return true;
+}
+
+/**
+ * The strategy of one version: prune → default on every write, schema validation,
+ * generation and status handling.
+ */
+function versionDefinition(
+  crd: CustomResourceDefinition,
+  v: CRDVersion,
+  names: CustomResourceDefinitionNames,
+  state: CustomResourceServingState,
+  multiVersion: boolean,
+): ResourceDefinition {
+  const group = crd.spec.group;
+  const schema: CRSchema | undefined = v.schema?.openAPIV3Schema;
+  const statusEnabled = !!v.subresources?.status;
+  const apiVersion = `${group}/${v.name}`;
+  const storageAPIVersion = `${group}/${storageVersion(crd) ?? v.name}`;
+  const normalise = (o: Obj): void => {
+    if (!schema) return;
+    pruneCustomResource(schema, o);
+    defaultCustomResource(schema, o);
+  };
+  const validate = (o: Obj): ReturnType<NonNullable<ResourceDefinition['validate']>> => (schema ? validateCustomResource(schema, o) : []);
+  const status: StatusStrategy | undefined = statusEnabled
+    ? {
+        prepareForUpdate(obj, old) {
+          normalise(obj);
+          // only status may change: everything else is the stored object's
+          for (const k of Object.keys(obj)) if (k !== 'status' && k !== 'metadata') delete obj[k];
+          for (const k of Object.keys(old)) if (k !== 'status' && k !== 'metadata') obj[k] = structuredClone(old[k]);
+          const m = obj.metadata;
+          const om = old.metadata;
+          m.labels = om.labels;
+          m.annotations = om.annotations;
+          m.finalizers = om.finalizers;
+          m.ownerReferences = om.ownerReferences;
+          m.generation = om.generation;
+          for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) if (m[k] === undefined) delete m[k];
+        },
+        validateUpdate: (obj) => validate(obj),
+      }
+    : undefined;
+  const def: ResourceDefinition = {
+    group,
+    version: v.name,
+    kind: names.kind,
+    listKind: names.listKind ?? `${names.kind}List`,
+    resource: names.plural,
+    singular: names.singular ?? names.kind.toLowerCase(),
+    namespaced: crd.spec.scope === 'Namespaced',
+    shortNames: names.shortNames?.length ? [...names.shortNames] : undefined,
+    categories: names.categories?.length ? [...names.categories] : undefined,
+    defaults: normalise,
+    prepareForCreate(obj) {
+      if (statusEnabled) delete obj.status;
+      obj.metadata.generation = 1;
+    },
+    prepareForUpdate(obj, old) {
+      if (statusEnabled) {
+        if (old.status !== undefined) obj.status = structuredClone(old.status);
+        else delete obj.status;
+      }
+      const skip = statusEnabled ? ['metadata', 'status'] : ['metadata'];
+      obj.metadata.generation = contentEqualExcept(obj, old, skip) ? old.metadata.generation : (old.metadata.generation ?? 0) + 1;
+    },
+    validate: (obj) => validate(obj),
+    validateUpdate: (obj) => validate(obj),
+    table: customResourcePrinter(v.additionalPrinterColumns),
+    status,
+    hooks: {
+      async beforeCreate() {
+        if (state.terminating) {
+          throw new StatusError(
+            failureStatus(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { group, kind: names.plural }),
+          );
+        }
+      },
+    },
+  };
+  if (multiVersion) {
+    def.storagePrefix = `/registry/${group}/${names.plural}/`;
+    def.storageConversion = {
+      fromStored(o) {
+        const c = structuredClone(o);
+        c.apiVersion = apiVersion;
+        return c;
+      },
+      toStored(o) {
+        const c = structuredClone(o) as Obj;
+        c.apiVersion = storageAPIVersion;
+        return c;
+      },
+    };
+  }
+  return def;
+}
+
+/**
+ * The definitions of every served version of `crd`, named by `names` (the accepted names).
+ * @param state shared with the CRD controller (terminating flag)
+ */
+export function customResourceDefinitions(crd: CustomResourceDefinition, names: CustomResourceDefinitionNames, state: CustomResourceServingState): ResourceDefinition[] {
+  const versions = crd.spec.versions ?? [];
+  const multi = versions.length > 1;
+  return versions.filter((v) => v.served).map((v) => versionDefinition(crd, v, names, state, multi));
+}
+
+/** What of a CRD changes how it is served (a change re-installs its resources). */
+export function servingFingerprint(crd: CustomResourceDefinition, names: CustomResourceDefinitionNames): string {
+  return JSON.stringify([crd.spec.scope, crd.spec.versions, names]);
+}

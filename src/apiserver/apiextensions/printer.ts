@@ -1,0 +1,103 @@
+/**
+ * Server-side printing of custom resources: a `Name` column, then the CRD version's
+ * `additionalPrinterColumns` (or, when it has none, `Age` from
+ * `.metadata.creationTimestamp`), each cell read with a simple JSONPath
+ * (`.spec.cronSpec`, `.status.conditions[0].type`, `.metadata.labels.app`).
+ *
+ * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/registry/customresource/tableconvertor/tableconvertor.go
+ */
+import type { CustomResourceColumnDefinition } from 'kubernetes-types/apiextensions/v1.js';
+import type { KObject, Obj, TableColumnDefinition, TablePrinter } from '../../api/resource.js';
+
+/** One step of a parsed path: a field name or an array index. */
+type Step = string | number;
+
+/**
+ * Parses the simple JSONPath subset CRD columns use: `.a.b[0].c`, optionally wrapped in
+ * `{…}`. Returns undefined for anything else (filters, wildcards, recursive descent).
+ */
+export function parseSimpleJSONPath(path: string): Step[] | undefined {
+  let p = path.trim();
+  if (p.startsWith('{') && p.endsWith('}')) p = p.slice(1, -1).trim();
+  if (!p.startsWith('.')) return undefined;
+  const steps: Step[] = [];
+  const re = /\.([^.[\]]+)|\[(\d+)\]|\['([^']+)'\]/y;
+  let i = 0;
+  while (i < p.length) {
+    re.lastIndex = i;
+    const m = re.exec(p);
+    if (!m) return undefined;
+    if (m[1] !== undefined) steps.push(m[1]);
+    else if (m[2] !== undefined) steps.push(Number(m[2]));
+    else steps.push(m[3]!);
+    i = re.lastIndex;
+  }
+  return steps;
+}
+
+/** The value at `steps` inside `obj`, or undefined when a step is missing. */
+export function valueAt(obj: unknown, steps: readonly Step[]): unknown {
+  let cur: unknown = obj;
+  for (const s of steps) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[s];
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+const NAME_DESCRIPTION =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names';
+
+/** Upstream's default when a version declares no columns. */
+const DEFAULT_COLUMNS: CustomResourceColumnDefinition[] = [
+  {
+    name: 'Age',
+    type: 'date',
+    jsonPath: '.metadata.creationTimestamp',
+    description:
+      'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+  },
+];
+
+/** A cell as upstream's convertor renders it: scalars as they are, other values as JSON text. */
+function cell(v: unknown, type: string): unknown {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return type === 'integer' && Number.isInteger(v) ? v : v;
+  return JSON.stringify(v);
+}
+
+/**
+ * The table printer for one CRD version's columns.
+ * @param columns `additionalPrinterColumns` of the version (empty/undefined = the Age column)
+ */
+export function customResourcePrinter(columns: readonly CustomResourceColumnDefinition[] | undefined): TablePrinter<KObject> {
+  const cols = columns && columns.length ? columns : DEFAULT_COLUMNS;
+  const defs: TableColumnDefinition[] = [{ name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 }];
+  const paths: (Step[] | undefined)[] = [];
+  const types: string[] = [];
+  for (const c of cols) {
+    defs.push({
+      name: c.name,
+      type: c.type as TableColumnDefinition['type'],
+      format: c.format ?? '',
+      description: c.description ?? '',
+      priority: c.priority ?? 0,
+    });
+    paths.push(parseSimpleJSONPath(c.jsonPath));
+    types.push(c.type);
+  }
+  return {
+    columns: defs,
+    cells(obj: Obj<KObject>): unknown[] {
+      const out: unknown[] = new Array(paths.length + 1);
+      out[0] = obj.metadata.name ?? '';
+      for (let i = 0; i < paths.length; i++) {
+        const p = paths[i];
+        out[i + 1] = p ? cell(valueAt(obj, p), types[i]!) : null;
+      }
+      return out;
+    },
+  };
+}
