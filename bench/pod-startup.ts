@@ -25,7 +25,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { Pod as PodT } from 'kubernetes-types/core/v1.js';
 import { R, type Client } from '../src/client/types.js';
@@ -252,15 +252,41 @@ function phases(seen: Map<string, Seen>, names: string[], calls: CRICall[]): Map
   return out;
 }
 
-/** CPU time (user+system, ms) of process `pid` so far, from /proc (0 when unreadable). */
-function procCpuMs(pid: number | undefined): number {
+/**
+ * CPU time (ms) of process `pid` so far, from /proc (0 when unreadable): user+system, and
+ * with `children` also that of its children it has reaped (runc and CNI plugins run by
+ * containerd; runc run by a shim).
+ */
+function procCpuMs(pid: number | undefined, children = false): number {
   if (!pid) return 0;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ = 100)
+    // utime, stime, cutime, cstime in clock ticks (USER_HZ = 100)
+    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / 100;
   } catch {
     return 0;
   }
+}
+
+/** PIDs of the containerd shims serving the containerd whose socket is `socket` (they name it in their command line). */
+function shimPids(socket: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (argv.includes('containerd-shim') && argv.includes(socket)) out.push(Number(d));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/** CPU (ms, incl. reaped children) of the shims of `socket`, keyed by PID, so a later reading can subtract per shim. */
+function shimCpu(socket: string): Map<number, number> {
+  return new Map(shimPids(socket).map((pid) => [pid, procCpuMs(pid, true)]));
 }
 
 function report(seen: Map<string, Seen>, names: string[], calls: CRICall[], wallMs: number): number {
@@ -317,7 +343,8 @@ try {
   const names = Array.from({ length: PODS }, (_, i) => `pod-${String(i).padStart(3, '0')}`);
   const seen = new Map<string, Seen>();
   const ctrdPid = cluster.ctrd.containerd.pid;
-  const cpu0 = { node: process.cpuUsage(), ctrd: procCpuMs(ctrdPid) };
+  const socket = cluster.ctrd.containerd.paths.socket;
+  const cpu0 = { node: process.cpuUsage(), ctrd: procCpuMs(ctrdPid), ctrdKids: procCpuMs(ctrdPid, true) - procCpuMs(ctrdPid), shims: shimCpu(socket) };
   const session = PROFILE ? new Session() : undefined;
   if (session) {
     session.connect();
@@ -334,10 +361,17 @@ try {
   }
   const nodeCpu = process.cpuUsage(cpu0.node);
   const ctrdCpu = procCpuMs(ctrdPid) - cpu0.ctrd;
+  const ctrdKidsCpu = procCpuMs(ctrdPid, true) - procCpuMs(ctrdPid) - cpu0.ctrdKids;
+  let shimsCpu = 0;
+  for (const [pid, ms] of shimCpu(socket)) shimsCpu += ms - (cpu0.shims.get(pid) ?? 0);
   restore();
   console.log(`load before: ${load0}`);
   p99 = report(seen, names, calls, wall);
-  console.log(`\nCPU during the run: this process (API server, scheduler, kubelet) ${((nodeCpu.user + nodeCpu.system) / 1000).toFixed(0)} ms, containerd ${ctrdCpu.toFixed(0)} ms (shims, runc and CNI plugins not counted)`);
+  const perPod = (x: number): string => `${x.toFixed(0)} ms (${(x / PODS).toFixed(0)}/pod)`;
+  console.log(
+    `\nCPU during the run: this process (API server, scheduler, kubelet) ${perPod((nodeCpu.user + nodeCpu.system) / 1000)}, containerd ${perPod(ctrdCpu)}, ` +
+      `its reaped children (CNI plugins, shim start, runc) ${perPod(ctrdKidsCpu)}, shims with their runc calls ${perPod(shimsCpu)}`,
+  );
   console.log(`load after:  ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
   await deleteAll(cluster.admin);
 } finally {

@@ -68,7 +68,7 @@ test('noteSandboxIPs(): the next relist reuses the IPs instead of PodSandboxStat
   let statusCalls = 0;
   (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () => {
     statusCalls++;
-    return { network: { ip: '10.0.0.9', additionalIps: [] } } as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
+    return { network: { ip: '10.0.0.9', additionalIps: [] } } as unknown as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
   };
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
