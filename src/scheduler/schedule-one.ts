@@ -126,23 +126,27 @@ function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState
   return [feasible, d];
 }
 
-/** Picks one of the highest-scoring nodes uniformly at random (reservoir sampling). */
+/**
+ * Picks one of the highest-scoring nodes uniformly at random — the distribution of
+ * upstream's reservoir sampling, with one random draw per cycle instead of one per tie.
+ */
 export function selectHost(nodes: NodeInfo[], totals: number[], random: () => number): string {
   let best = -Infinity;
   let count = 0;
-  let pick = 0;
-  for (let i = 0; i < nodes.length; i++) {
+  const n = nodes.length;
+  for (let i = 0; i < n; i++) {
     const t = totals[i]!;
     if (t > best) {
       best = t;
       count = 1;
-      pick = i;
-    } else if (t === best) {
-      count++;
-      if (Math.floor(random() * count) === 0) pick = i;
-    }
+    } else if (t === best) count++;
   }
-  return nodes[pick]!.name;
+  let k = Math.floor(random() * count);
+  if (k >= count) k = count - 1;
+  for (let i = 0; i < n; i++) {
+    if (totals[i] === best && k-- === 0) return nodes[i]!.name;
+  }
+  return nodes[0]!.name;
 }
 
 /** Finds the node for a pod, or throws FitError / NoNodesAvailableError / StatusError. */

@@ -104,4 +104,27 @@ describe('filterAll / scoreAll fast paths', () => {
       }
     });
   }
+
+  for (const type of ['LeastAllocated', 'MostAllocated'] as const) {
+    it(`NodeResourcesFit ${type} with unequal weights scores as node by node`, () => {
+      const snap = cluster();
+      const profile = defaultProfile();
+      profile.pluginConfig = [
+        { name: 'NodeResourcesFit', args: { scoringStrategy: { type, resources: [{ name: 'cpu', weight: 3 }, { name: 'memory', weight: 1 }] } } },
+      ];
+      const fwk = new Framework({ registry: newInTreeRegistry(), profile, client: new FakeClient(), eventRecorder: { event: () => undefined }, nominator: new Nominator() });
+      fwk.setSnapshot(snap);
+      const pod = makePod().name('w').req({ cpu: '700m', memory: '1Gi' }).obj();
+      const state = new CycleState();
+      const nodes = snap.list();
+      fwk.runPreScorePlugins(state, pod, nodes);
+      const p = fwk.plugins.score.find((x) => x.name === 'NodeResourcesFit')!;
+      const idx = Int32Array.from(nodes.map((ni) => ni.index));
+      const fast = new Array<number>(nodes.length);
+      assert.equal(p.scoreAll!(state, pod, nodes, idx, snap.cols, fast), null);
+      assert.deepEqual(fast, nodes.map((ni) => p.score(state, pod, ni)));
+      // the weights matter: some node scores differ from the equal-weight mean
+      assert.ok(new Set(fast).size > 1);
+    });
+  }
 });

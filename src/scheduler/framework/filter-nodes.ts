@@ -79,7 +79,9 @@ function wrapFilterError(plugin: string, s: Status): Status {
 export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: NodeInfo[], start: number, toFind: number, d: Diagnosis): Feasible {
   const n = nodes.length;
   const feasible: NodeInfo[] = [];
-  const feasibleIdx: number[] = [];
+  // rows of the feasible nodes; at most toFind + one chunk of them
+  let feasibleIdx: Int32Array = new Int32Array(Math.min(n, toFind) + MIN_CHUNK);
+  let nf = 0;
   const snap = fwk.snapshotSharedLister();
   const list = snap.nodeInfoList;
   const cols = snap.cols;
@@ -112,10 +114,10 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
       if (!nominatorEmpty && hasNominated(fwk, ni, prio, uid)) {
         const s = fwk.runFilterPluginsWithNominatedPods(state, pod, ni);
         if (s === null || s.code === Code.Success) {
+          if (nf === feasibleIdx.length) feasibleIdx = grow(feasibleIdx);
           feasible.push(ni);
-          feasibleIdx.push(row);
-        }
-        else if (s.code === Code.Error) throw new StatusError(s);
+          feasibleIdx[nf++] = row;
+        } else if (s.code === Code.Error) throw new StatusError(s);
         else {
           d.nodeToStatus.set(ni.name, s);
           d.addPluginStatus(s);
@@ -142,11 +144,19 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
       k = j;
       if (sample) fwk.observePlugin(state, p.name, 'Filter', t0, null);
     }
+    if (nf + k > feasibleIdx.length) feasibleIdx = grow(feasibleIdx, nf + k);
     for (let i = 0; i < k; i++) {
       feasible.push(buf[i]!);
-      feasibleIdx.push(bufIdx[i]!);
+      feasibleIdx[nf++] = bufIdx[i]!;
     }
   }
   if (feasible.length > toFind) feasible.length = toFind;
-  return { nodes: feasible, idx: Int32Array.from(feasibleIdx.length > toFind ? feasibleIdx.slice(0, toFind) : feasibleIdx) };
+  return { nodes: feasible, idx: feasibleIdx.subarray(0, feasible.length) };
+}
+
+/** A copy of `a` with room for at least `min` (default: twice as many) entries. */
+function grow(a: Int32Array, min = 0): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(Math.max(min, a.length * 2, 16));
+  b.set(a);
+  return b;
 }

@@ -78,39 +78,68 @@ export class Heap<T> {
     if (!this.up(i)) this.down(i);
   }
 
+  // Sifting moves a "hole": each level writes one item and one index entry, and the
+  // moving item is written once at its final place.
+
   private up(i: number): boolean {
-    let moved = false;
+    const it = this.items;
+    const ks = this.keys;
+    const x = it[i]!;
+    const k = ks[i]!;
+    const start = i;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.less(this.items[i]!, this.items[p]!)) break;
-      this.swap(i, p);
+      const y = it[p]!;
+      if (!this.less(x, y)) break;
+      it[i] = y;
+      ks[i] = ks[p]!;
+      this.index.set(ks[i]!, i);
       i = p;
-      moved = true;
     }
-    return moved;
+    if (i === start) return false;
+    it[i] = x;
+    ks[i] = k;
+    this.index.set(k, i);
+    return true;
   }
 
   private down(i: number): void {
-    const n = this.items.length;
+    const it = this.items;
+    const ks = this.keys;
+    const n = it.length;
+    const x = it[i]!;
+    const k = ks[i]!;
+    const start = i;
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= n) return;
+      if (l >= n) break;
       let m = l;
       const r = l + 1;
-      if (r < n && this.less(this.items[r]!, this.items[l]!)) m = r;
-      if (!this.less(this.items[m]!, this.items[i]!)) return;
-      this.swap(i, m);
+      if (r < n && this.less(it[r]!, it[l]!)) m = r;
+      const y = it[m]!;
+      if (!this.less(y, x)) break;
+      it[i] = y;
+      ks[i] = ks[m]!;
+      this.index.set(ks[i]!, i);
       i = m;
     }
+    if (i === start) return;
+    it[i] = x;
+    ks[i] = k;
+    this.index.set(k, i);
   }
 
   private swap(i: number, j: number): void {
     if (i === j) return;
     const it = this.items;
     const ks = this.keys;
-    [it[i], it[j]] = [it[j]!, it[i]!];
-    [ks[i], ks[j]] = [ks[j]!, ks[i]!];
+    const x = it[i]!;
+    it[i] = it[j]!;
+    it[j] = x;
+    const k = ks[i]!;
+    ks[i] = ks[j]!;
+    ks[j] = k;
     this.index.set(ks[i]!, i);
-    this.index.set(ks[j]!, j);
+    this.index.set(k, j);
   }
 }

@@ -89,9 +89,57 @@ export class ResourceAllocationScorer {
     const allocM = cols.allocMem;
     const p0 = podRequests[0]!;
     const p1 = podRequests[1]!;
-    for (let i = 0; i < n; i++) {
-      const r = idx[i]!;
-      scores[i] = r < 0 ? this.score(nodes[i]!, podRequests) : this.combine(allocC[r]!, allocM[r]!, reqC[r]! + p0, reqM[r]! + p1);
+    // one monomorphic loop per strategy, the arithmetic of combine() inlined for the
+    // common row (both allocatables non-zero)
+    const w0 = this.w0;
+    const w1 = this.w1;
+    const ws = w0 + w1;
+    switch (this.fast) {
+      case 'least':
+        for (let i = 0; i < n; i++) {
+          const r = idx[i]!;
+          if (r < 0) {
+            scores[i] = this.score(nodes[i]!, podRequests);
+            continue;
+          }
+          const a0 = allocC[r]!;
+          const a1 = allocM[r]!;
+          if (a0 === 0 || a1 === 0) {
+            scores[i] = this.combine(a0, a1, reqC[r]! + p0, reqM[r]! + p1);
+            continue;
+          }
+          const q0 = reqC[r]! + p0;
+          const q1 = reqM[r]! + p1;
+          const s0 = q0 > a0 ? 0 : Math.trunc(((a0 - q0) * MAX_NODE_SCORE) / a0);
+          const s1 = q1 > a1 ? 0 : Math.trunc(((a1 - q1) * MAX_NODE_SCORE) / a1);
+          scores[i] = Math.trunc((s0 * w0 + s1 * w1) / ws);
+        }
+        return;
+      case 'balanced':
+        for (let i = 0; i < n; i++) {
+          const r = idx[i]!;
+          if (r < 0) {
+            scores[i] = this.score(nodes[i]!, podRequests);
+            continue;
+          }
+          const a0 = allocC[r]!;
+          const a1 = allocM[r]!;
+          if (a0 === 0 || a1 === 0) {
+            scores[i] = MAX_NODE_SCORE;
+            continue;
+          }
+          let f0 = (reqC[r]! + p0) / a0;
+          let f1 = (reqM[r]! + p1) / a1;
+          if (f0 > 1) f0 = 1;
+          if (f1 > 1) f1 = 1;
+          scores[i] = Math.trunc((1 - Math.abs((f0 - f1) / 2)) * MAX_NODE_SCORE);
+        }
+        return;
+      default:
+        for (let i = 0; i < n; i++) {
+          const r = idx[i]!;
+          scores[i] = r < 0 ? this.score(nodes[i]!, podRequests) : this.combine(allocC[r]!, allocM[r]!, reqC[r]! + p0, reqM[r]! + p1);
+        }
     }
   }
 
