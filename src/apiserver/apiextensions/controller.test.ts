@@ -60,12 +60,12 @@ export const cronTabCRD = {
 };
 
 /** Polls (yielding to the event loop, no timers) until `fn` returns a truthy value. */
-async function until<T>(fn: () => Promise<T> | T, tries = 2000): Promise<T> {
+async function until<T>(fn: () => Promise<T> | T, tries = 2000): Promise<NonNullable<T>> {
   let last: unknown;
   for (let i = 0; i < tries; i++) {
     try {
       const v = await fn();
-      if (v) return v;
+      if (v) return v as NonNullable<T>;
     } catch (e) {
       last = e;
     }

@@ -8,6 +8,7 @@
  */
 import type { CustomResourceColumnDefinition } from 'kubernetes-types/apiextensions/v1.js';
 import type { KObject, Obj, TableColumnDefinition, TablePrinter } from '../../api/resource.js';
+import { translateTimestampSince } from '../../api/core/v1/shared/printing.js';
 
 /** One step of a parsed path: a field name or an array index. */
 type Step = string | number;
@@ -60,12 +61,28 @@ const DEFAULT_COLUMNS: CustomResourceColumnDefinition[] = [
   },
 ];
 
-/** A cell as upstream's convertor renders it: scalars as they are, other values as JSON text. */
-function cell(v: unknown, type: string): unknown {
+/**
+ * A cell as upstream's convertor renders it: `string` columns print the value (JSON for
+ * objects and arrays), `integer`/`number`/`boolean` keep values of their type, `date`
+ * becomes an age (`5m`), anything that does not fit is null.
+ */
+function cell(v: unknown, type: string, now: Date): unknown {
   if (v === undefined || v === null) return null;
-  if (typeof v === 'string' || typeof v === 'boolean') return v;
-  if (typeof v === 'number') return type === 'integer' && Number.isInteger(v) ? v : v;
-  return JSON.stringify(v);
+  switch (type) {
+    case 'string':
+      return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    case 'integer':
+      return typeof v === 'number' ? Math.trunc(v) : null;
+    case 'number':
+      return typeof v === 'number' ? v : null;
+    case 'boolean':
+      return typeof v === 'boolean' ? v : null;
+    case 'date':
+      if (typeof v !== 'string') return null;
+      return Number.isNaN(Date.parse(v)) ? '<invalid>' : translateTimestampSince(v, now);
+    default:
+      return null;
+  }
 }
 
 /**
@@ -90,12 +107,12 @@ export function customResourcePrinter(columns: readonly CustomResourceColumnDefi
   }
   return {
     columns: defs,
-    cells(obj: Obj<KObject>): unknown[] {
+    cells(obj: Obj<KObject>, now: Date): unknown[] {
       const out: unknown[] = new Array(paths.length + 1);
       out[0] = obj.metadata.name ?? '';
       for (let i = 0; i < paths.length; i++) {
         const p = paths[i];
-        out[i + 1] = p ? cell(valueAt(obj, p), types[i]!) : null;
+        out[i + 1] = p ? cell(valueAt(obj, p), types[i]!, now) : null;
       }
       return out;
     },
