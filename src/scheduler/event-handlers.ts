@@ -37,8 +37,7 @@ function markGated(s: Scheduler, pod: Pod): void {
 
 function addPending(s: Scheduler, pod: PodObj): void {
   if (!s.responsible(pod)) return;
-  s.queue.add(pod);
-  markGated(s, pod);
+  if (!s.queue.add(pod)) markGated(s, pod);
 }
 
 function deletePending(s: Scheduler, pod: PodObj): void {

@@ -197,7 +197,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
     sched.queue.done(qpi.podInfo.uid);
     return;
   }
-  if (sched.cache.isAssumedPod(pod)) {
+  if (sched.cache.isAssumedPod(pod, qpi.podInfo.key)) {
     sched.queue.done(qpi.podInfo.uid);
     return;
   }
@@ -234,7 +234,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
   const host = result.suggestedHost;
   const assumed: Pod = { ...pod, spec: { ...pod.spec!, nodeName: host } };
   try {
-    sched.cache.assumePod(assumed);
+    sched.cache.assumePod(assumed, qpi.podInfo);
   } catch (e) {
     await handleSchedulingFailure(sched, fwk, qpi, asStatus(e), clearNomination, podCycle);
     return;
@@ -292,7 +292,7 @@ async function bindingCycle(
   sched.queue.done(qpi.podInfo.uid);
   s = await fwk.runPreBindPlugins(state, assumed, host);
   if (!s) s = await fwk.runBindPlugins(state, assumed, host);
-  sched.cache.finishBinding(assumed);
+  sched.cache.finishBinding(assumed, qpi.podInfo.key);
   if (s) {
     recordAttempt(sched, fwk, 'error', t0);
     return handleBindingCycleError(sched, fwk, state, qpi, assumed, host, s, podCycle);

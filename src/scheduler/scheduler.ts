@@ -127,7 +127,7 @@ export class Scheduler {
       podMaxBackoffMs: (opts.podMaxBackoffSeconds ?? 10) * 1000,
       preEnqueue: (pod) => this.frameworkForPod(pod)?.runPreEnqueuePlugins(pod) ?? null,
       eventsFor: (pod) => this.eventsByProfile.get(schedulerNameOf(pod)) ?? new Map(),
-      anyInterested: (ev) => this.allEvents.some((r) => eventMatches(r, ev)),
+      anyInterested: (ev) => this.anyInterested(ev),
       onIncoming: (queue, event) => this.metrics.queueIncomingPods.labels(queue, event).inc(),
     });
     for (const p of opts.profiles?.length ? opts.profiles : [defaultProfile()]) {
@@ -156,6 +156,21 @@ export class Scheduler {
     this.cache = new Cache(this.clock);
     this.metrics.pendingSource = () => ({ ...this.queue.counts() });
     this.metrics.cacheSource = () => ({ nodes: this.cache.nodeCount(), pods: this.cache.podCount(), assumed_pods: this.cache.assumedPodCount() });
+  }
+
+  /** resource → actionType bits → whether some plugin registered a matching event (memo of allEvents) */
+  private readonly interest = new Map<string, Map<number, boolean>>();
+
+  /** Whether any profile's plugin registered an event matching `ev` (memoized per resource and action). */
+  private anyInterested(ev: ClusterEvent): boolean {
+    let byAction = this.interest.get(ev.resource);
+    if (!byAction) this.interest.set(ev.resource, (byAction = new Map()));
+    let v = byAction.get(ev.actionType);
+    if (v === undefined) {
+      v = this.allEvents.some((r) => eventMatches(r, ev));
+      byAction.set(ev.actionType, v);
+    }
+    return v;
   }
 
   /** The framework of the pod's profile, or undefined if no profile handles it. */

@@ -106,19 +106,24 @@ export class Cache {
 
   // ---- pods ----
 
-  /** Accounts a pod the scheduler picked `pod.spec.nodeName` for. Throws if already known. */
-  assumePod(pod: Pod): void {
-    const key = podKey(pod);
+  /**
+   * Accounts a pod the scheduler picked `pod.spec.nodeName` for. Throws if already known.
+   *
+   * @param from the PodInfo of the same pod before its node was set (the queue's), whose
+   *   parsed data is reused: a PodInfo does not depend on `spec.nodeName`
+   */
+  assumePod(pod: Pod, from?: PodInfo): void {
+    const key = from ? from.key : podKey(pod);
     if (this.pods.has(key)) throw new CacheError(`pod ${key} is in the cache, so can't be assumed`);
     const node = pod.spec?.nodeName ?? '';
-    const pi = new PodInfo(pod);
+    const pi = from && from.uid === (pod.metadata?.uid ?? '') ? new PodInfo(pod, from) : new PodInfo(pod);
     this.addToNode(node, pi);
     this.pods.set(key, { pi, node, assumed: true, bindingFinished: false });
   }
 
-  /** Binding returned (successfully or not): the TTL starts. */
-  finishBinding(pod: Pod): void {
-    const st = this.pods.get(podKey(pod));
+  /** Binding returned (successfully or not): the TTL starts. `key` is the pod's podKey when the caller has it. */
+  finishBinding(pod: Pod, key?: string): void {
+    const st = this.pods.get(key ?? podKey(pod));
     if (!st || !st.assumed) return;
     st.bindingFinished = true;
     if (this.ttlMs > 0) st.deadline = this.clock.now() + this.ttlMs;
@@ -134,8 +139,9 @@ export class Cache {
     this.pods.delete(key);
   }
 
-  isAssumedPod(pod: Pod): boolean {
-    return this.pods.get(podKey(pod))?.assumed ?? false;
+  /** Whether the pod is assumed; `key` is its podKey when the caller has it. */
+  isAssumedPod(pod: Pod, key?: string): boolean {
+    return this.pods.get(key ?? podKey(pod))?.assumed ?? false;
   }
 
   /**

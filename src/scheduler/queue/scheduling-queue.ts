@@ -105,8 +105,8 @@ export class SchedulingQueue {
     return this.cycle;
   }
 
-  /** A new pending pod. Gated pods (PreEnqueue rejects) wait in unschedulablePods. */
-  add(pod: Pod): void {
+  /** A new pending pod. Gated pods (PreEnqueue rejects) wait in unschedulablePods. Returns whether it went to activeQ (false: gated). */
+  add(pod: Pod): boolean {
     const qpi = newQueuedPodInfo(pod, this.clock.now());
     const key = qpi.podInfo.key;
     this.backoffQ.delete(key);
@@ -114,6 +114,7 @@ export class SchedulingQueue {
     this.nominator.add(qpi.podInfo);
     const active = this.moveToActiveQ(qpi);
     this.opts.onIncoming?.(active ? 'active' : 'gated', 'PodAdd');
+    return active;
   }
 
   /** Runs PreEnqueue; pushes to activeQ or parks as gated. Returns whether it became active. */
