@@ -23,7 +23,7 @@
  * `--target MS` p99 target checked for the exit code (default 1000), `--profile FILE`
  * writes a CPU profile of this process during the measured run (.cpuprofile).
  */
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -351,9 +351,13 @@ try {
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
   }
+  // how long callbacks of this process (API server, scheduler, kubelet) wait for its one thread
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const t0 = performance.now();
   await runBatch(cluster.admin, names, image, seen, 300_000);
   const wall = performance.now() - t0;
+  loopDelay.disable();
   if (session) {
     const { profile } = await session.post('Profiler.stop');
     writeFileSync(PROFILE!, JSON.stringify(profile));
@@ -372,6 +376,8 @@ try {
     `\nCPU during the run: this process (API server, scheduler, kubelet) ${perPod((nodeCpu.user + nodeCpu.system) / 1000)}, containerd ${perPod(ctrdCpu)}, ` +
       `its reaped children (CNI plugins, shim start, runc) ${perPod(ctrdKidsCpu)}, shims with their runc calls ${perPod(shimsCpu)}`,
   );
+  const q = (p: number): string => (loopDelay.percentile(p) / 1e6).toFixed(0);
+  console.log(`event loop delay of this process, ms: p50 ${q(50)}, p99 ${q(99)}, max ${(loopDelay.max / 1e6).toFixed(0)}`);
   console.log(`load after:  ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
   await deleteAll(cluster.admin);
 } finally {
