@@ -87,7 +87,7 @@ describe('CustomResourceDefinition strategy', () => {
   });
 
   it('bumps generation on spec changes only and adds new storage versions', () => {
-    const old = crd((x) => ((x.metadata.generation = 1), (x.status = { acceptedNames: { kind: 'Widget', plural: 'widgets' }, storedVersions: ['v1'] })));
+    const old = crd((x) => ((x.metadata!.generation = 1), (x.status = { acceptedNames: { kind: 'Widget', plural: 'widgets' }, storedVersions: ['v1'] })));
     const same = structuredClone(old);
     def.prepareForUpdate!(same, old, ctx);
     assert.equal(same.metadata.generation, 1);
