@@ -15,10 +15,11 @@ import { writeJSON, writeRawJSON } from '../http/respond.js';
 import type { ApiRequest, ResponseWriter } from '../http/types.js';
 import type { CachedObject } from '../registry/cached-object.js';
 import type { Store, WriteContext, DeleteParams } from '../registry/store.js';
-import { applyPatch } from './patch.js';
+import { applyPatch, serverSideApply } from './patch.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { serveWatch } from './watch.js';
 import { checkFieldValidation } from './field-validation.js';
+import { managerName, updateFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
 
 /** What a resource handler needs besides the request. */
 export interface ResourceContext {
@@ -50,6 +51,15 @@ function writeContext(c: ResourceContext): WriteContext {
     now: c.now,
     fieldManager: c.query.get('fieldManager') ?? undefined,
   };
+}
+
+/** The field manager of a write: `fieldManager`, else derived from the User-Agent. */
+function managerOf(c: ResourceContext): string {
+  return managerName(c.query.get('fieldManager'), c.req.headers['user-agent']);
+}
+
+function scopeOf(c: ResourceContext, sub: string): FieldManagerScope {
+  return { def: c.store.def, subresource: sub, now: c.now };
 }
 
 function sendObject(c: ResourceContext, status: number, o: CachedObject | Obj, neg: Negotiated, warnings?: string[]): void {
@@ -230,6 +240,7 @@ async function doCreate(c: ResourceContext, ns: string): Promise<void> {
   const o = obj as Obj;
   o.metadata ??= {};
   c.store.def.defaults?.(o);
+  updateFields(undefined, o, managerOf(c), scopeOf(c, ''));
   const created = await c.store.create(ns, o, wc);
   sendObject(c, 201, created, neg, wc.warnings);
 }
@@ -246,7 +257,23 @@ async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<vo
     throw newBadRequest(`the name of the object (${o.metadata.name}) does not match the name on the URL (${c.info.name})`);
   }
   if (!sub) c.store.def.defaults?.(o);
-  const r = await c.store.update(ns, c.info.name, () => o, wc, sub, { strategy: c.subresourceStrategy });
+  const manager = managerOf(c);
+  const scope = scopeOf(c, sub);
+  const requestManagedFields = o.metadata.managedFields;
+  const r = await c.store.update(
+    ns,
+    c.info.name,
+    (current) => {
+      // each attempt starts from the request's managedFields (CAS retries re-run this)
+      if (requestManagedFields === undefined) delete o.metadata.managedFields;
+      else o.metadata.managedFields = requestManagedFields;
+      updateFields(current, o, manager, scope);
+      return o;
+    },
+    wc,
+    sub,
+    { strategy: c.subresourceStrategy },
+  );
   sendObject(c, r.created ? 201 : 200, r.obj, neg, wc.warnings);
 }
 
@@ -257,11 +284,16 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
   const body = c.req.body ?? Buffer.alloc(0);
   const def = c.store.def;
   const fieldValidation = c.query.get('fieldValidation');
+  const manager = managerOf(c);
+  const scope = scopeOf(c, sub);
   const r = await c.store.update(
     ns,
     c.info.name,
     (current) => {
-      const r = applyPatch(def, fmt, c.req.headers['content-type'], body, current, c.info.name, c.query);
+      const r =
+        fmt === 'apply-patch'
+          ? serverSideApply(def, body, current, c.query, manager, scope)
+          : applyPatch(def, fmt, c.req.headers['content-type'], body, current, c.info.name, c.query);
       const patched = r.object as Obj;
       if (!patched.metadata) patched.metadata = {};
       checkFieldValidation(def, patched, fieldValidation, wc.warnings, r.strictErrors, patchValue(body));
@@ -269,6 +301,7 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
       // the resourceVersion the patch did not set is not a precondition: re-apply on conflicts
       if (current && patched.metadata.resourceVersion === current.metadata.resourceVersion) delete patched.metadata.resourceVersion;
       if (!sub) def.defaults?.(patched);
+      if (fmt !== 'apply-patch') updateFields(current, patched, manager, scope);
       return patched;
     },
     wc,
