@@ -231,6 +231,43 @@ describe('CustomResourceDefinition controller (in-process)', () => {
     assert.equal(rows.kvs.length, 0);
   });
 
+  it('serves several versions of one storage (conversion None) with selectable fields', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Cluster',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: ['v1beta1', 'v1'].map((name) => ({
+          name,
+          served: true,
+          storage: name === 'v1',
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { color: { type: 'string' } } } } } },
+          selectableFields: [{ jsonPath: '.spec.color' }],
+        })),
+      },
+    };
+    await client.create(crdRef, '', crd as KObject);
+    await until(async () => established(await client.get(crdRef, '', 'gadgets.example.com')));
+    const beta: ResourceRef = { group: 'example.com', version: 'v1beta1', resource: 'gadgets', kind: 'Gadget', namespaced: false };
+    const v1: ResourceRef = { ...beta, version: 'v1' };
+    await client.create(beta, '', { apiVersion: 'example.com/v1beta1', kind: 'Gadget', metadata: { name: 'g1' }, spec: { color: 'red' } } as KObject);
+    await client.create(v1, '', { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g2' }, spec: { color: 'blue' } } as KObject);
+    const viaV1 = await client.get(v1, '', 'g1');
+    assert.equal(viaV1.apiVersion, 'example.com/v1');
+    const viaBeta = await client.list(beta, '');
+    assert.deepEqual(viaBeta.items.map((i) => [i.metadata?.name, i.apiVersion]), [['g1', 'example.com/v1beta1'], ['g2', 'example.com/v1beta1']]);
+    const stored = await storage.get('/registry/example.com/gadgets/g1');
+    assert.equal(JSON.parse(stored.kv!.value).apiVersion, 'example.com/v1');
+    const red = await client.list(v1, '', { fieldSelector: 'spec.color=red' });
+    assert.deepEqual(red.items.map((i) => i.metadata?.name), ['g1']);
+    const groups = JSON.parse((await client.raw('GET', '/apis/example.com')).body) as { preferredVersion: { version: string }; versions: { version: string }[] };
+    assert.equal(groups.preferredVersion.version, 'v1');
+    assert.deepEqual(groups.versions.map((v) => v.version), ['v1', 'v1beta1']);
+  });
+
   it('rejects a CRD whose name is not <plural>.<group> or whose group has no dot', async () => {
     const bad = structuredClone(cronTabCRD) as KObject & { spec: { group: string } };
     bad.metadata = { name: 'wrong' };

@@ -17,7 +17,7 @@ import type { CRDVersion, CRSchema, CustomResourceDefinition } from '../../api/a
 import { storageVersion } from '../../api/apiextensions/v1/customresourcedefinition/types.js';
 import type { KObject, Obj, ResourceDefinition, StatusStrategy } from '../../api/resource.js';
 import { failureStatus, StatusError } from '../../apimachinery/errors.js';
-import { customResourcePrinter } from './printer.js';
+import { customResourcePrinter, parseSimpleJSONPath, valueAt } from './printer.js';
 import { defaultCustomResource, pruneCustomResource, validateCustomResource } from './schema.js';
 
 /** State shared by the definitions of one CRD that the CRD controller changes while serving. */
@@ -101,6 +101,7 @@ function versionDefinition(
     validate: (obj) => validate(obj),
     validateUpdate: (obj) => validate(obj),
     table: customResourcePrinter(v.additionalPrinterColumns),
+    fieldSelectorAttrs: selectableFieldAttrs(v),
     status,
     hooks: {
       async beforeCreate() {
@@ -128,6 +129,29 @@ function versionDefinition(
     };
   }
   return def;
+}
+
+/**
+ * Field selector attributes of a version's `selectableFields` (`spec.color` for
+ * `.spec.color`): the value as text, '' when absent.
+ * @see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#crd-selectable-fields
+ */
+function selectableFieldAttrs(v: CRDVersion): ((o: Obj) => Record<string, string>) | undefined {
+  const fields = (v as { selectableFields?: { jsonPath: string }[] }).selectableFields ?? [];
+  const parsed: [string, NonNullable<ReturnType<typeof parseSimpleJSONPath>>][] = [];
+  for (const f of fields) {
+    const steps = parseSimpleJSONPath(f.jsonPath);
+    if (steps) parsed.push([f.jsonPath.replace(/^\./, ''), steps]);
+  }
+  if (parsed.length === 0) return undefined;
+  return (o) => {
+    const out: Record<string, string> = {};
+    for (const [name, steps] of parsed) {
+      const val = valueAt(o, steps);
+      out[name] = val === undefined || val === null ? '' : typeof val === 'object' ? JSON.stringify(val) : String(val);
+    }
+    return out;
+  };
 }
 
 /**
