@@ -13,7 +13,7 @@
  * Usage: npm run bench:api [-- --pods 20000 --concurrency 64 --all]
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'node:https';
@@ -39,6 +39,23 @@ function rssMB(pid: number): number {
   return m ? Number(m[1]) / 1024 : 0;
 }
 const TICK = 100; // USER_HZ
+
+/** User and system CPU ticks per thread name ('main': the JS thread; V8 GC helpers, libuv pool …) of a process. */
+function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : f.slice(f.indexOf('(') + 1, f.lastIndexOf(')')).replace(/[0-9]+$/, '');
+      const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      out.set(`${name} user`, (out.get(`${name} user`) ?? 0) + Number(parts[11]));
+      out.set(`${name} sys`, (out.get(`${name} sys`) ?? 0) + Number(parts[12]));
+    } catch {
+      /* thread exited */
+    }
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   ensureBuilt();
@@ -106,6 +123,7 @@ async function main(): Promise<void> {
   let next = 0;
   let failures = 0;
   const c0 = cpuTicks(proc.pid!);
+  const th0 = threadTicks(proc.pid!);
   const w0 = performance.now();
   await Promise.all(
     Array.from({ length: CONC }, async () => {
@@ -123,6 +141,15 @@ async function main(): Promise<void> {
   const cpu = (cpuTicks(proc.pid!) - c0) / TICK;
   console.log(
     `pod create: ${PODS} pods, ${CONC} concurrent: ${(PODS / secs).toFixed(0)} pods/s; server CPU ${cpu.toFixed(2)} s → ${(PODS / cpu).toFixed(0)} creates per CPU-second; failures ${failures}`,
+  );
+  const th1 = threadTicks(proc.pid!);
+  console.log(
+    `  server CPU by thread: ${[...th1]
+      .map(([n, t]) => [n, (t - (th0.get(n) ?? 0)) / TICK] as const)
+      .filter(([, s]) => s > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([n, s]) => `${n} ${s.toFixed(2)} s`)
+      .join(', ')}`,
   );
   const l0 = performance.now();
   const l = await call('GET', '/api/v1/namespaces/default/pods');

@@ -20,7 +20,12 @@ function warningHeaders(warnings: string[] | undefined): Record<string, string |
 
 const NO_OPTIONS: ResponseOptions = {};
 
-/** Writes a JSON (or YAML) body given as an already-serialised JSON string. */
+/**
+ * Writes a JSON (or YAML) body given as an already-serialised JSON string, with its
+ * Content-Length: a response whose length is known goes out as one write (head and
+ * body together) instead of Node's chunked encoding of a body ended after writeHead
+ * (size line, body, CRLF and the last-chunk marker as separate pieces).
+ */
 export function writeRawJSON(res: ResponseWriter, status: number, json: string, opts: ResponseOptions = NO_OPTIONS): void {
   if (res.closed) return;
   let body = json;
@@ -29,7 +34,11 @@ export function writeRawJSON(res: ResponseWriter, status: number, json: string, 
     body = toYAML(JSON.parse(json));
     ct = 'application/yaml';
   }
-  const headers: Record<string, string | string[]> = { 'Content-Type': ct, 'Cache-Control': 'no-cache, private' };
+  const headers: Record<string, string | string[]> = {
+    'Content-Type': ct,
+    'Cache-Control': 'no-cache, private',
+    'Content-Length': String(Buffer.byteLength(body)),
+  };
   if (opts.warnings !== undefined && opts.warnings.length > 0) Object.assign(headers, warningHeaders(opts.warnings));
   if (opts.headers !== undefined) Object.assign(headers, opts.headers);
   res.writeHead(status, headers);
