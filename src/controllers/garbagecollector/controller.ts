@@ -72,7 +72,9 @@ export async function startGarbageCollector(ctx: GarbageCollectorOptions): Promi
     if (known) return known.deletingDependents ? 'waiting' : 'solid';
     if (absent.has(ref.uid)) return 'dangling';
     const r = mapping.resolve(ref.apiVersion, ref.kind);
-    if (!r) return 'solid'; // unresolvable kind: keep the dependent (upstream retries)
+    // unresolvable kind (e.g. a custom resource discovery has not shown yet): keep the
+    // dependent and retry rate-limited until the next discovery resync, as upstream
+    if (!r) throw new Error(`unable to resolve owner ${ref.apiVersion}/${ref.kind} ${ref.name}: not (yet) in discovery`);
     try {
       const live = await client.get(r, r.namespaced ? dep.namespace : '', ref.name);
       if (live.metadata?.uid !== ref.uid) {
