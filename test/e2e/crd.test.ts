@@ -190,6 +190,29 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     req.abort();
   });
 
+  it('deletes custom resources with their namespace', () => {
+    ok(['create', 'namespace', 'crns']);
+    ok(['apply', '-n', 'crns', '-f', '-'], CR.replace('my-new-cron-object', 'in-ns'));
+    assert.match(ok(['get', 'ct', '-n', 'crns']), /in-ns/);
+    ok(['delete', 'namespace', 'crns', '--timeout=60s']);
+    assert.notEqual(c.kubectl(['get', 'ns', 'crns']).code, 0);
+  });
+
+  it('garbage-collects the dependents of a deleted custom resource', async () => {
+    ok(['apply', '-f', '-'], CR.replace('my-new-cron-object', 'gc-owner'));
+    const uid = ok(['get', 'ct', 'gc-owner', '-o', 'jsonpath={.metadata.uid}']);
+    const cm = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'gc-dep', ownerReferences: [{ apiVersion: 'stable.example.com/v1', kind: 'CronTab', name: 'gc-owner', uid }] },
+      data: { a: 'b' },
+    });
+    ok(['apply', '-f', '-'], cm);
+    ok(['delete', 'ct', 'gc-owner']);
+    // the garbage collector learns of new resources at its next discovery resync (30 s)
+    await eventually(() => c.kubectl(['get', 'cm', 'gc-dep']).code !== 0, 60_000, 500);
+  });
+
   it('deletes the custom resources with the CRD', () => {
     ok(['delete', 'crd', 'crontabs.stable.example.com', '--timeout=60s']);
     // kubectl trusts its discovery cache for 6 h: a stale cache lists and gets 404 (as upstream)
