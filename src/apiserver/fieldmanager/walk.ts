@@ -153,15 +153,31 @@ export interface Comparison {
 }
 
 /**
- * Compares `lhs` (old) with `rhs` (new) by type. With `lhsZero`, `lhs` is the zero value
- * of the type (what upstream compares against on create): the fields `MapType.zero`
- * names exist in it as empty structs or nulls.
+ * Compares `lhs` (old) with `rhs` (new) by type. As in upstream's Go types, objects
+ * always hold their non-pointer struct fields (`MapType.zero`): absent ones compare as
+ * empty structs (or nulls). With `lhsZero`, `lhs` is the zero value of the type (what
+ * upstream compares against on create).
  */
 export function compare(lhs: unknown, rhs: unknown, t: TypeNode, lhsZero = false): Comparison {
   const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  cmp(lhsZero ? {} : lhs, rhs, t, [], c, lhsZero);
+  cmp(lhsZero ? zeroValue(t) : lhs, rhs, t, [], c);
   return c;
 }
+
+const zeroCache = new WeakMap<MapType, Rec>();
+
+/** The zero value of a type: `{}` with its zero fields (shared and frozen: never mutate). */
+function zeroValue(t: TypeNode): Rec {
+  if (t.kind !== 'map' || !t.zero?.size) return EMPTY;
+  let z = zeroCache.get(t);
+  if (z) return z;
+  z = {};
+  for (const [k, kind] of t.zero) z[k] = kind === 'null' ? null : zeroValue(fieldType(t, k).type);
+  Object.freeze(z);
+  zeroCache.set(t, z);
+  return z;
+}
+const EMPTY: Rec = Object.freeze({}) as Rec;
 
 function leaf(l: unknown, r: unknown, path: PE[], c: Comparison): void {
   if (l === undefined) c.added.insert(path);
@@ -173,9 +189,8 @@ function emptyish(v: unknown): boolean {
   return v === undefined || v === null || (Array.isArray(v) ? v.length === 0 : isObj(v) && isEmptyObj(v));
 }
 
-function cmp(l: unknown, r: unknown, t: TypeNode, path: PE[], c: Comparison, lz: boolean): void {
-  const lzFields = lz && t.kind === 'map' ? t.zero : undefined;
-  if (emptyish(l) && emptyish(r) && !lzFields?.size) return leaf(l, r, path, c);
+function cmp(l: unknown, r: unknown, t: TypeNode, path: PE[], c: Comparison): void {
+  if (emptyish(l) && emptyish(r) && !(t.kind === 'map' && t.zero?.size)) return leaf(l, r, path, c);
   const lArr = Array.isArray(l);
   const rArr = Array.isArray(r);
   if (lArr || rArr) {
@@ -187,13 +202,13 @@ function cmp(l: unknown, r: unknown, t: TypeNode, path: PE[], c: Comparison, lz:
     for (const [pe, i] of li) {
       const j = ri.get(pe);
       path.push(pe);
-      cmpItem((l as unknown[])[i], j === undefined ? undefined : (r as unknown[])[j], lt.elem, path, c);
+      cmp((l as unknown[])[i], j === undefined ? undefined : (r as unknown[])[j], lt.elem, path, c);
       path.pop();
     }
     for (const [pe, j] of ri) {
       if (li.has(pe)) continue;
       path.push(pe);
-      cmpItem(undefined, (r as unknown[])[j], lt.elem, path, c);
+      cmp(undefined, (r as unknown[])[j], lt.elem, path, c);
       path.pop();
     }
     post(l, r, path, c);
@@ -206,40 +221,32 @@ function cmp(l: unknown, r: unknown, t: TypeNode, path: PE[], c: Comparison, lz:
   }
   const lm = lo ? (l as Rec) : undefined;
   const rm = ro ? (r as Rec) : undefined;
+  const zero = t.kind === 'map' ? t.zero : undefined;
   if (lm) {
     for (const k in lm) {
-      const ft = fieldType(t, k);
+      const ft = fieldType(t, k).type;
+      let rv = rm?.[k];
+      if (rv === undefined && rm && zero?.has(k)) rv = zeroOf(zero, k, ft);
       path.push(fieldPE(k));
-      cmp(lm[k], rm?.[k], ft.type, path, c, false);
-      path.pop();
-    }
-  }
-  if (lzFields) {
-    for (const [k, z] of lzFields) {
-      if (lm && k in lm) continue;
-      const rv = rm?.[k];
-      const ft = fieldType(t, k);
-      path.push(fieldPE(k));
-      if (z === 'struct') cmp({}, rv, ft.type, path, c, true);
-      else if (rv !== undefined) cmp(null, rv, ft.type, path, c, false);
+      cmp(lm[k], rv, ft, path, c);
       path.pop();
     }
   }
   if (rm) {
     for (const k in rm) {
       if (lm && k in lm) continue;
-      if (lzFields?.has(k)) continue;
-      const ft = fieldType(t, k);
+      const ft = fieldType(t, k).type;
+      const lv = lm && zero?.has(k) ? zeroOf(zero, k, ft) : undefined;
       path.push(fieldPE(k));
-      cmp(undefined, rm[k], ft.type, path, c, false);
+      cmp(lv, rm[k], ft, path, c);
       path.pop();
     }
   }
   post(l, r, path, c);
 }
 
-function cmpItem(l: unknown, r: unknown, t: TypeNode, path: PE[], c: Comparison): void {
-  cmp(l, r, t, path, c, false);
+function zeroOf(zero: ReadonlyMap<string, 'struct' | 'null'>, k: string, t: TypeNode): unknown {
+  return zero.get(k) === 'null' ? null : zeroValue(t);
 }
 
 /** Non-leaf nodes: newly present ones are added, vanished ones removed. */
