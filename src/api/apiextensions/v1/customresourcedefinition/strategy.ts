@@ -70,6 +70,12 @@ function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** k8ts serves every version with conversion None; a Webhook strategy is said so to the client. */
+function conversionWarnings(crd: CustomResourceDefinition): string[] {
+  if (crd.spec?.conversion?.strategy !== 'Webhook') return [];
+  return ['spec.conversion.strategy: Webhook conversion is not supported by k8ts; versions are served with strategy None (only apiVersion differs)'];
+}
+
 export const customResourceDefinitionDefinition: ResourceDefinition<CustomResourceDefinition> = {
   group: 'apiextensions.k8s.io',
   version: 'v1',
@@ -109,6 +115,9 @@ export const customResourceDefinitionDefinition: ResourceDefinition<CustomResour
     crd.status = structuredClone(old.status);
     addStorageVersion(crd);
   },
+
+  warningsOnCreate: (crd) => conversionWarnings(crd),
+  warningsOnUpdate: (crd) => conversionWarnings(crd),
 
   validate: (crd) => validateCustomResourceDefinition(crd),
   validateUpdate: (crd, old) => validateCustomResourceDefinitionUpdate(crd, old),
