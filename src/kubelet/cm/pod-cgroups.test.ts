@@ -77,3 +77,21 @@ test('cgroup v2: one hierarchy, cpu.weight / cpu.max / memory.max', async () => 
     d.remove();
   }
 });
+
+test('cgroup v1: an existing pod cgroup is left as it is; one missing in some hierarchy gets the limits everywhere', async () => {
+  const fsr = fakeV1();
+  try {
+    const cg = new PodCgroups('/', { fsRoot: fsr.root, rmdir: (d) => fs.rmSync(d, { recursive: true }) });
+    await cg.ensure(guaranteed);
+    const shares = join(fsr.root, 'cpu', 'kubepods', 'podg', 'cpu.shares');
+    fs.writeFileSync(shares, '999'); // changed by someone else since
+    await cg.ensure(guaranteed);
+    assert.equal(fs.readFileSync(shares, 'utf8'), '999', 'not rewritten on every sync');
+    fs.rmSync(join(fsr.root, 'memory', 'kubepods', 'podg'), { recursive: true });
+    await cg.ensure(guaranteed);
+    assert.equal(fs.readFileSync(join(fsr.root, 'memory', 'kubepods', 'podg', 'memory.limit_in_bytes'), 'utf8'), String(150 * MI));
+    assert.equal(fs.readFileSync(shares, 'utf8'), '768', 'a re-created cgroup gets all its limits');
+  } finally {
+    fsr.remove();
+  }
+});

@@ -133,20 +133,23 @@ export class PodCgroups {
   /**
    * Creates the pod's cgroup with its limits unless it exists; returns its cgroupfs path.
    * Asynchronous (cgroupfs writes can be slow on a busy host; the event loop keeps going).
+   * The common cases take one round trip through the fs thread pool per hierarchy: the
+   * recursive mkdir itself tells whether the directory was there already (v1).
    * @throws Error when the cgroup filesystem refuses (not root, read-only cgroupfs)
    */
   async ensure(pod: Pod): Promise<string> {
     const rel = this.podCgroup(pod);
     const hs = this.hierarchies(rel, V1_CONTROLLERS);
-    if (hs.length && (await Promise.all(hs.map(([, d]) => exists(d)))).every(Boolean)) return rel;
+    if (this.v2) {
+      if (hs.length && (await Promise.all(hs.map(([, d]) => exists(d)))).every(Boolean)) return rel;
+      await this.enableV2Controllers(rel); // creates the directories level by level
+    } else {
+      // mkdir -p answers the first directory it created: undefined when the cgroup existed
+      const created = await Promise.all(hs.map(([, d]) => fsp.mkdir(d, { recursive: true })));
+      if (hs.length && created.every((c) => c === undefined)) return rel;
+    }
     const cfg = podResourceConfig(pod);
-    if (this.v2) await this.enableV2Controllers(rel);
-    await Promise.all(
-      hs.map(async ([ctl, d]) => {
-        await fsp.mkdir(d, { recursive: true });
-        await this.writeLimits(d, ctl, cfg);
-      }),
-    );
+    await Promise.all(hs.map(([ctl, d]) => this.writeLimits(d, ctl, cfg)));
     return rel;
   }
 

@@ -98,7 +98,7 @@ export class KubeRuntimeManager {
     if (a.createSandbox) {
       if (a.sandboxId) this.event(pod, undefined, 'Normal', Reason.SandboxChanged, Msg.sandboxChanged);
       config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
-      await fs.promises.mkdir(config.logDirectory, { recursive: true, mode: 0o755 });
+      fs.mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 }); // sync: see writeEtcHosts
       try {
         sandboxId = await this.d.runtime.runPodSandbox(config, pod.spec?.runtimeClassName);
       } catch (e) {
@@ -121,7 +121,7 @@ export class KubeRuntimeManager {
       if (!a.initToStart.length && !a.containersToStart.length && !a.ephemeralToStart.length) return r;
       config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
     }
-    const etcHosts = pod.spec?.hostNetwork ? undefined : await writeEtcHosts(ctx.podDir, podIPs, config.hostname);
+    const etcHosts = pod.spec?.hostNetwork ? undefined : writeEtcHosts(ctx.podDir, podIPs, config.hostname);
     const env = ctx.envDeps(podIPs);
     // upstream starts ephemeral containers first: a debugger must not wait for init containers
     for (const c of a.ephemeralToStart) {
@@ -204,7 +204,7 @@ export class KubeRuntimeManager {
       const vars = await makeEnvironmentVariables(pod, c, env);
       const imageUser = img.image ? userOf(img.image) : await this.imageUser(img.imageRef);
       verifyRunAsNonRoot(pod, c, imageUser);
-      await fs.promises.mkdir(logDir, { recursive: true, mode: 0o755 });
+      fs.mkdirSync(logDir, { recursive: true, mode: 0o755 });
       const cfg = await generateContainerConfig({
         pod,
         container: c,
