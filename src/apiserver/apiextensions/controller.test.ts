@@ -268,6 +268,37 @@ describe('CustomResourceDefinition controller (in-process)', () => {
     assert.deepEqual(groups.versions.map((v) => v.version), ['v1', 'v1beta1']);
   });
 
+  it('does not accept names another CRD of the group uses, and does not serve it', async () => {
+    const mk = (plural: string, kind: string): KObject => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${plural}.conflict.example.com` },
+      spec: {
+        group: 'conflict.example.com',
+        scope: 'Cluster',
+        names: { plural, kind, shortNames: ['w'] },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    await client.create(crdRef, '', mk('widgets', 'Widget'));
+    await until(async () => established(await client.get(crdRef, '', 'widgets.conflict.example.com')));
+    await client.create(crdRef, '', mk('gizmos', 'Gizmo'));
+    const st = await until(async () => {
+      const o = await client.get(crdRef, '', 'gizmos.conflict.example.com');
+      const conds = (o.status as { conditions?: { type: string; status: string; reason: string; message: string }[] }).conditions ?? [];
+      return conds.length === 2 ? conds : undefined;
+    });
+    assert.deepEqual(
+      st.map((c) => [c.type, c.status, c.reason, c.message]),
+      [
+        ['NamesAccepted', 'False', 'ShortNamesConflict', '"w" is already in use'],
+        ['Established', 'False', 'NotAccepted', 'not all names are accepted'],
+      ],
+    );
+    assert.equal((await client.raw('GET', '/apis/conflict.example.com/v1/gizmos')).status, 404);
+    assert.equal((await client.raw('GET', '/apis/conflict.example.com/v1/widgets')).status, 200);
+  });
+
   it('rejects a CRD whose name is not <plural>.<group> or whose group has no dot', async () => {
     const bad = structuredClone(cronTabCRD) as KObject & { spec: { group: string } };
     bad.metadata = { name: 'wrong' };

@@ -144,7 +144,9 @@ export class CustomResourceDefinitionController {
     if (cur.metadata.deletionTimestamp) return this.finalize(cur);
     const { names, reason, message } = this.acceptNames(cur);
     const accepted = reason === 'NoConflicts';
-    if (names.plural && names.kind) await this.install(cur, names);
+    // served once all names were accepted; an established CRD keeps serving its accepted names
+    const wasEstablished = cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+    if ((accepted || wasEstablished) && names.plural && names.kind) await this.install(cur, names);
     await this.updateStatus(name, (crd) => {
       const status = crd.status!;
       status.acceptedNames = names;
