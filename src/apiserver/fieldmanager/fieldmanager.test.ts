@@ -310,3 +310,32 @@ test('apply: rejects managedFields in the configuration and list items without k
   bad.spec.template.spec.containers.push({ image: 'x' });
   assert.throws(() => applyFields(undefined, bad, 'k', false, scope()), /omits key field "name"/);
 });
+
+test('create fast path equals the general comparison with the zero object', async () => {
+  const { podDefinition } = await import('../../api/core/v1/pod/strategy.js');
+  const { configMapDefinition } = await import('../../api/core/v1/configmap/strategy.js');
+  const cases: [FieldManagerScope['def'] & { defaults?(o: Obj): void }, Obj][] = [
+    [def, deployment()],
+    [
+      podDefinition as never,
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'p', namespace: 'default', labels: { a: 'b' }, finalizers: ['x/y'] },
+        spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 8080 }, { containerPort: 53, protocol: 'UDP' }], env: [{ name: 'E', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }], tolerations: [{ key: 'k', operator: 'Exists' }] },
+      } as Obj,
+    ],
+    [configMapDefinition as never, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' }, data: { a: '1' } } as Obj],
+  ];
+  for (const [d, o] of cases) {
+    d.defaults?.(o);
+    const fast = structuredClone(o);
+    updateFields(undefined, fast, 'creator', { def: d, subresource: '', now: T0 });
+    // the general path: an object without managedFields gets them under before-first-apply
+    const live = structuredClone(o);
+    live.metadata.uid = 'u';
+    const applied = applyFields(live, { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.metadata.name } }, 'noop', false, { def: d, subresource: '', now: T0 });
+    const general = entries(applied).find((e) => e.manager === 'before-first-apply')!;
+    assert.equal(JSON.stringify(general.fieldsV1), JSON.stringify(entries(fast)[0]!.fieldsV1), o.kind);
+  }
+});

@@ -16,6 +16,7 @@ import type { KObject, Obj } from '../../api/resource.js';
 import { newBadRequest } from '../../apimachinery/errors.js';
 import { rfc3339 } from '../registry/meta.js';
 import { newApplyConflict, type Conflict } from './conflict.js';
+import { createFieldsV1 } from './create.js';
 import { FieldSet, fieldPE } from './fieldset.js';
 import {
   capUpdateManagers,
@@ -150,6 +151,7 @@ export function updateFields(live: Obj | undefined, obj: Obj, manager: string, s
   const liveMF = live?.metadata.managedFields as ManagedFieldsEntry[] | undefined;
   try {
     const reqMF = obj.metadata.managedFields as unknown;
+    if (!live && reqMF === undefined) return createFields(obj, manager, scope);
     let managed: Managed;
     if (scope.subresource) managed = decodeOrEmpty(liveMF);
     else if (isResetManagedFields(reqMF)) managed = new Map();
@@ -176,6 +178,22 @@ export function updateFields(live: Obj | undefined, obj: Obj, manager: string, s
     if (liveMF) obj.metadata.managedFields = liveMF as never;
     else delete obj.metadata.managedFields;
   }
+}
+
+/** The creator's entry, computed in one walk (see create.ts). */
+function createFields(obj: Obj, manager: string, scope: FieldManagerScope): void {
+  const fields = createFieldsV1(obj, typeOfDefinition(scope.def), !scope.subresource && !!scope.def.status);
+  if (!fields) return;
+  const e: ManagedFieldsEntry = {
+    manager: manager || 'unknown',
+    operation: 'Update',
+    apiVersion: apiVersionOf(scope.def),
+    time: rfc3339(scope.now),
+    fieldsType: 'FieldsV1',
+    fieldsV1: fields,
+  };
+  if (scope.subresource) e.subresource = scope.subresource;
+  obj.metadata.managedFields = [e] as never;
 }
 
 function recordUpdate(managed: Managed, c: Comparison, id: string, manager: string, apiVersion: string, scope: FieldManagerScope): void {
