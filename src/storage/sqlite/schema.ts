@@ -62,6 +62,20 @@ export const SCHEMA_VERSION = 1;
  */
 export type Synchronous = 'normal' | 'full';
 
+/**
+ * Page size of new databases (bytes). A stored pod is ~2 KB, so with SQLite's default
+ * 4 KiB pages a write batch dirties about one page per object, and every dirty page
+ * costs two `pwrite`s into the WAL (frame header, page) and a `pread` + `pwrite` at
+ * checkpoint. 16 KiB pages carry the same bytes in a quarter of the frames: about a
+ * third less CPU per create (measured with bench/storage.ts), the same durability.
+ *
+ * @see https://www.sqlite.org/pragma.html#pragma_page_size
+ */
+export const PAGE_SIZE = 16384;
+
+/** WAL size (bytes) at which a commit checkpoints it into the database file. */
+export const WAL_CHECKPOINT_BYTES = 16 * 1024 * 1024;
+
 export interface OpenDatabaseOptions {
   synchronous: Synchronous;
   /** how long opening waits for another process' lock before failing (ms) */
@@ -82,10 +96,14 @@ export function openDatabase(file: string, opts: OpenDatabaseOptions): Database.
     db = new Database(file, { timeout: opts.busyTimeoutMs });
     // Exclusive locking must precede WAL so the wal-index lives in heap memory, not a -shm file.
     db.pragma('locking_mode = EXCLUSIVE');
+    // A new database gets PAGE_SIZE pages (an existing one keeps its own: WAL mode
+    // cannot change it). This must precede the switch to WAL.
+    db.pragma(`page_size = ${PAGE_SIZE}`);
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    // Checkpoint every ~16 MiB of WAL instead of 4 MiB: fewer, larger checkpoints.
-    db.pragma('wal_autocheckpoint = 4000');
+    // Checkpoint every ~16 MiB of WAL instead of SQLite's default of 1000 frames.
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.pragma(`wal_autocheckpoint = ${Math.max(1000, Math.floor(WAL_CHECKPOINT_BYTES / pageSize))}`);
     db.pragma('journal_size_limit = 67108864');
     db.pragma('cache_size = -65536');
     db.pragma('temp_store = MEMORY');

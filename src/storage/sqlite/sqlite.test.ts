@@ -12,6 +12,8 @@ import { openStorage, sqliteFile } from '../index.js';
 import { CompactedError, KeyExistsError, RevisionMismatchError, StorageError, type WatchEvent } from '../interface.js';
 import type { Core } from './core.js';
 import { Latest } from './rows.js';
+import { PAGE_SIZE } from './schema.js';
+import { commonKeyPrefix } from './watch.js';
 import { SqliteStorage, type SqliteStorageOptions } from './sqlite.js';
 
 const dirs: string[] = [];
@@ -110,6 +112,37 @@ describe('sqlite storage', () => {
       const b = await s2.create('/r/b', 'b2');
       assert.equal(b.modRevision, del.modRevision + 1, 'revisions are never reused');
       await assert.rejects(s2.create('/r/a', 'again'), KeyExistsError);
+    } finally {
+      await s2.close();
+    }
+  });
+
+  it('new databases get PAGE_SIZE pages; an existing 4 KiB-page database opens as it is', async () => {
+    const fresh = tempDir();
+    await open(fresh).close();
+    const pageSize = (file: string): number => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.pragma('page_size', { simple: true }) as number;
+      } finally {
+        db.close();
+      }
+    };
+    assert.equal(pageSize(join(fresh, 'state.db')), PAGE_SIZE);
+
+    // a database written by an earlier version, with SQLite's default 4 KiB pages and data
+    const old = tempDir();
+    const db = new Database(join(old, 'state.db'));
+    db.pragma('page_size = 4096');
+    db.pragma('journal_mode = WAL');
+    db.close();
+    const s1 = open(old);
+    const a = await s1.create('/r/a', 'a1');
+    await s1.close();
+    assert.equal(pageSize(join(old, 'state.db')), 4096);
+    const s2 = open(old);
+    try {
+      assert.deepEqual((await s2.get('/r/a')).kv, a);
     } finally {
       await s2.close();
     }
@@ -216,6 +249,34 @@ describe('sqlite storage', () => {
       log.length = 0;
       const mine = await s.create('/p/a/x', 'a');
       assert.deepEqual(log, [`event ${mine.modRevision}`, `progress ${mine.modRevision}`]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('one batch of writes under several prefixes reaches exactly the watchers of each key', async () => {
+    const s = open(tempDir());
+    try {
+      const seen = new Map<string, string[]>();
+      for (const prefix of ['', '/r/', '/r/pods/', '/r/pods/a/', '/r/pods/a/x', '/r/pods/b/', '/r/svc/', '/q/']) {
+        const got: string[] = [];
+        seen.set(prefix, got);
+        await s.watch(prefix, 0, { onEvents: (evs) => got.push(...evs.map((e) => e.kv.key)) });
+      }
+      // issued in one turn of the event loop: committed and published as one batch
+      await Promise.all(['/r/pods/a/x1', '/r/pods/a/x2', '/r/pods/a/y', '/r/pods/b/z'].map((k) => s.create(k, 'v')));
+      const all = ['/r/pods/a/x1', '/r/pods/a/x2', '/r/pods/a/y', '/r/pods/b/z'];
+      assert.deepEqual(Object.fromEntries(seen), {
+        '': all,
+        '/r/': all,
+        '/r/pods/': all,
+        '/r/pods/a/': ['/r/pods/a/x1', '/r/pods/a/x2', '/r/pods/a/y'],
+        '/r/pods/a/x': ['/r/pods/a/x1', '/r/pods/a/x2'],
+        '/r/pods/b/': ['/r/pods/b/z'],
+        '/r/svc/': [],
+        '/q/': [],
+      });
+      assert.equal(commonKeyPrefix(all.map((key) => ({ type: 'create' as const, kv: { key, value: '', createRevision: 1, modRevision: 1 } }))), '/r/pods/');
     } finally {
       await s.close();
     }

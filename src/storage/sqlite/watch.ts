@@ -48,20 +48,33 @@ export class WatchHub {
     return sub;
   }
 
-  /** Delivers committed events (in revision order) to every watcher. */
+  /**
+   * Delivers committed events (in revision order) to every watcher. A watcher whose
+   * prefix the batch's common key prefix rules in or out (one resource per watch
+   * cache, batches usually of one resource) is served without testing each event.
+   */
   publish(events: WatchEvent[]): void {
-    if (events.length === 0) return;
-    const last = events[events.length - 1]!.kv.modRevision;
+    const n = events.length;
+    if (n === 0) return;
+    const last = events[n - 1]!.kv.modRevision;
+    const common = commonKeyPrefix(events);
     for (const sub of this.subs) {
+      const prefix = sub.prefix;
       let mine: WatchEvent[] | undefined;
-      for (const ev of events) {
-        if (ev.kv.modRevision > sub.cursor && ev.kv.key.startsWith(sub.prefix)) (mine ??= []).push(ev);
-      }
+      if (common.startsWith(prefix)) {
+        // every key is under the prefix
+        if (events[0]!.kv.modRevision > sub.cursor) mine = events;
+        else for (const ev of events) if (ev.kv.modRevision > sub.cursor) (mine ??= []).push(ev);
+      } else if (prefix.startsWith(common)) {
+        for (const ev of events) {
+          if (ev.kv.modRevision > sub.cursor && ev.kv.key.startsWith(prefix)) (mine ??= []).push(ev);
+        }
+      } // else: the prefix diverges from every key
       if (sub.pending !== undefined) {
         if (mine !== undefined) sub.pending.push(...mine);
         continue;
       }
-      if (mine !== undefined) sub.deliver(mine);
+      if (mine !== undefined) sub.deliver(mine === events ? events.slice() : mine);
       sub.progress(last);
     }
   }
@@ -104,6 +117,20 @@ export class WatchHub {
     if (rest.length > 0) sub.deliver(rest);
     sub.progress(core.rev);
   }
+}
+
+/** The longest prefix shared by the keys of `events` (non-empty). */
+export function commonKeyPrefix(events: WatchEvent[]): string {
+  let p = events[0]!.kv.key;
+  for (let i = 1; i < events.length && p.length > 0; i++) {
+    const k = events[i]!.kv.key;
+    if (k.startsWith(p)) continue;
+    let j = 0;
+    const m = Math.min(p.length, k.length);
+    while (j < m && p.charCodeAt(j) === k.charCodeAt(j)) j++;
+    p = p.slice(0, j);
+  }
+  return p;
 }
 
 /** One watcher. */
