@@ -154,6 +154,15 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     assert.equal(scale.status.selector, 'app=cron');
   });
 
+  it('updates a custom resource with kubectl apply and lists CRDs', () => {
+    assert.match(ok(['apply', '-f', '-'], CR.replace('my-awesome-cron-image', 'my-awesome-cron-image:2')), /crontab.stable.example.com\/my-new-cron-object configured/);
+    const o = JSON.parse(ok(['get', 'ct', 'my-new-cron-object', '-o', 'json'])) as { spec: { image: string; replicas: number }; metadata: { generation: number } };
+    assert.equal(o.spec.image, 'my-awesome-cron-image:2');
+    assert.equal(o.spec.replicas, 3);
+    assert.equal(o.metadata.generation, 3);
+    assert.match(ok(['get', 'crd']), /^NAME\s+CREATED AT\ncrontabs.stable.example.com\s+\d{4}-/);
+  });
+
   it('explains the kind from the published OpenAPI schema', () => {
     const out = ok(['explain', 'crontab.spec']);
     assert.match(out, /KIND:\s+CronTab/);
