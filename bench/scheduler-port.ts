@@ -28,13 +28,30 @@ function copy(b: Uint8Array): Uint8Array {
   return c;
 }
 
-/** Serves `port` with the API server as `user`. */
-export function servePort(api: RequestHandler, user: UserInfo, port: MessagePort): void {
+/** What a request is, for counting: `POST binding`, `POST events`, `PATCH pods/status`, … */
+export function requestKind(method: string, path: string): string {
+  const p = path.split('?')[0]!.split('/').filter(Boolean);
+  // /api/v1/namespaces/<ns>/<resource>[/<name>[/<sub>]] or /apis/<g>/<v>/…
+  const at = p.indexOf('namespaces') >= 0 && p.length > p.indexOf('namespaces') + 2 ? p.indexOf('namespaces') + 2 : p[0] === 'api' ? 2 : 3;
+  const resource = p[at] ?? '';
+  const sub = p[at + 2];
+  return `${method} ${resource}${sub ? '/' + sub : ''}`;
+}
+
+/**
+ * Serves `port` with the API server as `user`. Requests are counted by kind in `counts`
+ * (when given), so the benchmark can show what the scheduler asked of the API server.
+ */
+export function servePort(api: RequestHandler, user: UserInfo, port: MessagePort, counts?: Map<string, number>): void {
   const local = new InProcessTransport(api, user);
   const streams = new Map<number, StreamHandle>();
   const send = (m: ToClient, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer ?? []);
   port.on('message', (m: ToServer) => {
     if (m.t === 'req') {
+      if (counts) {
+        const k = requestKind(m.method, m.path);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
       void local.request(m.method, m.path, m.headers, m.body ? Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength) : undefined).then((r) => {
         const body = copy(r.body);
         send({ t: 'res', id: m.id, status: r.status, headers: r.headers, body }, [body.buffer as ArrayBuffer]);

@@ -14,6 +14,8 @@
  */
 import type { KObject } from '../src/api/resource.js';
 import { R, type Client } from '../src/client/types.js';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { startScheduler } from '../src/scheduler/index.js';
@@ -29,6 +31,24 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefi
 const MODE = (args.includes('--mode') ? args[args.indexOf('--mode') + 1] : 'worker') as 'worker' | 'inprocess' | 'https';
 const CREATE_CONCURRENCY = 32;
 const TIMEOUT_MS = 600_000;
+
+/**
+ * Starts a CPU profile of this thread (the API server's in worker/inprocess mode);
+ * the returned function stops it and gives the profile (BENCH_API_PROFILE=<file>).
+ */
+async function startThreadProfile(): Promise<() => Promise<object>> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<{ profile?: object }>((resolve, reject) => session.post(method, (err, res) => (err ? reject(err) : resolve(res as { profile?: object }))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return async () => {
+    const r = await post('Profiler.stop');
+    session.disconnect();
+    return r.profile ?? {};
+  };
+}
 
 /** scheduler_perf's percentile: the sorted sample at ceil(n·p/100) − 1. */
 function percentile(sorted: number[], p: number): number {
@@ -54,6 +74,8 @@ interface Result {
   apiThreadCPU: number;
   /** busy share of the API server's event loop (NaN when in another process) */
   apiELU: number;
+  /** the scheduler's requests during the measured phase by kind (worker mode) */
+  requests?: Map<string, number>;
   /** MiB resident, all processes */
   rss: number;
   totals: Map<string, number>;
@@ -133,7 +155,7 @@ interface SchedulerHandle {
   /** start of the measured phase: clear totals */
   measure(): void;
   /** end of the measured phase: extension point totals (ms), the scheduler thread's busy share and CPU seconds */
-  finish(): Promise<{ totals: Map<string, number>; elu: number; cpu: number }>;
+  finish(): Promise<{ totals: Map<string, number>; elu: number; cpu: number; requests?: Map<string, number> }>;
   stop(): Promise<void>;
 }
 
@@ -154,12 +176,13 @@ interface Harness {
 /** Scheduler in a worker thread, API server in this thread: each has a core. */
 async function workerHarness(): Promise<Harness> {
   const api = await startInProcessAPI();
+  const requests = new Map<string, number>();
   let elu0 = performance.eventLoopUtilization();
   return {
     admin: api.clientFor(ADMIN),
     async startScheduler() {
       const { port1, port2 } = new MessageChannel();
-      servePort(api.api, SCHEDULER, port1);
+      servePort(api.api, SCHEDULER, port1, requests);
       // a JS trampoline registers tsx in the worker before loading the TypeScript entry
       const entry = new URL('./scheduler-worker.ts', import.meta.url).href;
       const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
@@ -177,10 +200,13 @@ async function workerHarness(): Promise<Harness> {
       await ready;
       return {
         bound: () => bound,
-        measure: () => worker.postMessage({ t: 'measure' } satisfies ToWorker),
+        measure: () => {
+          requests.clear();
+          worker.postMessage({ t: 'measure' } satisfies ToWorker);
+        },
         finish: () =>
           new Promise((resolve) => {
-            onTotals = (m) => resolve({ totals: new Map(m.totals), elu: m.elu, cpu: m.cpu });
+            onTotals = (m) => resolve({ totals: new Map(m.totals), elu: m.elu, cpu: m.cpu, requests: new Map(requests) });
             worker.postMessage({ t: 'finish' } satisfies ToWorker);
           }),
         async stop() {
@@ -271,6 +297,7 @@ async function run(w: Workload): Promise<Result> {
     const stopChurn = w.churn ? startChurn(admin) : undefined;
 
     // measured phase
+    const apiProfile = process.env.BENCH_API_PROFILE ? await startThreadProfile() : undefined;
     s.measure();
     const base = s.bound();
     const measured = () => s.bound() - base;
@@ -300,7 +327,8 @@ async function run(w: Workload): Promise<Result> {
     const apiCPU = h.apiCPU() - a0;
     const apiThreadCPU = h.apiThreadCPU() - at0;
     const apiELU = h.apiELU();
-    const { totals, elu, cpu: schedCPU } = await s.finish();
+    const { totals, elu, cpu: schedCPU, requests } = await s.finish();
+    if (apiProfile) writeFileSync(process.env.BENCH_API_PROFILE!, JSON.stringify(await apiProfile()));
     await stopChurn?.();
     const done = measured();
     const rest = seconds - samples.length;
@@ -318,6 +346,7 @@ async function run(w: Workload): Promise<Result> {
       schedELU: elu,
       schedCPU,
       apiThreadCPU,
+      requests,
       apiELU,
       rss: MODE === 'https' ? process.memoryUsage().rss / 1048576 + h.apiRSS() : h.apiRSS(),
       totals,
@@ -364,6 +393,10 @@ function table(rs: Result[]): string {
     out.push(
       `  ${r.name.padEnd(w[0]!)}  cycle ${((1000 * cycle) / cycles).toFixed(0)} µs × ${(cycles / n).toFixed(2)}: ${parts.join(', ')}; bind ${((t.get('Bind') ?? 0) / n).toFixed(1)} ms`,
     );
+    if (r.requests?.size) {
+      const reqs = [...r.requests].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`);
+      out.push(`  ${''.padEnd(w[0]!)}  scheduler requests: ${reqs.join(', ')}`);
+    }
   }
   return out.join('\n');
 }
