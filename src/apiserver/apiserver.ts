@@ -110,6 +110,8 @@ export class APIServer implements StoreLookup {
   definitions: ResourceDefinition[];
   private readonly chain: AdmissionChain;
   private crds?: CustomResourceDefinitionController;
+  /** open watch responses of resources added with addResource, ended when the resource is removed */
+  private readonly runtimeWatches = new Map<Store, Set<ResponseWriter>>();
 
   constructor(private readonly opts: APIServerOptions) {
     this.storage = opts.storage;
@@ -185,6 +187,7 @@ export class APIServer implements StoreLookup {
     const st = new Store(def, { storage: this.storage, admission: this.chain, lookup: this.lookup });
     await st.start();
     this.byGVR.set(gvr, st);
+    this.runtimeWatches.set(st, new Set());
     const gr = `${def.group}/${def.resource}`;
     if (!this.stores.has(gr)) this.stores.set(gr, st);
     for (const s of subresources) this.subresources.set(`${gvr}/${s.subresource}`, s);
@@ -212,6 +215,9 @@ export class APIServer implements StoreLookup {
     for (const k of [...this.subresources.keys()]) if (k.startsWith(`${gvr}/`)) this.subresources.delete(k);
     this.definitions = this.definitions.filter((d) => d !== st.def);
     this.discovery.remove(group, version, resource);
+    const open = this.runtimeWatches.get(st);
+    this.runtimeWatches.delete(st);
+    if (open) for (const w of [...open]) if (!w.closed) w.end();
     st.stop();
   }
 
@@ -279,6 +285,14 @@ export class APIServer implements StoreLookup {
     const store = this.byGVR.get(gvKey);
     if (!store) throw notFoundPath();
     const c: ResourceContext = { store, storage: this.storage, info, query, req, res, now: this.now() };
+    if (info.verb === 'watch') {
+      // watches of resources added at runtime end when the resource goes (CRD deleted)
+      const open = this.runtimeWatches.get(store);
+      if (open) {
+        open.add(res);
+        res.onClose(() => open.delete(res));
+      }
+    }
     if (info.subresource && info.subresource !== 'status' && !store.def.subresourceStrategies?.[info.subresource]) {
       const h = this.subresources.get(`${gvKey}/${info.subresource}`);
       if (!h) throw notFoundPath();

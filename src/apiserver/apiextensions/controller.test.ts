@@ -216,6 +216,13 @@ describe('CustomResourceDefinition controller (in-process)', () => {
   });
 
   it('deletes the custom resources before the CRD, then stops serving them', async () => {
+    const events: string[] = [];
+    let ended = false;
+    const w = client.watch<KObject>(ctRef, 'default', {}, (e) => {
+      events.push(`${e.type}:${e.object.metadata?.name ?? ''}`);
+    });
+    void w.done.then(() => (ended = true));
+    await until(() => events.includes('ADDED:c1'));
     await client.delete(crdRef, '', 'crontabs.stable.example.com');
     await until(async () => {
       try {
@@ -229,6 +236,8 @@ describe('CustomResourceDefinition controller (in-process)', () => {
     assert.equal(res.status, 404);
     const rows = await storage.list('/registry/stable.example.com/crontabs/', {});
     assert.equal(rows.kvs.length, 0);
+    assert.ok(events.includes('DELETED:c1'), events.join(' '));
+    await until(() => ended);
   });
 
   it('serves several versions of one storage (conversion None) with selectable fields', async () => {
