@@ -161,6 +161,8 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     assert.equal(o.spec.replicas, 3);
     assert.equal(o.metadata.generation, 3);
     assert.match(ok(['get', 'crd']), /^NAME\s+CREATED AT\ncrontabs.stable.example.com\s+\d{4}-/);
+    assert.match(ok(['apply', '--server-side', '-f', '-'], CR.replace('my-new-cron-object', 'ssa')), /crontab.stable.example.com\/ssa serverside-applied/);
+    assert.match(ok(['get', 'ct', 'ssa', '-o', 'jsonpath={.spec.replicas}']), /^1$/);
   });
 
   it('explains the kind from the published OpenAPI schema', () => {
