@@ -47,16 +47,23 @@ describe('CustomResourceDefinition defaults and validation', () => {
     [
       'structural: type of fields',
       (c) => (c.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec!.properties!.size = { description: 'no type' }),
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: Required value: must not be empty for specified object fields',
+      'spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Required value: must not be empty for specified object fields',
     ],
-    ['structural: root type', (c) => delete c.spec.versions[0]!.schema!.openAPIV3Schema!.type, 'spec.versions[0].schema.openAPIV3Schema.type: Required value: must not be empty at the root'],
+    ['structural: root type', (c) => delete c.spec.versions[0]!.schema!.openAPIV3Schema!.type, 'spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root'],
     [
       'structural: array items',
       (c) => (c.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec!.properties!.size = { type: 'array' }),
-      'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].items: Required value: must be specified',
+      'spec.validation.openAPIV3Schema.properties[spec].properties[size].items: Required value: must be specified',
     ],
-    ['scale paths', (c) => (c.spec.versions[0]!.subresources = { scale: { specReplicasPath: '.status.x', statusReplicasPath: '.status.y' } }), 'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.x": should be a json path under .spec'],
-    ['printer column type', (c) => (c.spec.versions[0]!.additionalPrinterColumns = [{ name: 'X', type: 'text', jsonPath: '.spec.size' }]), 'spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string'],
+    ['scale paths', (c) => (c.spec.versions[0]!.subresources = { scale: { specReplicasPath: '.status.x', statusReplicasPath: '.status.y' } }), 'spec.subresources.scale.specReplicasPath: Invalid value: ".status.x": should be a json path under .spec'],
+    ['printer column type', (c) => (c.spec.versions[0]!.additionalPrinterColumns = [{ name: 'X', type: 'text', jsonPath: '.spec.size' }]), 'spec.additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string'],
+    [
+      'per-version paths when versions differ',
+      (c) => {
+        c.spec.versions.push({ name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { description: 'untyped' } } } } });
+      },
+      'spec.versions[1].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
+    ],
     [
       'protected groups need approval',
       (c) => ((c.spec.group = 'widgets.k8s.io'), (c.metadata!.name = 'widgets.widgets.k8s.io')),

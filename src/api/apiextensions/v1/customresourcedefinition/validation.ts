@@ -105,6 +105,7 @@ function validateSpec(spec: CRDSpec, p: Path): FieldError[] {
   else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') errs.push(notSupported(p.child('scope'), spec.scope, ['Cluster', 'Namespaced']));
 
   const versions = spec.versions ?? [];
+  const h = hoisted(versions);
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
@@ -119,7 +120,7 @@ function validateSpec(spec: CRDSpec, p: Path): FieldError[] {
     seen.add(v.name);
     const msgs = isDNS1035Label(v.name ?? '');
     if (msgs.length) errs.push(invalid(vp.child('name'), v.name, msgs.join(',')));
-    errs.push(...validateVersion(v, vp));
+    errs.push(...validateVersion(v, vp, h));
   });
   if (!unique) errs.push(invalid(p.child('versions'), omitValue, 'must contain unique version names'));
   if (storageCount !== 1) errs.push(invalid(p.child('versions'), omitValue, 'must have exactly one version marked as storage version'));
@@ -130,6 +131,7 @@ function validateSpec(spec: CRDSpec, p: Path): FieldError[] {
   if (!n.kind) errs.push(required(p.child('names', 'kind')));
   if (!n.listKind) errs.push(required(p.child('names', 'listKind')));
   errs.push(...validateNames(n, p.child('names')));
+  errs.push(...validateHoisted(spec, p, h));
 
   const conv = spec.conversion;
   if (conv?.strategy !== undefined && conv.strategy !== 'None' && conv.strategy !== 'Webhook') {
@@ -165,28 +167,70 @@ export function validateNames(n: CustomResourceDefinitionNames | undefined, p: P
   return errs;
 }
 
-function validateVersion(v: CRDVersion, p: Path): FieldError[] {
+/**
+ * Which per-version fields are the same in every version: upstream's conversion to the
+ * internal type moves those to the top level (spec.validation, spec.subresources,
+ * spec.additionalPrinterColumns), so their errors carry the top-level paths.
+ */
+interface Hoisted {
+  schema: boolean;
+  subresources: boolean;
+  columns: boolean;
+}
+
+function hoisted(versions: CRDVersion[]): Hoisted {
+  const same = (f: (v: CRDVersion) => unknown): boolean => versions.length > 0 && versions.every((v) => JSON.stringify(f(v) ?? null) === JSON.stringify(f(versions[0]!) ?? null));
+  return { schema: same((v) => v.schema), subresources: same((v) => v.subresources), columns: same((v) => v.additionalPrinterColumns) };
+}
+
+function validateVersion(v: CRDVersion, p: Path, h: Hoisted): FieldError[] {
   const errs: FieldError[] = [];
-  const schema = v.schema?.openAPIV3Schema;
-  if (schema) {
-    const sp = p.child('schema').child('openAPIV3Schema');
-    if (v.subresources?.status && schema.type !== undefined && schema.type !== 'object') {
-      errs.push(invalid(p.child('schema').child('openAPIV3Schema.type'), schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
-    }
-    if (schema.nullable) errs.push(forbidden(p.child('schema').child('openAPIV3Schema.nullable'), 'nullable cannot be true at the root'));
-    errs.push(...validateStructural(schema, sp));
+  if (!h.schema) errs.push(...validateSchema(v.schema?.openAPIV3Schema, !!v.subresources?.status, p.child('schema')));
+  if (!h.subresources) errs.push(...validateSubresources(v.subresources, p.child('subresources')));
+  if (!h.columns) errs.push(...validateColumns(v.additionalPrinterColumns, p.child('additionalPrinterColumns')));
+  return errs;
+}
+
+/** The fields upstream validates at the top level when every version shares them. */
+function validateHoisted(spec: CRDSpec, p: Path, h: Hoisted): FieldError[] {
+  const v0 = spec.versions?.[0];
+  if (!v0) return [];
+  const errs: FieldError[] = [];
+  const anyStatus = (spec.versions ?? []).some((v) => !!v.subresources?.status);
+  if (h.schema) errs.push(...validateSchema(v0.schema?.openAPIV3Schema, anyStatus, p.child('validation')));
+  if (h.subresources) errs.push(...validateSubresources(v0.subresources, p.child('subresources')));
+  if (h.columns) errs.push(...validateColumns(v0.additionalPrinterColumns, p.child('additionalPrinterColumns')));
+  return errs;
+}
+
+/** @param p the `schema` (per version) or `validation` (top-level) path */
+function validateSchema(schema: CRSchema | undefined, statusEnabled: boolean, p: Path): FieldError[] {
+  if (!schema) return [];
+  const errs: FieldError[] = [];
+  if (statusEnabled && schema.type !== undefined && schema.type !== 'object') {
+    errs.push(invalid(p.child('openAPIV3Schema.type'), schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
   }
-  const scale = v.subresources?.scale;
-  if (scale) {
-    const sp = p.child('subresources');
-    errs.push(...jsonPathUnder(scale.specReplicasPath, sp.child('scale.specReplicasPath'), ['.spec.'], 'should be a json path under .spec', true));
-    errs.push(...jsonPathUnder(scale.statusReplicasPath, sp.child('scale.statusReplicasPath'), ['.status.'], 'should be a json path under .status', true));
-    if (scale.labelSelectorPath) {
-      errs.push(...jsonPathUnder(scale.labelSelectorPath, sp.child('scale.labelSelectorPath'), ['.spec.', '.status.'], 'should be a json path under either .spec or .status', false));
-    }
+  if (schema.nullable) errs.push(forbidden(p.child('openAPIV3Schema.nullable'), 'nullable cannot be true at the root'));
+  errs.push(...validateStructural(schema, p.child('openAPIV3Schema')));
+  return errs;
+}
+
+function validateSubresources(sub: CRDVersion['subresources'], p: Path): FieldError[] {
+  const scale = sub?.scale;
+  if (!scale) return [];
+  const errs: FieldError[] = [];
+  errs.push(...jsonPathUnder(scale.specReplicasPath, p.child('scale.specReplicasPath'), ['.spec.'], 'should be a json path under .spec', true));
+  errs.push(...jsonPathUnder(scale.statusReplicasPath, p.child('scale.statusReplicasPath'), ['.status.'], 'should be a json path under .status', true));
+  if (scale.labelSelectorPath) {
+    errs.push(...jsonPathUnder(scale.labelSelectorPath, p.child('scale.labelSelectorPath'), ['.spec.', '.status.'], 'should be a json path under either .spec or .status', false));
   }
-  (v.additionalPrinterColumns ?? []).forEach((c, i) => {
-    const cp = p.child('additionalPrinterColumns').index(i);
+  return errs;
+}
+
+function validateColumns(cols: CRDVersion['additionalPrinterColumns'], p: Path): FieldError[] {
+  const errs: FieldError[] = [];
+  (cols ?? []).forEach((c, i) => {
+    const cp = p.index(i);
     if (!c.name) errs.push(required(cp.child('name')));
     const types = `must be one of ${PRINTER_COLUMN_TYPES.join(',')}`;
     if (!c.type) errs.push(required(cp.child('type'), types));
