@@ -5,7 +5,7 @@
  * @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/admission/interfaces.go
  */
-import type { GroupVersionResource, Obj, ObjectLookup, UserInfo } from '../../api/resource.js';
+import type { GroupVersionResource, KObject, Obj, ObjectLookup, UserInfo } from '../../api/resource.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -37,18 +37,74 @@ export interface AdmissionPlugin {
   validate?(a: AdmissionAttributes, lookup: ObjectLookup): Promise<void>;
 }
 
-/** Runs plugins in order: every `admit`, then (after strategy validation) every `validate`. */
+/**
+ * An ObjectLookup that answers each distinct get or list once: the plugins of one
+ * request (NamespaceLifecycle and PodSecurity both read the namespace; LimitRanger,
+ * ServiceAccount and Priority read the same objects in both phases) share the answers,
+ * so the request is admitted against one view of them. Callers must not mutate the
+ * objects or arrays they get (they are the watch cache's).
+ */
+export class RequestLookup implements ObjectLookup {
+  private readonly gets = new Map<string, Promise<KObject | undefined>>();
+  private readonly lists = new Map<string, Promise<KObject[]>>();
+
+  constructor(private readonly inner: ObjectLookup) {}
+
+  get(r: GroupVersionResource, namespace: string, name: string): Promise<KObject | undefined> {
+    const k = `${r.group}/${r.resource}/${namespace}/${name}`;
+    let p = this.gets.get(k);
+    if (p === undefined) {
+      p = this.inner.get(r, namespace, name);
+      this.gets.set(k, p);
+    }
+    return p;
+  }
+
+  list(r: GroupVersionResource, namespace: string): Promise<KObject[]> {
+    const k = `${r.group}/${r.resource}/${namespace}`;
+    let p = this.lists.get(k);
+    if (p === undefined) {
+      p = this.inner.list(r, namespace);
+      this.lists.set(k, p);
+    }
+    return p;
+  }
+}
+
+/**
+ * Runs plugins in order: every `admit`, then (after strategy validation) every `validate`.
+ * Both phases of one request should be given the same attributes object: their lookups
+ * then go through one {@link RequestLookup}.
+ */
 export class AdmissionChain {
+  private readonly admitters: AdmissionPlugin[];
+  private readonly validators: AdmissionPlugin[];
+  private readonly lookups = new WeakMap<AdmissionAttributes, RequestLookup>();
+
   constructor(
     readonly plugins: AdmissionPlugin[],
     private readonly lookup: ObjectLookup,
-  ) {}
+  ) {
+    this.admitters = plugins.filter((p) => p.admit !== undefined);
+    this.validators = plugins.filter((p) => p.validate !== undefined);
+  }
 
   async admit(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.admit) await p.admit(a, this.lookup);
+    const lookup = this.lookupFor(a);
+    for (const p of this.admitters) await p.admit!(a, lookup);
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) if (p.validate) await p.validate(a, this.lookup);
+    const lookup = this.lookupFor(a);
+    for (const p of this.validators) await p.validate!(a, lookup);
+  }
+
+  private lookupFor(a: AdmissionAttributes): RequestLookup {
+    let l = this.lookups.get(a);
+    if (l === undefined) {
+      l = new RequestLookup(this.lookup);
+      this.lookups.set(a, l);
+    }
+    return l;
   }
 }

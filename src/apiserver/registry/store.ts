@@ -284,7 +284,8 @@ export class Store {
     else delete meta.namespace;
     if (meta.resourceVersion) throw newBadRequest('resourceVersion should not be set on objects to be created');
 
-    await this.runAdmission('CREATE', obj, undefined, ns, wc, 'admit');
+    const attrs = this.admissionAttributes('CREATE', obj, undefined, ns, wc);
+    if (attrs !== undefined) await this.admission!.admit(attrs);
 
     // rest.BeforeCreate
     delete meta.deletionTimestamp;
@@ -295,21 +296,26 @@ export class Store {
     meta.creationTimestamp = rfc3339(wc.now);
     if (meta.generateName && !meta.name) meta.name = meta.generateName + generateNameSuffix();
     // allocations (ClusterIPs, NodePorts) happen before validation, as upstream's BeginCreate
-    await def.hooks?.beforeCreate?.(obj, sctx);
-    const errs: FieldError[] = [...(def.validate?.(obj, sctx) ?? [])];
-    errs.push(...validateObjectMeta(meta, def.namespaced, (n: string, prefix: boolean) => this.validateName(n, prefix), Path.root('metadata')));
-    if (errs.length) throw newInvalid(this.groupKind, meta.name ?? '', errs);
+    const beforeCreate = def.hooks?.beforeCreate;
+    if (beforeCreate !== undefined) await beforeCreate(obj, sctx);
+    const errs: FieldError[] = def.validate?.(obj, sctx) ?? [];
+    const metaErrs = validateObjectMeta(meta, def.namespaced, this.nameValidator, Path.root('metadata'));
+    if (errs.length || metaErrs.length) throw newInvalid(this.groupKind, meta.name ?? '', [...errs, ...metaErrs]);
     if (def.warningsOnCreate) wc.warnings.push(...def.warningsOnCreate(obj, sctx));
     def.canonicalize?.(obj);
 
-    await this.runAdmission('CREATE', obj, undefined, ns, wc, 'validate');
+    if (attrs !== undefined) {
+      attrs.name = meta.name ?? ''; // set from generateName meanwhile
+      await this.admission!.validate(attrs);
+    }
     if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
     const key = this.key(ns, meta.name!);
     try {
       const enc = this.encodeFull(obj);
       const kv = await this.write(key, obj, enc, (v) => this.storage.create(key, v));
       const stored = this.adopt(key, obj, kv.modRevision, enc);
-      await def.hooks?.afterCreate?.(obj, sctx);
+      const afterCreate = def.hooks?.afterCreate;
+      if (afterCreate !== undefined) await afterCreate(obj, sctx);
       return stored;
     } catch (e) {
       if (e instanceof KeyExistsError) throw newAlreadyExists(this.groupResource, meta.name!);
@@ -338,6 +344,9 @@ export class Store {
     if (c && c.rv === rev && c.obj === obj) return c;
     return new CachedObject(key, obj, rev, enc.wire(rev));
   }
+
+  /** {@link validateName} bound once (validateObjectMeta takes it as a callback) */
+  private readonly nameValidator = (name: string, prefix: boolean): string[] => this.validateName(name, prefix);
 
   private validateName(name: string, prefix: boolean): string[] {
     if (this.def.validateName) return this.def.validateName(name, prefix);
@@ -415,7 +424,8 @@ export class Store {
       if (meta.generateName === undefined && old.metadata.generateName) meta.generateName = old.metadata.generateName;
       dropEmptyMetadata(meta);
 
-      await this.runAdmission('UPDATE', obj, old, ns, wc, 'admit', subresource);
+      const attrs = this.admissionAttributes('UPDATE', obj, old, ns, wc, subresource);
+      if (attrs !== undefined) await this.admission!.admit(attrs);
       const errs: FieldError[] = [];
       const subStrategy = opts.strategy ?? (subresource === 'status' ? def.status : subresource ? def.subresourceStrategies?.[subresource] : undefined);
       if (subStrategy) {
@@ -431,7 +441,7 @@ export class Store {
       errs.push(...validateObjectMetaUpdate(meta, old.metadata, Path.root('metadata')));
       if (errs.length) throw newInvalid(this.groupKind, name, errs);
       def.canonicalize?.(obj);
-      await this.runAdmission('UPDATE', obj, old, ns, wc, 'validate', subresource);
+      if (attrs !== undefined) await this.admission!.validate(attrs);
 
       meta.resourceVersion = String(current.rv);
       const enc = this.encodeFull(obj);
@@ -527,8 +537,11 @@ export class Store {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.rv}`,
         );
       }
-      await this.runAdmission('DELETE', undefined, old, ns, wc, 'admit');
-      await this.runAdmission('DELETE', undefined, old, ns, wc, 'validate');
+      const attrs = this.admissionAttributes('DELETE', undefined, old, ns, wc);
+      if (attrs !== undefined) {
+        await this.admission!.admit(attrs);
+        await this.admission!.validate(attrs);
+      }
 
       if (def.deleteStep) {
         const step = def.deleteStep(old, p, wc.now);
@@ -614,17 +627,20 @@ export class Store {
     }
   }
 
-  private async runAdmission(
+  /**
+   * The admission attributes of one write, given to both phases (so their lookups are
+   * shared); undefined without an admission chain.
+   */
+  private admissionAttributes(
     op: Operation,
     obj: Obj | undefined,
     old: Obj | undefined,
     ns: string,
     wc: WriteContext,
-    phase: 'admit' | 'validate',
     subresource = '',
-  ): Promise<void> {
-    if (!this.admission) return;
-    const a: AdmissionAttributes = {
+  ): AdmissionAttributes | undefined {
+    if (!this.admission) return undefined;
+    return {
       operation: op,
       resource: this.gvr,
       kind: this.gvk,
@@ -637,8 +653,6 @@ export class Store {
       dryRun: wc.dryRun,
       warnings: wc.warnings,
     };
-    if (phase === 'admit') await this.admission.admit(a);
-    else await this.admission.validate(a);
   }
 }
 

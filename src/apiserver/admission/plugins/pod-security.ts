@@ -33,6 +33,19 @@ export interface PodSecurityOptions {
   exemptions?: { usernames?: string[]; namespaces?: string[]; runtimeClasses?: string[] };
 }
 
+/** The policies of one namespace's labels (with the configured defaults). */
+interface NamespacePolicies {
+  enforce: PodSecurityPolicy;
+  warn: PodSecurityPolicy;
+  audit: PodSecurityPolicy;
+  /** `policyString(enforce)` */
+  enforceString: string;
+  /** warn is the same policy as enforce (nothing more to warn about on pods) */
+  warnIsEnforce: boolean;
+}
+
+const ENFORCE_POLICY_ANNOTATION = `${LABEL_PREFIX}enforce-policy`;
+
 /** `restricted:latest` */
 export const policyString = (p: PodSecurityPolicy): string => `${p.level}:${p.version}`;
 
@@ -63,6 +76,23 @@ export function podSecurity(opts: PodSecurityOptions = {}): AdmissionPlugin {
   const exemptUsers = new Set(opts.exemptions?.usernames ?? []);
   const exemptNamespaces = new Set(opts.exemptions?.namespaces ?? []);
   const exemptRuntimeClasses = new Set(opts.exemptions?.runtimeClasses ?? []);
+
+  // A namespace's policies, computed once per version of its labels: the namespace
+  // objects served from the watch cache are immutable, a label change makes a new one.
+  const NO_LABELS = {};
+  const policies = new WeakMap<object, NamespacePolicies>();
+  const policiesOf = (labels: Record<string, string> | undefined): NamespacePolicies => {
+    const key = labels ?? NO_LABELS;
+    let p = policies.get(key);
+    if (p === undefined) {
+      const enforce = policyFor(labels, 'enforce', opts.defaults?.enforce);
+      const warn = policyFor(labels, 'warn', opts.defaults?.warn);
+      const audit = policyFor(labels, 'audit', opts.defaults?.audit);
+      p = { enforce, warn, audit, enforceString: policyString(enforce), warnIsEnforce: jsonEqual(warn, enforce) };
+      policies.set(key, p);
+    }
+    return p;
+  };
 
   const evaluate = (p: PodSecurityPolicy, meta: ObjectMeta, spec: PodSpec): string | undefined => {
     if (p.level === 'privileged') return undefined;
@@ -97,20 +127,17 @@ export function podSecurity(opts: PodSecurityOptions = {}): AdmissionPlugin {
       if (!spec) return;
       if (spec.runtimeClassName && exemptRuntimeClasses.has(spec.runtimeClassName)) return;
       const ns = (await lookup.get({ group: '', version: 'v1', resource: 'namespaces' }, '', a.namespace)) as Namespace | undefined;
-      const labels = ns?.metadata?.labels;
-      const enforce = policyFor(labels, 'enforce', opts.defaults?.enforce);
-      const warn = policyFor(labels, 'warn', opts.defaults?.warn);
-      const audit = policyFor(labels, 'audit', opts.defaults?.audit);
+      const { enforce, warn, audit, enforceString, warnIsEnforce } = policiesOf(ns?.metadata?.labels);
       if (isPod) {
-        addAuditAnnotation(`${LABEL_PREFIX}enforce-policy`, policyString(enforce));
+        addAuditAnnotation(ENFORCE_POLICY_ANNOTATION, enforceString);
         const v = evaluate(enforce, meta, spec);
         if (v) {
-          throw newForbidden({ group: '', resource: 'pods' }, obj.metadata.name ?? '', `violates PodSecurity "${policyString(enforce)}": ${v}`);
+          throw newForbidden({ group: '', resource: 'pods' }, obj.metadata.name ?? '', `violates PodSecurity "${enforceString}": ${v}`);
         }
       }
       const auditV = evaluate(audit, meta, spec);
       if (auditV) addAuditAnnotation(`${LABEL_PREFIX}audit-violations`, `would violate PodSecurity "${policyString(audit)}": ${auditV}`);
-      if (isPod && jsonEqual(warn, enforce)) return;
+      if (isPod && warnIsEnforce) return;
       const warnV = evaluate(warn, meta, spec);
       if (warnV) a.warnings.push(`would violate PodSecurity "${policyString(warn)}": ${warnV}`);
     },
