@@ -86,8 +86,14 @@ describe('filterAll / scoreAll fast paths', () => {
       for (const p of fwk.plugins.filter) {
         if (!p.filterAll || state.skipFilterPlugins.has(p.name)) continue;
         const out = new Array(nodes.length).fill(undefined);
-        p.filterAll(state, pod, nodes, idx, snap.cols, nodes.length, out);
+        const bad = p.filterAll(state, pod, nodes, idx, snap.cols, nodes.length, out);
         const slow = nodes.map((ni) => p.filter(state, pod, ni));
+        if (bad === 0) {
+          // "all passed": out may be unwritten, the per-node verdicts must all be success
+          assert.deepEqual(slow.filter((s) => s !== null && s.code !== Code.Success), [], `${p.name} on ${name} claims all pass`);
+          continue;
+        }
+        if (typeof bad === 'number') assert.equal(bad, slow.filter((s) => s !== null).length, `${p.name} on ${name}: count`);
         assert.deepEqual(
           out.map((s) => (s ? `${s.code}:${s.reasons.join()}` : null)),
           slow.map((s) => (s ? `${s.code}:${s.reasons.join()}` : null)),

@@ -131,8 +131,13 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
     for (let f = 0; f < filters.length && k > 0; f++) {
       const p = filters[f]!;
       const t0 = sample ? performance.now() : 0;
-      if (p.filterAll) p.filterAll(state, pod, buf, bufIdx, cols, k, out);
-      else for (let i = 0; i < k; i++) out[i] = p.filter(state, pod, buf[i]!);
+      if (p.filterAll) {
+        // a plugin that says every node passed leaves the chunk as it is
+        if (p.filterAll(state, pod, buf, bufIdx, cols, k, out) === 0) {
+          if (sample) fwk.observePlugin(state, p.name, 'Filter', t0, null);
+          continue;
+        }
+      } else for (let i = 0; i < k; i++) out[i] = p.filter(state, pod, buf[i]!);
       let j = 0;
       for (let i = 0; i < k; i++) {
         const s = out[i]!;

@@ -59,8 +59,10 @@ export interface FilterPlugin extends Plugin {
    * Optional fast path, equivalent to `out[i] = filter(state, pod, nodes[i])` for
    * i < n. `idx[i]` is the row of `nodes[i]` in `cols` (the snapshot's columns).
    * Implemented by hot plugins so the per-node work is monomorphic and cache-friendly.
+   * May return how many of the n verdicts are not success; a returned 0 means every
+   * node passed and `out` may have been left unwritten (the caller then skips its scan).
    */
-  filterAll?(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): void;
+  filterAll?(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): number | void;
 }
 
 /** Runs when no node fits (e.g. preemption). */

@@ -30,11 +30,9 @@ export class NodeName implements FilterPlugin, EnqueueExtensions {
     return new Status(Code.UnschedulableAndUnresolvable, [ErrReason]);
   }
 
-  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): void {
-    if (!pod.spec?.nodeName) {
-      for (let i = 0; i < n; i++) out[i] = null;
-      return;
-    }
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], _idx: Int32Array, _cols: NodeColumns, n: number, out: (Status | null)[]): number | void {
+    // no spec.nodeName: every node passes, `out` is left as it is
+    if (!pod.spec?.nodeName) return 0;
     for (let i = 0; i < n; i++) out[i] = this.filter(state, pod, nodes[i]!);
   }
 

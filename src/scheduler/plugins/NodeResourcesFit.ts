@@ -175,7 +175,7 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     );
   }
 
-  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): void {
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): number {
     const s = state.get<PreFilterState>(preFilterStateKey);
     const req = s ? s.request : computePodRequests(pod);
     const general = req.scalar !== null && req.scalar.size > 0;
@@ -183,10 +183,13 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     const rm = req.memory;
     const re = req.ephemeralStorage;
     const { allocCPU, allocMem, allocEph, allocPods, reqCPU, reqMem, reqEph, pods } = cols;
+    let bad = 0;
     for (let i = 0; i < n; i++) {
       const r = idx[i]!;
       if (r < 0 || general) {
-        out[i] = this.filter(state, pod, nodes[i]!);
+        const s = this.filter(state, pod, nodes[i]!);
+        out[i] = s;
+        if (s !== null) bad++;
         continue;
       }
       const short =
@@ -194,8 +197,11 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
         (rc > 0 && rc > allocCPU[r]! - reqCPU[r]!) ||
         (rm > 0 && rm > allocMem[r]! - reqMem[r]!) ||
         (re > 0 && re > allocEph[r]! - reqEph[r]!);
-      out[i] = short ? this.filter(state, pod, nodes[i]!) : null;
+      const s = short ? this.filter(state, pod, nodes[i]!) : null;
+      out[i] = s;
+      if (s !== null) bad++;
     }
+    return bad;
   }
 
   /**

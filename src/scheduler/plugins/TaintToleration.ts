@@ -42,12 +42,16 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
     return new Status(Code.UnschedulableAndUnresolvable, [errReasonUntoleratedTaint(t.key, t.value ?? '')]);
   }
 
-  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): void {
+  filterAll(state: CycleState, pod: Pod, nodes: NodeInfo[], idx: Int32Array, cols: NodeColumns, n: number, out: (Status | null)[]): number {
     const flags = cols.flags;
+    let bad = 0;
     for (let i = 0; i < n; i++) {
       const r = idx[i]!;
-      out[i] = r >= 0 && (flags[r]! & F_TAINTED) === 0 ? null : this.filter(state, pod, nodes[i]!);
+      const s = r >= 0 && (flags[r]! & F_TAINTED) === 0 ? null : this.filter(state, pod, nodes[i]!);
+      out[i] = s;
+      if (s !== null) bad++;
     }
+    return bad;
   }
 
   preScore(state: CycleState, pod: Pod, _nodes: NodeInfo[]): Status | null {
