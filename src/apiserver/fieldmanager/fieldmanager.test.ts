@@ -339,3 +339,35 @@ test('create fast path equals the general comparison with the zero object', asyn
     assert.equal(JSON.stringify(general.fieldsV1), JSON.stringify(entries(fast)[0]!.fieldsV1), o.kind);
   }
 });
+
+test('custom resources: list types from the structural schema when the definition carries it, else atomic lists', () => {
+  const openAPIV3Schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  };
+  const cr = (ports: Any[], tags: string[]): Any => ({ apiVersion: 'example.com/v1', kind: 'CronTab', metadata: { name: 'c' }, spec: { ports, tags } });
+  for (const [withSchema, want] of [
+    [true, { 'f:metadata': {}, 'f:spec': { 'f:ports': { 'k:{"name":"a"}': { '.': {}, 'f:name': {}, 'f:port': {} } }, 'f:tags': {} } }],
+    // without a schema every key is a map key, so spec is itself a member (upstream's deduced type)
+    [false, { 'f:spec': { '.': {}, 'f:ports': {}, 'f:tags': {} } }],
+  ] as const) {
+    const d: FieldManagerScope['def'] = { group: 'example.com', version: 'v1', kind: 'CronTab', ...(withSchema ? { openAPIV3Schema } : {}) };
+    const s: FieldManagerScope = { def: d, subresource: '', now: T0 };
+    const live = applyFields(undefined, cr([{ name: 'a', port: 1 }], ['x']), 'one', false, s);
+    live.metadata.uid = 'u';
+    const mine = entries(live)[0]!.fieldsV1 as Any;
+    delete mine['f:metadata'];
+    assert.deepEqual(mine, { 'f:spec': want['f:spec'] });
+    const next = applyFields(structuredClone(live), cr([{ name: 'b', port: 2 }], ['y']), 'two', true, s) as Any;
+    assert.deepEqual(next.spec.ports.map((p: Any) => p.name), withSchema ? ['a', 'b'] : ['b'], `schema: ${withSchema}`);
+    assert.deepEqual(next.spec.tags, ['y']);
+  }
+});

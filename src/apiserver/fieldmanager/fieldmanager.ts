@@ -28,13 +28,13 @@ import {
   type Managed,
   type ManagedFieldsEntry,
 } from './managed.js';
-import { typeOfDefinition, type MapType } from './types.js';
+import { typeOfDefinition, type MapType, type TypedDefinition } from './types.js';
 import { compare, deepEqual, merge, removeUnowned, ShapeError, toFieldSet, type Comparison } from './walk.js';
 
 /** What the field manager needs to know about the resource and the request. */
 export interface FieldManagerScope {
   /** the resource (its kind's schema gives list types) */
-  def: { group: string; version: string; kind: string; schemaRef?: string; status?: unknown };
+  def: TypedDefinition & { status?: unknown };
   /** '' for the main resource, 'status', … */
   subresource: string;
   now: Date;

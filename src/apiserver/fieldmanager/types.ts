@@ -178,11 +178,19 @@ const rootCache = new WeakMap<object, MapType>();
 let objectMeta: TypeNode | undefined;
 
 /**
- * The type of a resource's objects: the built-in schema of its kind with the zero-value
- * fields of the root (metadata, spec, status), or for kinds without one (custom
- * resources) ObjectMeta plus deduced fields.
+ * A resource as the field manager sees it: a built-in kind (schema found by group,
+ * version, kind or `schemaRef`), or a custom resource carrying its CRD version's
+ * structural `openAPIV3Schema` (list types and map types are read from it).
  */
-export function typeOfDefinition(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'schemaRef'>): MapType {
+export type TypedDefinition = Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'schemaRef'> & { openAPIV3Schema?: unknown };
+
+/**
+ * The type of a resource's objects: the built-in schema of its kind with the zero-value
+ * fields of the root (metadata, spec, status); for custom resources their structural
+ * schema when the definition carries it, else deduced fields (maps granular, lists
+ * atomic); metadata is always ObjectMeta.
+ */
+export function typeOfDefinition(def: TypedDefinition): MapType {
   let t = rootCache.get(def);
   if (t) return t;
   let name: string | undefined;
@@ -194,7 +202,18 @@ export function typeOfDefinition(def: Pick<ResourceDefinition, 'group' | 'versio
   } catch {
     name = undefined;
   }
-  const base = name ? named(name, schemas) : undefined;
+  let base = name ? named(name, schemas) : undefined;
+  const crd = def.openAPIV3Schema;
+  if (!base && crd && typeof crd === 'object' && (crd as Schema).properties) {
+    const c = convert(crd as Schema, schemas, '');
+    if (c.kind === 'map' && c.fields) {
+      objectMeta ??= schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'] ? named('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', schemas) : DEDUCED;
+      c.fields.set('metadata', objectMeta);
+      c.fields.set('apiVersion', SCALAR);
+      c.fields.set('kind', SCALAR);
+      base = c;
+    }
+  }
   if (base && base.kind === 'map' && base.fields) {
     const zero = new Map<string, 'struct' | 'null'>(base.zero ?? []);
     for (const [k, v] of Object.entries(ROOT_ZERO)) if (base.fields.has(k)) zero.set(k, v);
