@@ -3,7 +3,8 @@
  * CronTab example of the Kubernetes docs with short names, category `all`, printer
  * columns, status and scale subresources; established → CRUD → Table columns → schema
  * errors, pruning, defaulting, strict field validation → scale, status patch → explain →
- * CustomObjectsApi create/list/watch → deletion of the CRD removes its resources.
+ * CustomObjectsApi create/list/watch → deletion of the CRD removes its resources. The
+ * schema uses x-kubernetes-* extensions (CEL rules are stored, not evaluated).
  *
  * @see https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/
  */
@@ -31,7 +32,15 @@ spec:
             spec:
               type: object
               description: The desired state of the CronTab.
+              x-kubernetes-validations:
+                - rule: "self.replicas <= 10"
+                  message: "at most 10 replicas"
               properties:
+                port:
+                  x-kubernetes-int-or-string: true
+                config:
+                  type: object
+                  x-kubernetes-preserve-unknown-fields: true
                 cronSpec:
                   type: string
                   description: The cron schedule.

@@ -54,8 +54,45 @@ export function builtinSchemas(): SchemaSet {
   if (text === undefined) throw new Error('openapi: generated/schemas.json not found (run node --import tsx scripts/gen-openapi-schemas.mjs)');
   const file = JSON.parse(text) as { schemas: Record<string, Schema> };
   applyPatchMeta(file.schemas, patchMeta);
+  addSchemaExtensions(file.schemas);
   loaded = { schemas: file.schemas, byGVK: indexByGVK(file.schemas) };
   return loaded;
+}
+
+const APIEXT = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
+
+/**
+ * Adds the `x-kubernetes-*` properties of CRD schemas to JSONSchemaProps (mutates):
+ * kubernetes-types leaves them out, and without them strict field validation would
+ * reject every CRD that uses `x-kubernetes-preserve-unknown-fields` and the like.
+ * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apis/apiextensions/v1/types_jsonschema.go
+ */
+export function addSchemaExtensions(schemas: Record<string, Schema>): void {
+  const props = schemas[`${APIEXT}JSONSchemaProps`]?.properties as Record<string, Schema> | undefined;
+  if (!props) return;
+  const bool = (description: string): Schema => ({ description, type: 'boolean' });
+  props['x-kubernetes-embedded-resource'] ??= bool('x-kubernetes-embedded-resource marks an embedded Kubernetes object (apiVersion, kind and metadata are validated); type must be object.');
+  props['x-kubernetes-int-or-string'] ??= bool('x-kubernetes-int-or-string allows an integer or a string at this position.');
+  props['x-kubernetes-preserve-unknown-fields'] ??= bool('x-kubernetes-preserve-unknown-fields stops the pruning of fields the schema does not specify below this node.');
+  props['x-kubernetes-list-map-keys'] ??= {
+    description: 'x-kubernetes-list-map-keys names the item fields that identify an item of a list of type map.',
+    items: { default: '', type: 'string' },
+    type: 'array',
+    'x-kubernetes-list-type': 'atomic',
+  };
+  props['x-kubernetes-list-type'] ??= { description: 'x-kubernetes-list-type: atomic, set or map.', type: 'string' };
+  props['x-kubernetes-map-type'] ??= { description: 'x-kubernetes-map-type: granular or atomic.', type: 'string' };
+  if (schemas[`${APIEXT}ValidationRule`]) {
+    props['x-kubernetes-validations'] ??= {
+      description: 'x-kubernetes-validations are CEL validation rules (stored; k8ts does not evaluate them).',
+      items: { allOf: [{ $ref: `${REF_PREFIX}${APIEXT}ValidationRule` }], default: {} },
+      type: 'array',
+      'x-kubernetes-list-map-keys': ['rule'],
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-patch-merge-key': 'rule',
+      'x-kubernetes-patch-strategy': 'merge',
+    };
+  }
 }
 
 /**
