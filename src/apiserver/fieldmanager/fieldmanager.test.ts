@@ -371,3 +371,18 @@ test('custom resources: list types from the structural schema when the definitio
     assert.deepEqual(next.spec.tags, ['y']);
   }
 });
+
+test('apply by kubectl over client-side apply: conflicts on last-applied fields are allowed and the annotation follows', () => {
+  const live = created('kubectl-client-side-apply') as Any;
+  live.metadata.annotations = { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx' }, spec: { replicas: 1 } }) };
+  const cfg = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx' }, spec: { replicas: 4 } };
+  assert.throws(() => applyFields(structuredClone(live), cfg, 'flux', false, scope(T1)), /conflict with "kubectl-client-side-apply"/);
+  const next = applyFields(structuredClone(live), cfg, 'kubectl', false, scope(T1)) as Any;
+  assert.equal(next.spec.replicas, 4);
+  assert.deepEqual(JSON.parse(next.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']), cfg);
+  // a field outside the last-applied configuration still conflicts
+  assert.throws(
+    () => applyFields(structuredClone(live), { ...cfg, spec: { replicas: 4, revisionHistoryLimit: 2 } }, 'kubectl', false, scope(T1)),
+    (e: unknown) => e instanceof StatusError && e.status.message === 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.revisionHistoryLimit',
+  );
+});

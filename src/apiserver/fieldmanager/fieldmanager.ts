@@ -17,6 +17,7 @@ import { newBadRequest } from '../../apimachinery/errors.js';
 import { rfc3339 } from '../registry/meta.js';
 import { newApplyConflict, type Conflict } from './conflict.js';
 import { createFieldsV1 } from './create.js';
+import { disallowedConflicts, KUBECTL_MANAGER, lastAppliedFields, updateLastApplied } from './lastapplied.js';
 import { FieldSet, fieldPE } from './fieldset.js';
 import {
   capUpdateManagers,
@@ -231,12 +232,40 @@ function setManagedFields(obj: KObject, managed: Managed): void {
  * applied last time and no longer applies when no other manager owns them; fails on
  * fields other managers own whose value would change, unless `force` (then they change
  * hands); the manager's Apply entry becomes exactly the applied fields.
+ * For the `kubectl` manager, conflicts on fields in the object's last-applied annotation
+ * are allowed and that annotation is rewritten to `config` (client-side → server-side
+ * apply migration, see lastapplied.ts).
  * @returns the new object (a new value; `live` may be reused) with managedFields set
  * @throws StatusError 409 Conflict (reason Conflict, causes FieldManagerConflict) on
  *   conflicts; 400 for configurations carrying managedFields or list items without keys
  */
 export function applyFields(live: Obj | undefined, config: KObject, manager: string, force: boolean, scope: FieldManagerScope): Obj {
   if (config.metadata?.managedFields !== undefined && config.metadata.managedFields !== null) throw newBadRequest('metadata.managedFields must be nil');
+  if (manager !== KUBECTL_MANAGER) return applyOnce(live, config, manager, force, scope);
+  let result: Obj;
+  try {
+    result = applyOnce(live, config, manager, force, scope);
+  } catch (e) {
+    // client-side apply migration: conflicts on fields the last-applied annotation lists are allowed
+    if (!(e instanceof ApplyConflicts)) throw e;
+    const allowed = lastAppliedFields(live, typeOfDefinition(scope.def));
+    if (!allowed) throw newApplyConflict(e.conflicts);
+    const left = disallowedConflicts(e.conflicts, allowed);
+    if (left.length) throw newApplyConflict(left);
+    result = applyOnce(live, config, manager, true, scope);
+  }
+  updateLastApplied(result, config);
+  return result;
+}
+
+/** Conflicts found by applyOnce, before they become a StatusError. */
+class ApplyConflicts extends Error {
+  constructor(readonly conflicts: Conflict[]) {
+    super('apply conflicts');
+  }
+}
+
+function applyOnce(live: Obj | undefined, config: KObject, manager: string, force: boolean, scope: FieldManagerScope): Obj {
   const type: MapType = typeOfDefinition(scope.def);
   const apiVersion = apiVersionOf(scope.def);
   const filter = resetFilter(scope);
@@ -275,7 +304,10 @@ export function applyFields(live: Obj | undefined, config: KObject, manager: str
   const c = compare(liveObj, merged, type);
   filterComparison(c, filter);
   const conflicts = takeOwnership(managed, c, id, force);
-  if (conflicts.length) throw newApplyConflict(conflicts);
+  if (conflicts.length) {
+    if (manager === KUBECTL_MANAGER) throw new ApplyConflicts(conflicts);
+    throw newApplyConflict(conflicts);
+  }
   const mine = managed.get(id)!;
   strip(mine.set);
   if (mine.set.isEmpty()) managed.delete(id);
