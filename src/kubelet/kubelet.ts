@@ -316,7 +316,9 @@ export class Kubelet {
     const res = await this.runtimeManager.syncPod(pod, ps, actions, { volumes, podDir, envDeps: (ips) => this.envDeps(pod, ips), cgroupParent });
     const latest = this.pods.get(uid) ?? pod;
     if (res.changed) {
-      ps = await this.podStatus(latest);
+      // what this sync did, read back at once (no wait for the shared relist), so the status goes out now
+      const lm = latest.metadata ?? {};
+      ps = await this.runtimeCache.podStatusNow(uid, lm.name ?? '', lm.namespace ?? '');
       this.prober.syncPod(latest, ps);
     }
     status = this.apiStatus(latest, ps);

@@ -93,3 +93,30 @@ test('noteSandboxIPs(): the next relist reuses the IPs instead of PodSandboxStat
   assert.deepEqual((await cache.podStatus('u', 'p', 'ns')).ips, ['10.0.0.9']);
   assert.equal(statusCalls, 1);
 });
+
+test('podStatusNow(): lists only the pod (label selector), without waiting for a shared relist in flight', async () => {
+  const f = fakeRuntime();
+  const filters: unknown[] = [];
+  let hold: Promise<void> | undefined;
+  f.rt.listPodSandbox = async (filter) => {
+    filters.push(filter);
+    if (!filter) await hold;
+    return f.sbs.filter((s) => !filter?.labelSelector || s.labels[CRILabels.podUID] === filter.labelSelector[CRILabels.podUID]);
+  };
+  (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () => ({ network: { ip: '10.0.0.3', additionalIps: [] } }) as unknown as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
+  (f.rt as { containerStatus: Runtime['containerStatus'] }).containerStatus = async (id) =>
+    ({ id, metadata: { name: 'c', attempt: 0 }, state: 'CONTAINER_RUNNING', createdAt: 1, startedAt: 2, finishedAt: 0, exitCode: 0, image: { image: 'x' }, imageRef: 'x', reason: '', message: '', labels: { [CRILabels.podUID]: 'u' }, annotations: {}, mounts: [], logPath: '' }) as unknown as Awaited<ReturnType<Runtime['containerStatus']>>;
+  const cache = new RuntimeStatusCache(f.rt, () => 'sim');
+  f.sbs.push(sb('s1', 'u'), sb('s2', 'other'));
+  f.ctrs.push(ctr('c1', 'u', 'CONTAINER_RUNNING'), ctr('c2', 'other', 'CONTAINER_RUNNING'));
+  let release!: () => void;
+  hold = new Promise((r) => (release = r));
+  const shared = cache.pleg(); // a relist stuck in flight
+  const ps = await cache.podStatusNow('u', 'p', 'ns');
+  assert.deepEqual(ps.sandboxes.map((s) => s.id), ['s1']);
+  assert.deepEqual(ps.containers.map((c) => [c.id, c.state]), [['c1', 'running']], "the other pod's container is not in it (the runtime ignored the selector for containers)");
+  assert.deepEqual(ps.ips, ['10.0.0.3']);
+  assert.deepEqual(filters.filter(Boolean), [{ labelSelector: { [CRILabels.podUID]: 'u' } }], 'one selective list; the shared one is still held');
+  release();
+  await shared;
+});

@@ -99,7 +99,27 @@ export class RuntimeStatusCache {
   async podStatus(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
     this.known.add(uid);
     const snap = await this.relist();
-    const [sbs, ctrs] = [snap.sandboxes.get(uid) ?? [], snap.containers.get(uid) ?? []];
+    return this.assemble(uid, name, namespace, snap.sandboxes.get(uid) ?? [], snap.containers.get(uid) ?? []);
+  }
+
+  /**
+   * Like {@link podStatus}, from lists of this pod only (label selector on its UID) that
+   * start now instead of after the shared relist in flight: for the worker that just
+   * changed the pod (started its containers) and reports the result right away. The
+   * per-item status answers are shared with {@link podStatus}; the PLEG record is not
+   * touched (the next relist reports the change as usual).
+   * @throws CRIError from the list calls, or from a status call other than NotFound
+   */
+  async podStatusNow(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
+    this.known.add(uid);
+    const filter = { labelSelector: { [CRILabels.podUID]: uid } };
+    const [sbs, ctrs] = await Promise.all([this.runtime.listPodSandbox(filter), this.runtime.listContainers(filter)]);
+    const own = (x: { labels: Record<string, string> }): boolean => x.labels[CRILabels.podUID] === uid; // a runtime ignoring the selector
+    return this.assemble(uid, name, namespace, sbs.filter(own), ctrs.filter(own));
+  }
+
+  /** A pod's status from its listed sandboxes and containers (status calls only for items not cached in their listed state). */
+  private async assemble(uid: string, name: string, namespace: string, sbs: PodSandbox[], ctrs: Container[]): Promise<RuntimePodStatus> {
     const sandboxIPs = await Promise.all(sbs.map((sb) => this.ipsOf(sb)));
     const sandboxes: RuntimeSandboxStatus[] = [];
     sbs.forEach((sb, i) => {
