@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { unknownFields } from './unknown-fields.js';
 import { setCustomResourceSchema } from './custom.js';
+import type { KObject } from '../../api/resource.js';
 
 const pod = { group: '', version: 'v1', kind: 'Pod' };
 
@@ -61,5 +62,5 @@ test('custom resources are checked against the schema registered for their defin
       spec: { type: 'object', properties: { size: { type: 'integer' }, free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
     },
   });
-  assert.deepEqual(unknownFields(def, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', nam: 1 }, spec: { size: 1, sise: 2, free: { any: 1 } } }), ['metadata.nam', 'spec.sise']);
+  assert.deepEqual(unknownFields(def, <KObject>{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', nam: 1 }, spec: { size: 1, sise: 2, free: { any: 1 } } }), ['metadata.nam', 'spec.sise']);
 });
