@@ -1,8 +1,9 @@
 /**
  * Server-side printing of custom resources: a `Name` column, then the CRD version's
  * `additionalPrinterColumns` (or, when it has none, `Age` from
- * `.metadata.creationTimestamp`), each cell read with a simple JSONPath
- * (`.spec.cronSpec`, `.status.conditions[0].type`, `.metadata.labels.app`).
+ * `.metadata.creationTimestamp`), each cell read with a JSONPath
+ * (`.spec.cronSpec`, `.status.conditions[0].type`, `.metadata.labels.app`,
+ * `.status.conditions[?(@.type=="Ready")].status`).
  *
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/registry/customresource/tableconvertor/tableconvertor.go
  */
@@ -42,6 +43,59 @@ export function valueAt(obj: unknown, steps: readonly Step[]): unknown {
   for (const s of steps) {
     if (cur === null || typeof cur !== 'object') return undefined;
     cur = (cur as Record<string | number, unknown>)[s];
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+/** A step of a printer-column path: a simple step, `[*]`, or a filter `[?(@.type=="Ready")]`. */
+type ColumnStep = Step | { wildcard: true } | { filter: Step[]; equals: unknown };
+
+/**
+ * Parses a printer column's JSONPath: the simple subset plus `[*]` and equality filters
+ * (`.status.conditions[?(@.type=="Ready")].status`), which many CRDs use. Printing takes
+ * the first match, as upstream's convertor prints `results[0][0]`.
+ * @returns undefined for unsupported expressions (the cell stays empty)
+ */
+export function parseColumnPath(path: string): ColumnStep[] | undefined {
+  let p = path.trim();
+  if (p.startsWith('{') && p.endsWith('}')) p = p.slice(1, -1).trim();
+  if (!p.startsWith('.')) return undefined;
+  const steps: ColumnStep[] = [];
+  const re = /\.([^.[\]]+)|\[(\d+)\]|\['([^']+)'\]|\[\*\]|\[\?\(@((?:\.[^.=!<>()\s]+)+)\s*==\s*("[^"]*"|'[^']*'|[^)\s]+)\s*\)\]/y;
+  let i = 0;
+  while (i < p.length) {
+    re.lastIndex = i;
+    const m = re.exec(p);
+    if (!m) return undefined;
+    if (m[1] !== undefined) steps.push(m[1]);
+    else if (m[2] !== undefined) steps.push(Number(m[2]));
+    else if (m[3] !== undefined) steps.push(m[3]);
+    else if (m[4] !== undefined) {
+      const lit = m[5]!;
+      let equals: unknown;
+      if (/^["']/.test(lit)) equals = lit.slice(1, -1);
+      else if (lit === 'true' || lit === 'false') equals = lit === 'true';
+      else if (!Number.isNaN(Number(lit))) equals = Number(lit);
+      else equals = lit;
+      steps.push({ filter: m[4].slice(1).split('.'), equals });
+    } else steps.push({ wildcard: true });
+    i = re.lastIndex;
+  }
+  return steps;
+}
+
+/** The first value `steps` select inside `obj`, or undefined. */
+export function columnValueAt(obj: unknown, steps: readonly ColumnStep[]): unknown {
+  let cur: unknown = obj;
+  for (const s of steps) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    if (typeof s === 'string' || typeof s === 'number') cur = (cur as Record<string | number, unknown>)[s];
+    else if ('wildcard' in s) cur = Array.isArray(cur) ? cur[0] : Object.values(cur)[0];
+    else {
+      if (!Array.isArray(cur)) return undefined;
+      cur = cur.find((el) => valueAt(el, s.filter) === s.equals);
+    }
     if (cur === undefined) return undefined;
   }
   return cur;
@@ -92,7 +146,7 @@ function cell(v: unknown, type: string, now: Date): unknown {
 export function customResourcePrinter(columns: readonly CustomResourceColumnDefinition[] | undefined): TablePrinter<KObject> {
   const cols = columns && columns.length ? columns : DEFAULT_COLUMNS;
   const defs: TableColumnDefinition[] = [{ name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 }];
-  const paths: (Step[] | undefined)[] = [];
+  const paths: (ColumnStep[] | undefined)[] = [];
   const types: string[] = [];
   for (const c of cols) {
     defs.push({
@@ -102,7 +156,7 @@ export function customResourcePrinter(columns: readonly CustomResourceColumnDefi
       description: c.description ?? '',
       priority: c.priority ?? 0,
     });
-    paths.push(parseSimpleJSONPath(c.jsonPath));
+    paths.push(parseColumnPath(c.jsonPath));
     types.push(c.type);
   }
   return {
@@ -112,7 +166,7 @@ export function customResourcePrinter(columns: readonly CustomResourceColumnDefi
       out[0] = obj.metadata.name ?? '';
       for (let i = 0; i < paths.length; i++) {
         const p = paths[i];
-        out[i + 1] = p ? cell(valueAt(obj, p), types[i]!, now) : null;
+        out[i + 1] = p ? cell(columnValueAt(obj, p), types[i]!, now) : null;
       }
       return out;
     },
