@@ -7,8 +7,8 @@
  * @see https://github.com/kubernetes-sigs/structured-merge-diff/blob/v4.4.2/typed/compare.go
  */
 import { comparePE, fieldPE } from './fieldset.js';
-import { fieldType, type ListType, type MapType, type TypeNode } from './types.js';
-import { deepEqual, itemPE } from './walk.js';
+import { DEDUCED, type ListType, type MapType, type TypeNode } from './types.js';
+import { deepEqual, itemPE, zeroValue } from './walk.js';
 
 type Rec = Record<string, unknown>;
 type Out = Record<string, unknown>;
@@ -26,13 +26,13 @@ export function createFieldsV1(obj: Rec, t: MapType, dropStatus: boolean): Out |
     if (k === 'apiVersion' || k === 'kind' || (dropStatus && k === 'status')) continue;
     const v = obj[k];
     if (v === undefined) continue;
-    const ft = fieldType(t, k).type;
+    const ft = typeOf(t, k);
     const z = t.zero?.get(k);
     let node: Out | undefined;
     if (k === 'metadata' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       node = metadataFields(v as Rec, ft);
     } else {
-      node = encode(z === undefined ? undefined : z === 'null' ? null : zeroOf(ft), v, ft);
+      node = encode(z === undefined ? undefined : z === 'null' ? null : zeroValue(ft), v, ft);
     }
     if (node) (out ??= {})[fieldPE(k)] = node;
   }
@@ -45,19 +45,16 @@ function metadataFields(m: Rec, t: TypeNode): Out | undefined {
     if (STRIP_META.has(k)) continue;
     const v = m[k];
     if (v === undefined) continue;
-    const node = encode(undefined, v, fieldType(t, k).type);
+    const node = encode(undefined, v, typeOf(t, k));
     if (node) (out ??= {})[fieldPE(k)] = node;
   }
   return out;
 }
 
-const ZERO = Object.freeze({}) as Rec;
-
-function zeroOf(t: TypeNode): Rec {
-  if (t.kind !== 'map' || !t.zero?.size) return ZERO;
-  const z: Rec = {};
-  for (const [k, kind] of t.zero) z[k] = kind === 'null' ? null : zeroOf(fieldType(t, k).type);
-  return z;
+/** The type of field or key `k` of `t` (no allocation, unlike fieldType). */
+function typeOf(t: TypeNode, k: string): TypeNode {
+  if (t.kind !== 'map') return DEDUCED;
+  return t.fields?.get(k) ?? t.elem ?? DEDUCED;
 }
 
 function isObj(v: unknown): v is Rec {
@@ -85,28 +82,32 @@ function encode(l: unknown, r: unknown, t: TypeNode): Out | undefined {
   }
   if (!isObj(r) || (l != null && !isObj(l)) || t.kind === 'scalar' || t.kind === 'list' || (t.kind === 'map' && t.atomic)) return leaf(l, r);
   const lm = l as Rec | null | undefined;
-  let out: Out | undefined;
+  const member = l === undefined;
+  let out: Out | undefined = member ? { '.': EMPTY_MEMBER } : undefined;
+  let any = false;
   const keys = Object.keys(r);
   if (keys.length > 1) keys.sort();
   const zero = t.kind === 'map' ? t.zero : undefined;
-  for (const k of keys) {
-    const ft = fieldType(t, k).type;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const ft = typeOf(t, k);
     let lv = lm ? lm[k] : undefined;
-    if (lv === undefined && lm && zero?.has(k)) lv = zero.get(k) === 'null' ? null : zeroOf(ft);
+    if (lv === undefined && lm && zero?.has(k)) lv = zero.get(k) === 'null' ? null : zeroValue(ft);
     const node = encode(lv, r[k], ft);
-    if (node) (out ??= {})[fieldPE(k)] = node;
+    if (node) {
+      (out ??= {})['f:' + k] = node;
+      any = true;
+    }
   }
-  return withSelf(l === undefined, out);
+  return member && !any ? {} : out;
 }
+
+/** The shared value of `.` entries (never mutated: callers only serialize). */
+const EMPTY_MEMBER = Object.freeze({});
 
 function leaf(l: unknown, r: unknown): Out | undefined {
   if (l === undefined || !deepEqual(l, r)) return {};
   return undefined;
-}
-
-function withSelf(member: boolean, children: Out | undefined): Out | undefined {
-  if (!children) return member ? {} : undefined;
-  return member ? { '.': {}, ...children } : children;
 }
 
 function list(l: unknown[] | null | undefined, r: unknown[], t: ListType): Out | undefined {
@@ -128,10 +129,15 @@ function list(l: unknown[] | null | undefined, r: unknown[], t: ListType): Out |
     }
   }
   const order = r.length > 1 ? pes.map((pe, i) => [pe, i] as const).sort((a, b) => comparePE(a[0], b[0])) : pes.map((pe, i) => [pe, i] as const);
-  let out: Out | undefined;
+  const member = l === undefined;
+  let out: Out | undefined = member ? { '.': EMPTY_MEMBER } : undefined;
+  let any = false;
   for (const [pe, i] of order) {
     const node = encode(lIndex?.get(pe), r[i], t.elem);
-    if (node) (out ??= {})[pe] = node;
+    if (node) {
+      (out ??= {})[pe] = node;
+      any = true;
+    }
   }
-  return withSelf(l === undefined, out);
+  return member && !any ? {} : out;
 }

@@ -167,7 +167,7 @@ export function compare(lhs: unknown, rhs: unknown, t: TypeNode, lhsZero = false
 const zeroCache = new WeakMap<MapType, Rec>();
 
 /** The zero value of a type: `{}` with its zero fields (shared and frozen: never mutate). */
-function zeroValue(t: TypeNode): Rec {
+export function zeroValue(t: TypeNode): Rec {
   if (t.kind !== 'map' || !t.zero?.size) return EMPTY;
   let z = zeroCache.get(t);
   if (z) return z;
