@@ -65,6 +65,16 @@ describe('CustomResourceDefinition defaults and validation', () => {
       'spec.versions[1].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
     ],
     [
+      'defaults must validate',
+      (c) => (c.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec!.properties!.size = { type: 'integer', default: 'big' }),
+      'spec.validation.openAPIV3Schema.properties[spec].properties[size].default: Invalid value: "string":  in body must be of type integer: "string"',
+    ],
+    [
+      'defaults must be pruned',
+      (c) => (c.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec!.default = { size: 1, color: 'red' }),
+      'spec.validation.openAPIV3Schema.properties[spec].default: Invalid value: {"size":1,"color":"red"}: must not have unknown fields',
+    ],
+    [
       'protected groups need approval',
       (c) => ((c.spec.group = 'widgets.k8s.io'), (c.metadata!.name = 'widgets.widgets.k8s.io')),
       'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',

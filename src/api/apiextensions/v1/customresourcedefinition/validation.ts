@@ -22,6 +22,7 @@ import {
 } from '../../../../apimachinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain, validateImmutableField } from '../../../../apimachinery/validation.js';
 import type { CRDSpec, CRDVersion, CRSchema, CustomResourceDefinition, CustomResourceDefinitionNames } from './types.js';
+import { pruneValue, validateValue } from './values.js';
 
 const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
 const PRINTER_COLUMN_FORMATS = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -211,8 +212,36 @@ function validateSchema(schema: CRSchema | undefined, statusEnabled: boolean, p:
     errs.push(invalid(p.child('openAPIV3Schema.type'), schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
   }
   if (schema.nullable) errs.push(forbidden(p.child('openAPIV3Schema.nullable'), 'nullable cannot be true at the root'));
-  errs.push(...validateStructural(schema, p.child('openAPIV3Schema')));
+  const structural = validateStructural(schema, p.child('openAPIV3Schema'));
+  errs.push(...structural);
+  // defaults are checked once the schema is structural, as upstream
+  if (structural.length === 0) validateDefaults(schema, p.child('openAPIV3Schema'), true, errs);
   return errs;
+}
+
+/**
+ * Upstream's default validation: every `default:` must be pruned (`must not have unknown
+ * fields`) and valid against its own schema node.
+ * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apiserver/schema/defaulting/validation.go
+ */
+function validateDefaults(s: CRSchema, p: Path, root: boolean, errs: FieldError[]): void {
+  if (s.default !== undefined && !root) {
+    const dp = p.child('default');
+    const pruned = structuredClone(s.default);
+    pruneValue(s, pruned);
+    if (JSON.stringify(pruned) !== JSON.stringify(s.default)) errs.push(invalid(dp, s.default, 'must not have unknown fields'));
+    else {
+      const found: FieldError[] = [];
+      validateValue(s, s.default, '', found);
+      for (const e of found) errs.push({ ...e, field: e.field ? `${dp.toString()}.${e.field}` : dp.toString() });
+    }
+  }
+  for (const [k, v] of Object.entries(s.properties ?? {})) {
+    if (root && k === 'metadata') continue;
+    validateDefaults(v, p.child('properties').key(k), false, errs);
+  }
+  if (s.items && !Array.isArray(s.items)) validateDefaults(s.items, p.child('items'), false, errs);
+  if (typeof s.additionalProperties === 'object') validateDefaults(s.additionalProperties, p.child('additionalProperties'), false, errs);
 }
 
 function validateSubresources(sub: CRDVersion['subresources'], p: Path): FieldError[] {

@@ -5,7 +5,7 @@
  *
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apiserver/validation/formats.go
  */
-import { isValidCIDR, isValidIP } from '../../apimachinery/validation.js';
+import { isValidCIDR, isValidIP } from '../../../../apimachinery/validation.js';
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
