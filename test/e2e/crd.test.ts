@@ -210,6 +210,17 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     req.abort();
   });
 
+  it('authorizes custom resources with RBAC like any resource', () => {
+    ok(['create', 'role', 'crontab-reader', '--verb=get,list', '--resource=crontabs.stable.example.com']);
+    ok(['create', 'rolebinding', 'bob-reads-crontabs', '--role=crontab-reader', '--user=bob']);
+    assert.match(ok(['get', 'crontabs', '--as=bob']), /my-new-cron-object/);
+    assert.match(
+      fail(['get', 'crontabs', '-n', 'kube-system', '--as=bob']),
+      /crontabs.stable.example.com is forbidden: User "bob" cannot list resource "crontabs" in API group "stable.example.com" in the namespace "kube-system"/,
+    );
+    assert.match(fail(['delete', 'crontab', 'my-new-cron-object', '--as=bob']), /cannot delete resource "crontabs" in API group "stable.example.com"/);
+  });
+
   it('deletes custom resources with their namespace', () => {
     ok(['create', 'namespace', 'crns']);
     ok(['apply', '-n', 'crns', '-f', '-'], CR.replace('my-new-cron-object', 'in-ns'));
