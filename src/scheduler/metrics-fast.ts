@@ -28,6 +28,31 @@ function labelObject(names: readonly string[], values: readonly string[]): Recor
   return o;
 }
 
+/**
+ * Children by label values, as a tree of maps keyed by each value in turn: a lookup
+ * hashes the caller's (usually constant, already hashed) strings instead of building a
+ * joined key string on every call.
+ */
+class ChildTree<T> {
+  private readonly root = new Map<string, unknown>();
+  private leaf: T | undefined;
+
+  get(values: readonly string[], make: () => T): T {
+    if (values.length === 0) return (this.leaf ??= make());
+    let m = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      const v = values[i]!;
+      let next = m.get(v) as Map<string, unknown> | undefined;
+      if (!next) m.set(v, (next = new Map()));
+      m = next;
+    }
+    let c = m.get(values[last]!) as T | undefined;
+    if (c === undefined) m.set(values[last]!, (c = make()));
+    return c;
+  }
+}
+
 /** One label set of a counter. */
 export class CounterChild {
   value = 0;
@@ -40,7 +65,9 @@ export class CounterChild {
 /** A counter with pre-resolved label children. */
 export class FastCounter {
   readonly type = 'counter';
-  private readonly children = new Map<string, CounterChild>();
+  /** every child, for exposition */
+  private readonly children: CounterChild[] = [];
+  private readonly tree = new ChildTree<CounterChild>();
   private readonly unlabelled: CounterChild | null;
 
   constructor(
@@ -53,10 +80,11 @@ export class FastCounter {
 
   /** The child of these label values (created on first use, then cached). */
   labels(...values: string[]): CounterChild {
-    const key = values.length === 2 ? values[0] + '\x00' + values[1] : values.join('\x00');
-    let c = this.children.get(key);
-    if (!c) this.children.set(key, (c = new CounterChild(labelObject(this.labelNames, values))));
-    return c;
+    return this.tree.get(values, () => {
+      const c = new CounterChild(labelObject(this.labelNames, values));
+      this.children.push(c);
+      return c;
+    });
   }
 
   /** Increments the counter without labels. */
@@ -67,12 +95,12 @@ export class FastCounter {
   /** The total over every label set. */
   total(): number {
     let t = 0;
-    for (const c of this.children.values()) t += c.value;
+    for (const c of this.children) t += c.value;
     return t;
   }
 
   reset(): void {
-    for (const c of this.children.values()) c.value = 0;
+    for (const c of this.children) c.value = 0;
   }
 
   async get(): Promise<MetricData> {
@@ -84,7 +112,7 @@ export class FastCounter {
       name: this.name,
       help: this.help,
       type: 'counter',
-      values: [...this.children.values()].map((c) => ({ labels: c.labels, value: c.value })),
+      values: [...this.children].map((c) => ({ labels: c.labels, value: c.value })),
       aggregator: 'sum',
     };
   }
@@ -122,7 +150,9 @@ export class HistogramChild {
 export class FastHistogram {
   readonly type = 'histogram';
   private readonly bounds: Float64Array;
-  private readonly children = new Map<string, HistogramChild>();
+  /** every child, for exposition */
+  private readonly children: HistogramChild[] = [];
+  private readonly tree = new ChildTree<HistogramChild>();
   private readonly unlabelled: HistogramChild | null;
 
   constructor(
@@ -136,10 +166,11 @@ export class FastHistogram {
   }
 
   labels(...values: string[]): HistogramChild {
-    const key = values.length === 2 ? values[0] + '\x00' + values[1] : values.join('\x00');
-    let c = this.children.get(key);
-    if (!c) this.children.set(key, (c = new HistogramChild(labelObject(this.labelNames, values), this.bounds)));
-    return c;
+    return this.tree.get(values, () => {
+      const c = new HistogramChild(labelObject(this.labelNames, values), this.bounds);
+      this.children.push(c);
+      return c;
+    });
   }
 
   /** Records a value without labels. */
@@ -148,7 +179,7 @@ export class FastHistogram {
   }
 
   reset(): void {
-    for (const c of this.children.values()) {
+    for (const c of this.children) {
       c.counts.fill(0);
       c.sum = 0;
       c.count = 0;
@@ -161,7 +192,7 @@ export class FastHistogram {
 
   async getForPromString(): Promise<MetricData> {
     const values: ValuePair[] = [];
-    for (const c of this.children.values()) {
+    for (const c of this.children) {
       let acc = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         acc += c.counts[i]!;
