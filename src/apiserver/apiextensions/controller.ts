@@ -40,6 +40,7 @@ const GROUP = 'apiextensions.k8s.io';
 const RESOURCE = 'customresourcedefinitions';
 const SYSTEM_USER = { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] };
 
+/** Clock and timers of the CRD controller (injectable for tests). */
 export interface CRDControllerOptions {
   /** wall clock for condition times */
   now?: () => Date;
@@ -59,6 +60,12 @@ function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * Reconciles CustomResourceDefinitions inside one API server (see the module comment):
+ * names, Established, serving of the custom resources, and the cleanup finalizer. Work
+ * runs one CRD at a time in event order; failed or unfinished steps are retried after
+ * `retryDelayMs`. Started by {@link APIServer.start} when CRDs are served.
+ */
 export class CustomResourceDefinitionController {
   private readonly installed = new Map<string, Installed>();
   private readonly pending = new Set<string>();

@@ -76,6 +76,11 @@ function conversionWarnings(crd: CustomResourceDefinition): string[] {
   return ['spec.conversion.strategy: Webhook conversion is not supported by k8ts; versions are served with strategy None (only apiVersion differs)'];
 }
 
+/**
+ * The apiextensions.k8s.io/v1 CustomResourceDefinition resource (cluster-scoped, with a
+ * status subresource). Serving the custom resources a CRD defines is the business of
+ * the CRD controller in src/apiserver/apiextensions.
+ */
 export const customResourceDefinitionDefinition: ResourceDefinition<CustomResourceDefinition> = {
   group: 'apiextensions.k8s.io',
   version: 'v1',
