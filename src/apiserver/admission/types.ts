@@ -45,27 +45,27 @@ export interface AdmissionPlugin {
  * objects or arrays they get (they are the watch cache's).
  */
 export class RequestLookup implements ObjectLookup {
-  private readonly gets = new Map<string, Promise<KObject | undefined>>();
-  private readonly lists = new Map<string, Promise<KObject[]>>();
+  /** `get <gr>/<ns>/<name>` or `list <gr>/<ns>` → the answer */
+  private readonly answers = new Map<string, Promise<KObject | undefined> | Promise<KObject[]>>();
 
   constructor(private readonly inner: ObjectLookup) {}
 
   get(r: GroupVersionResource, namespace: string, name: string): Promise<KObject | undefined> {
-    const k = `${r.group}/${r.resource}/${namespace}/${name}`;
-    let p = this.gets.get(k);
+    const k = `get ${r.group}/${r.resource}/${namespace}/${name}`;
+    let p = this.answers.get(k) as Promise<KObject | undefined> | undefined;
     if (p === undefined) {
       p = this.inner.get(r, namespace, name);
-      this.gets.set(k, p);
+      this.answers.set(k, p);
     }
     return p;
   }
 
   list(r: GroupVersionResource, namespace: string): Promise<KObject[]> {
-    const k = `${r.group}/${r.resource}/${namespace}`;
-    let p = this.lists.get(k);
+    const k = `list ${r.group}/${r.resource}/${namespace}`;
+    let p = this.answers.get(k) as Promise<KObject[]> | undefined;
     if (p === undefined) {
       p = this.inner.list(r, namespace);
-      this.lists.set(k, p);
+      this.answers.set(k, p);
     }
     return p;
   }
