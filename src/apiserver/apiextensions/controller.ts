@@ -225,7 +225,8 @@ export class CustomResourceDefinitionController {
     if (had?.fingerprint === fp) return;
     if (had) this.uninstall(name);
     const state: CustomResourceServingState = { terminating: false };
-    const defs = customResourceDefinitions(crd, names, state);
+    // a built-in resource of the same group and name keeps precedence (its versions are not replaced)
+    const defs = customResourceDefinitions(crd, names, state).filter((d) => !this.api.store(d.group, d.resource));
     const added: ResourceDefinition[] = [];
     try {
       for (const def of defs) {
