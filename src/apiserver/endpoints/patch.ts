@@ -110,6 +110,10 @@ export function serverSideApply(
     const gv = typeof a.apiVersion === 'string' ? a.apiVersion : '';
     throw newBadRequest(`invalid object type: ${gv.includes('/') ? gv : `/${gv}`}, Kind=${typeof a.kind === 'string' ? a.kind : ''}`);
   }
+  const md = a.metadata as unknown;
+  if (md !== undefined && md !== null && (typeof md !== 'object' || Array.isArray(md))) {
+    throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${Array.isArray(md) ? 'array' : typeof md} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`);
+  }
   const force = query.get('force') === 'true';
   return { object: applyFields(current, a, manager, force, scope), strictErrors: [] };
 }
