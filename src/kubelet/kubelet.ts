@@ -318,7 +318,7 @@ export class Kubelet {
     if (res.changed) {
       // what this sync did, read back at once (no wait for the shared relist), so the status goes out now
       const lm = latest.metadata ?? {};
-      ps = await this.runtimeCache.podStatusNow(uid, lm.name ?? '', lm.namespace ?? '');
+      ps = await this.runtimeCache.podStatusNow(uid, lm.name ?? '', lm.namespace ?? '', res.started);
       this.prober.syncPod(latest, ps);
     }
     status = this.apiStatus(latest, ps);

@@ -120,3 +120,27 @@ test('podStatusNow(): lists only the pod (label selector), without waiting for a
   release();
   await shared;
 });
+
+test('podStatusNow(changedIds): ContainerStatus of the just-started containers goes out with the lists, not after them', { timeout: 5000 }, async () => {
+  const f = fakeRuntime();
+  let asked!: () => void;
+  const statusAsked = new Promise<void>((r) => (asked = r));
+  let statusCalls = 0;
+  const listContainers = f.rt.listContainers;
+  f.rt.listContainers = async (filter) => {
+    await statusAsked; // resolves only if the status call is already out
+    return listContainers(filter);
+  };
+  (f.rt as { containerStatus: Runtime['containerStatus'] }).containerStatus = async (id) => {
+    statusCalls++;
+    asked();
+    return { id, metadata: { name: 'c', attempt: 0 }, state: 'CONTAINER_RUNNING', createdAt: 1, startedAt: 2, finishedAt: 0, exitCode: 0, image: { image: 'x' }, imageRef: 'x', reason: '', message: '', labels: { [CRILabels.podUID]: 'u' }, annotations: {}, mounts: [], logPath: '' } as unknown as Awaited<ReturnType<Runtime['containerStatus']>>;
+  };
+  (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () => ({ network: { ip: '10.0.0.3', additionalIps: [] } }) as unknown as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
+  const cache = new RuntimeStatusCache(f.rt, () => 'sim');
+  f.sbs.push(sb('s1', 'u'));
+  f.ctrs.push(ctr('c1', 'u', 'CONTAINER_RUNNING'));
+  const ps = await cache.podStatusNow('u', 'p', 'ns', ['c1']);
+  assert.deepEqual(ps.containers.map((c) => [c.id, c.state]), [['c1', 'running']]);
+  assert.equal(statusCalls, 1, 'the early answer is used, not asked again');
+});

@@ -107,13 +107,21 @@ export class RuntimeStatusCache {
    * start now instead of after the shared relist in flight: for the worker that just
    * changed the pod (started its containers) and reports the result right away. The
    * per-item status answers are shared with {@link podStatus}; the PLEG record is not
-   * touched (the next relist reports the change as usual).
+   * touched (the next relist reports the change as usual). `changedIds`: containers the
+   * caller just started, whose ContainerStatus is asked for together with the lists.
    * @throws CRIError from the list calls, or from a status call other than NotFound
    */
-  async podStatusNow(uid: string, name: string, namespace: string): Promise<RuntimePodStatus> {
+  async podStatusNow(uid: string, name: string, namespace: string, changedIds: readonly string[] = []): Promise<RuntimePodStatus> {
     this.known.add(uid);
     const filter = { labelSelector: { [CRILabels.podUID]: uid } };
-    const [sbs, ctrs] = await Promise.all([this.runtime.listPodSandbox(filter), this.runtime.listContainers(filter)]);
+    // the containers the caller just changed are asked about alongside the lists (one round trip, not two)
+    const early = changedIds.map((id) => this.runtime.containerStatus(id).catch(() => undefined));
+    const [sbs, ctrs, raws] = await Promise.all([this.runtime.listPodSandbox(filter), this.runtime.listContainers(filter), Promise.all(early)]);
+    for (const raw of raws) {
+      const c = raw && ctrs.find((x) => x.id === raw.id);
+      // kept only when the list saw it in the same state (else statusOf asks again)
+      if (c && c.state === raw.state) this.containerStatus.set(c.id, { state: raw.state, value: toRuntimeContainerStatus(raw, c.podSandboxId, this.runtimeName()), gen: this.relists });
+    }
     const own = (x: { labels: Record<string, string> }): boolean => x.labels[CRILabels.podUID] === uid; // a runtime ignoring the selector
     return this.assemble(uid, name, namespace, sbs.filter(own), ctrs.filter(own));
   }

@@ -68,6 +68,8 @@ export interface SyncResult {
   failed: boolean;
   /** earliest end of a crash-loop or image-pull back-off met here, ms since the epoch (Infinity: none) */
   retryAt: number;
+  /** IDs of the containers this sync started (their status is read right after) */
+  started: string[];
 }
 
 export class KubeRuntimeManager {
@@ -84,7 +86,7 @@ export class KubeRuntimeManager {
 
   /** Applies `a` to the runtime; reports what changed, what failed and when a back-off ends. */
   async syncPod(pod: Pod, ps: RuntimePodStatus, a: PodActions, ctx: SyncContext): Promise<SyncResult> {
-    const r: SyncResult = { changed: false, failed: false, retryAt: Infinity };
+    const r: SyncResult = { changed: false, failed: false, retryAt: Infinity, started: [] };
     if (a.killPod) {
       r.changed = await this.killPod(pod, ps);
       if (!a.createSandbox) return r;
@@ -234,6 +236,7 @@ export class KubeRuntimeManager {
     } catch (e) {
       return fail(WaitingReason.RunContainerError, criErrorMessage(e));
     }
+    r.started.push(containerId);
     this.event(pod, c, 'Normal', Reason.StartedContainer, Msg.started(c.name));
     const postStart = c.lifecycle?.postStart;
     if (postStart) {
