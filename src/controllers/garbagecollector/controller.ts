@@ -42,7 +42,8 @@ export async function startGarbageCollector(ctx: GarbageCollectorOptions): Promi
   const clock = ctx.clock ?? realClock;
   let stopped = false;
   let mapping: ResourceMap = await discoverResources(client);
-  const watched = new Set<string>();
+  /** resources with an informer feeding the graph, by `group/resource` */
+  const watched = new Map<string, ResourceRef>();
   /** UIDs verified absent by a live lookup (upstream absentOwnerCache) */
   const absent = new Set<string>();
 
@@ -56,7 +57,7 @@ export async function startGarbageCollector(ctx: GarbageCollectorOptions): Promi
   const watch = (ref: ResourceRef): void => {
     const k = `${ref.group}/${ref.resource}`;
     if (watched.has(k)) return;
-    watched.add(k);
+    watched.set(k, ref);
     const inf = informers.get(ref);
     inf.addEventHandler({
       add: (o) => graph.upsert(ref, o),
@@ -180,6 +181,14 @@ export async function startGarbageCollector(ctx: GarbageCollectorOptions): Promi
           if (stopped) return;
           mapping = m;
           for (const r of m.watchable) watch(r);
+          // resources discovery no longer lists (a deleted CRD's): stop their informers,
+          // as upstream's GraphBuilder.syncMonitors stops monitors of removed resources
+          const now = new Set(m.watchable.map((r) => `${r.group}/${r.resource}`));
+          for (const [k, r] of watched) {
+            if (now.has(k)) continue;
+            watched.delete(k);
+            informers.remove(r);
+          }
           absent.clear();
         })
         .catch(() => undefined)

@@ -29,6 +29,17 @@ export class SharedInformers {
     return inf as unknown as Informer<T>;
   }
 
+  /**
+   * Stops and forgets the informer for `ref` (a resource no longer served, e.g. a deleted
+   * CustomResourceDefinition's: its list+watch would otherwise retry every second for
+   * good). Handlers added to it are dropped; a later `get` starts a fresh one.
+   */
+  remove(ref: ResourceRef): void {
+    const k = `${ref.group}/${ref.version}/${ref.resource}`;
+    this.informers.get(k)?.stop();
+    this.informers.delete(k);
+  }
+
   start(): void {
     this.started = true;
     for (const i of this.informers.values()) i.start();
