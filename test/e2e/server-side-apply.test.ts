@@ -111,6 +111,13 @@ describe('server-side apply', () => {
     assert.ok((other.fieldsV1['f:spec'] as Record<string, unknown>)['f:replicas']);
   });
 
+  it('rejects a field manager over 128 bytes as upstream validates PatchOptions', () => {
+    const r = c.kubectl(['apply', '--server-side', `--field-manager=${'m'.repeat(129)}`, '-f', manifestFile(c.dir, 'web-long.yaml', deploy(['A'], 5))]);
+    assert.notEqual(r.code, 0);
+    // kubectl prints 422s as `The <details.kind> "<name>" is invalid: …`
+    assert.match(r.stderr, /The PatchOptions "" is invalid: fieldManager: Too long: may not be more than 128 bytes/);
+  });
+
   it('kubectl get -o yaml hides managedFields unless --show-managed-fields', () => {
     const plain = c.kubectl(['get', 'deployment', 'web', '-o', 'yaml']);
     assert.equal(plain.code, 0, plain.stderr);

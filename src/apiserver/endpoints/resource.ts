@@ -6,7 +6,8 @@
  * @see https://github.com/kubernetes/apiserver/tree/master/pkg/endpoints/handlers
  */
 import type { KObject, Obj, StatusStrategy } from '../../api/resource.js';
-import { failureStatus, newBadRequest, newMethodNotSupported, StatusError, successStatus } from '../../apimachinery/errors.js';
+import { failureStatus, newBadRequest, newInvalid, newMethodNotSupported, StatusError, successStatus } from '../../apimachinery/errors.js';
+import { forbidden, invalid, Path, tooLong, type FieldError } from '../../apimachinery/field-errors.js';
 import type { Storage } from '../../storage/interface.js';
 import { decodeDeleteOptions, decodeObjectBody } from '../http/body.js';
 import { bodyFormat, negotiateOutput, type Negotiated } from '../http/negotiate.js';
@@ -53,9 +54,27 @@ function writeContext(c: ResourceContext): WriteContext {
   };
 }
 
-/** The field manager of a write: `fieldManager`, else derived from the User-Agent. */
-function managerOf(c: ResourceContext): string {
-  return managerName(c.query.get('fieldManager'), c.req.headers['user-agent']);
+/**
+ * The field manager of a write: `fieldManager`, else derived from the User-Agent.
+ * @throws StatusError 422 `<options>.meta.k8s.io "" is invalid: fieldManager: …` for a
+ *   parameter over 128 bytes or with unprintable characters (upstream ValidateFieldManager),
+ *   and for `force` on patches other than apply
+ */
+function managerOf(c: ResourceContext, options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', applyPatch = false): string {
+  const fm = c.query.get('fieldManager');
+  const errs: FieldError[] = [];
+  if (fm) {
+    const p = Path.root('fieldManager');
+    if (Buffer.byteLength(fm) > 128) errs.push(tooLong(p, fm, 128));
+    for (const ch of fm) {
+      if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/u.test(ch)) {
+        errs.push(invalid(p, fm, `invalid character U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`));
+      }
+    }
+  }
+  if (options === 'PatchOptions' && !applyPatch && c.query.has('force')) errs.push(forbidden(Path.root('force'), 'may not be specified for non-apply patch'));
+  if (errs.length) throw newInvalid({ group: 'meta.k8s.io', kind: options }, '', errs);
+  return managerName(fm, c.req.headers['user-agent']);
 }
 
 function scopeOf(c: ResourceContext, sub: string): FieldManagerScope {
@@ -240,7 +259,7 @@ async function doCreate(c: ResourceContext, ns: string): Promise<void> {
   const o = obj as Obj;
   o.metadata ??= {};
   c.store.def.defaults?.(o);
-  updateFields(undefined, o, managerOf(c), scopeOf(c, ''));
+  updateFields(undefined, o, managerOf(c, 'CreateOptions'), scopeOf(c, ''));
   const created = await c.store.create(ns, o, wc);
   sendObject(c, 201, created, neg, wc.warnings);
 }
@@ -257,7 +276,7 @@ async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<vo
     throw newBadRequest(`the name of the object (${o.metadata.name}) does not match the name on the URL (${c.info.name})`);
   }
   if (!sub) c.store.def.defaults?.(o);
-  const manager = managerOf(c);
+  const manager = managerOf(c, 'UpdateOptions');
   const scope = scopeOf(c, sub);
   const requestManagedFields = o.metadata.managedFields;
   const r = await c.store.update(
@@ -284,7 +303,7 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
   const body = c.req.body ?? Buffer.alloc(0);
   const def = c.store.def;
   const fieldValidation = c.query.get('fieldValidation');
-  const manager = managerOf(c);
+  const manager = managerOf(c, 'PatchOptions', fmt === 'apply-patch');
   const scope = scopeOf(c, sub);
   const r = await c.store.update(
     ns,
