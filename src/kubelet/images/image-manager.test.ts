@@ -67,3 +67,28 @@ test('an image already present: the result carries the ImageStatus answer (its u
   assert.deepEqual(await im.ensureImageExists(p, p.spec!.containers[0]!, {} as PodSandboxConfig), { ok: true, imageRef: 'sha256:def', image: img });
   assert.equal(calls, 1);
 });
+
+test('prefetchStatus(): the early ImageStatus answer is used by ensureImageExists (no second call); a failed one is asked again', async () => {
+  let calls = 0;
+  let fail = false;
+  const img = { id: 'sha256:def', repoTags: ['busybox:1.36'], repoDigests: [], size: 1 };
+  const rt = {
+    imageStatus: async (spec: { image: string }) => {
+      calls++;
+      if (fail) throw new CRIError('Unavailable', 'rpc error: code = Unavailable desc = down');
+      assert.equal(spec.image, 'busybox:1.36');
+      return img;
+    },
+  } as unknown as Runtime;
+  const im = new ImageManager(rt, recorder, new FakeClock());
+  const p: Pod = { metadata: { name: 'p', namespace: 'default', uid: 'u3' }, spec: { containers: [{ name: 'c', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent' }] } };
+  const c = p.spec!.containers[0]!;
+  const early = im.prefetchStatus(c);
+  assert.deepEqual(await im.ensureImageExists(p, c, {} as PodSandboxConfig, early), { ok: true, imageRef: 'sha256:def', image: img });
+  assert.equal(calls, 1);
+  fail = true;
+  const failed = im.prefetchStatus(c);
+  fail = false;
+  assert.equal((await im.ensureImageExists(p, c, {} as PodSandboxConfig, failed)).ok, true);
+  assert.equal(calls, 3, 'the failed early call is followed by a real one');
+});

@@ -36,8 +36,27 @@ export class ImageManager {
     this.backoff = new Backoff(clock, 10_000, 300_000);
   }
 
-  /** Makes sure `container.image` is present, pulling it when the policy says so. */
-  async ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig): Promise<ImageResult> {
+  /**
+   * Starts the ImageStatus call {@link ensureImageExists} will make for `container`,
+   * so it can run while the pod sandbox is being created; the answer is handed back
+   * through `ensureImageExists(…, early)`. Resolves to undefined when the call fails or
+   * the image name is invalid (ensureImageExists then asks again and reports).
+   */
+  prefetchStatus(container: Container): Promise<Image | undefined> {
+    const userImage = container.image ?? '';
+    try {
+      const image = applyDefaultImageTag(userImage);
+      return this.runtime.imageStatus({ image, userSpecifiedImage: userImage, annotations: {} }).catch(() => undefined);
+    } catch {
+      return Promise.resolve(undefined);
+    }
+  }
+
+  /**
+   * Makes sure `container.image` is present, pulling it when the policy says so.
+   * @param early the answer of {@link prefetchStatus} for this container, if one was started
+   */
+  async ensureImageExists(pod: Pod, container: Container, sandboxConfig: PodSandboxConfig, early?: Promise<Image | undefined>): Promise<ImageResult> {
     const fieldPath = containerFieldPath(pod, container.name);
     const ev = (type: 'Normal' | 'Warning', reason: string, msg: string): void => this.recorder.event(podRef(pod), type, reason, msg, fieldPath);
     const userImage = container.image ?? '';
@@ -52,7 +71,7 @@ export class ImageManager {
     const spec = { image, userSpecifiedImage: userImage, annotations: {} };
     let status: Image | undefined;
     try {
-      status = await this.runtime.imageStatus(spec);
+      status = (early && (await early)) || (await this.runtime.imageStatus(spec));
     } catch (e) {
       const msg = `Failed to inspect image ${JSON.stringify(userImage)}: ${criErrorString(e)}`;
       ev('Warning', Reason.FailedToInspectImage, msg);

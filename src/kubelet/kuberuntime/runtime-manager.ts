@@ -97,7 +97,10 @@ export class KubeRuntimeManager {
     let sandboxId = a.sandboxId;
     let config: PodSandboxConfig;
     let podIPs = ps.ips;
+    // image checks of the containers started right after a new sandbox run while it is created
+    const early = new Map<Container, Promise<Image | undefined>>();
     if (a.createSandbox) {
+      for (const c of [...a.initToStart, ...a.containersToStart]) early.set(c, this.d.images.prefetchStatus(c));
       if (a.sandboxId) this.event(pod, undefined, 'Normal', Reason.SandboxChanged, Msg.sandboxChanged);
       config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
       fs.mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 }); // sync: see writeEtcHosts
@@ -131,12 +134,12 @@ export class KubeRuntimeManager {
       r.changed = r.changed || ok !== 'skipped';
     }
     for (const c of a.initToStart) {
-      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts, r);
+      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts, r, false, early.get(c));
       r.changed = r.changed || ok !== 'skipped';
       if (ok !== 'started' && c.restartPolicy !== 'Always') return r;
     }
     for (const c of a.containersToStart) {
-      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts, r);
+      const ok = await this.startContainer(pod, c, ps, sandboxId, config, ctx, env, etcHosts, r, false, early.get(c));
       r.changed = r.changed || ok !== 'skipped';
     }
     return r;
@@ -176,6 +179,7 @@ export class KubeRuntimeManager {
     etcHosts: string | undefined,
     r: SyncResult,
     ephemeral = false,
+    earlyImage?: Promise<Image | undefined>,
   ): Promise<'started' | 'failed' | 'skipped'> {
     const uid = pod.metadata!.uid!;
     if (!ephemeral && this.inBackOff(pod, c, ps, r)) return 'skipped';
@@ -185,7 +189,7 @@ export class KubeRuntimeManager {
       this.d.reasons.set(uid, c.name, reason, message);
       return 'failed';
     };
-    const img = await this.d.images.ensureImageExists(pod, c, sandboxConfig);
+    const img = await this.d.images.ensureImageExists(pod, c, sandboxConfig, earlyImage);
     if (!img.ok) {
       if (img.retryAt !== undefined) r.retryAt = Math.min(r.retryAt, img.retryAt);
       return fail(img.reason, img.message);
