@@ -284,7 +284,8 @@ async function bindingCycle(
   podCycle: number,
   t0: number,
 ): Promise<void> {
-  let s = await fwk.waitOnPermit(assumed);
+  // only a pod a Permit plugin parked waits (no extra turn of the microtask queue otherwise)
+  let s = fwk.getWaitingPod(qpi.podInfo.uid) ? await fwk.waitOnPermit(assumed) : null;
   if (s) {
     s = s.isRejected() ? singleNodeFitError(qpi.podInfo.pod, host, s) : s;
     return handleBindingCycleError(sched, fwk, state, qpi, assumed, host, s, podCycle);

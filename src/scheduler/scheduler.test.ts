@@ -5,7 +5,10 @@ import type { KObject } from '../api/resource.js';
 import type { EventRecorder, EventType } from '../client/events.js';
 import { R } from '../client/types.js';
 import { startScheduler } from './index.js';
-import type { Scheduler } from './scheduler.js';
+import { defaultProfile } from './framework/profile.js';
+import { Registry } from './framework/registry.js';
+import { Code, Status } from './framework/status.js';
+import { Scheduler } from './scheduler.js';
 import { FakeClient } from './testing/fake-client.js';
 import { makeNode, makePod } from './testing/wrappers.js';
 
@@ -200,5 +203,26 @@ describe('scheduler with a fake API', () => {
     await until(() => !!client.peek<Pod & KObject>(R.pods, 'default', 'mine')?.spec?.nodeName, 'mine bound');
     assert.equal(client.peek<Pod & KObject>(R.pods, 'default', 'other')?.spec?.nodeName, undefined);
     assert.equal(sched.queue.whereIs('default/other'), undefined);
+  });
+
+  it('a pod parked by a Permit plugin is bound only once allowed', async () => {
+    const client = new FakeClient();
+    await client.create(R.nodes, '', makeNode().name('node-1').obj() as KObject);
+    const rec = new FakeRecorder();
+    const profile = defaultProfile();
+    profile.plugins = { ...profile.plugins, permit: { enabled: [{ name: 'Gate' }] } };
+    const gate = { name: 'Gate', permit: () => [new Status(Code.Wait), 60_000] as [Status, number] };
+    const sched = new Scheduler({ client, recorder: rec, clock, profiles: [profile], outOfTreeRegistry: new Registry({ Gate: () => gate }) });
+    await sched.start();
+    stops.push(() => sched.stop());
+    await client.create(R.pods, 'default', makePod().name('w').req({ cpu: '100m' }).obj() as KObject);
+    const fwk = sched.frameworks.get('default-scheduler')!;
+    const uid = () => client.peek<Pod & KObject>(R.pods, 'default', 'w')?.metadata?.uid ?? '';
+    await until(() => !!uid() && !!fwk.getWaitingPod(uid()), 'the pod waiting at Permit');
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(client.peek<Pod & KObject>(R.pods, 'default', 'w')?.spec?.nodeName, undefined, 'not bound while waiting');
+    fwk.getWaitingPod(uid())!.allow('Gate');
+    await until(() => client.peek<Pod & KObject>(R.pods, 'default', 'w')?.spec?.nodeName === 'node-1', 'bound after allow');
+    assert.ok(rec.events.some((e) => e.name === 'w' && e.reason === 'Scheduled'));
   });
 });
