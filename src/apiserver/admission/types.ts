@@ -26,6 +26,11 @@ export interface AdmissionAttributes {
   warnings: string[];
   /** audit annotations a plugin wants recorded */
   auditAnnotations?: Record<string, string>;
+  /**
+   * The request's memoizing lookup, set by the chain on first use so that both phases
+   * share it (a field, not a WeakMap entry: no ephemeron per request for the GC).
+   */
+  requestLookup?: RequestLookup;
 }
 
 /** One admission plugin. Errors thrown must be StatusErrors (Forbidden, Invalid, NotFound…). */
@@ -79,7 +84,6 @@ export class RequestLookup implements ObjectLookup {
 export class AdmissionChain {
   private readonly admitters: AdmissionPlugin[];
   private readonly validators: AdmissionPlugin[];
-  private readonly lookups = new WeakMap<AdmissionAttributes, RequestLookup>();
 
   constructor(
     readonly plugins: AdmissionPlugin[],
@@ -100,11 +104,6 @@ export class AdmissionChain {
   }
 
   private lookupFor(a: AdmissionAttributes): RequestLookup {
-    let l = this.lookups.get(a);
-    if (l === undefined) {
-      l = new RequestLookup(this.lookup);
-      this.lookups.set(a, l);
-    }
-    return l;
+    return (a.requestLookup ??= new RequestLookup(this.lookup));
   }
 }

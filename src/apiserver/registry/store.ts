@@ -652,6 +652,7 @@ export class Store {
       user: wc.user,
       dryRun: wc.dryRun,
       warnings: wc.warnings,
+      requestLookup: undefined,
     };
   }
 }
