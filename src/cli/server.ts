@@ -160,7 +160,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const kubeconfig = o.writeKubeconfig ?? join(dataDir, 'kubeconfig.yaml');
   writeKubeconfig(kubeconfig, { server: url, caPEM: pki.ca.cert, certPEM: pki.admin.cert, keyPEM: pki.admin.key });
 
-  const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: `k8ts/${u.username}` });
+  const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: componentUserAgent(u.username) });
   await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
   await security.bootstrap(clientFor(identities.apiserver));
   const nodeTokenFile = join(dataDir, 'node-token');
@@ -249,4 +249,22 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       await storage.close();
     },
   };
+}
+
+/**
+ * The User-Agent an in-process component sends, named as upstream's binaries name
+ * themselves (`kube-controller-manager/v1.32.0 (linux/amd64) k8ts/<user>`): server-side
+ * apply takes the field manager from the part before the first `/`, so managedFields
+ * say kube-controller-manager, kube-scheduler, kubelet or kube-apiserver as upstream.
+ * @param username the component's identity, e.g. `system:serviceaccount:kube-system:deployment-controller`
+ */
+export function componentUserAgent(username: string): string {
+  const component = username.startsWith('system:node:')
+    ? 'kubelet'
+    : username === 'system:kube-scheduler'
+      ? 'kube-scheduler'
+      : username.startsWith('system:serviceaccount:kube-system:') || username === 'system:kube-controller-manager'
+        ? 'kube-controller-manager'
+        : 'kube-apiserver';
+  return `${component}/v1.32.0 (${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}) k8ts/${username}`;
 }

@@ -19,6 +19,8 @@ import { bodyFormat, negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
 import type { WriteContext } from '../registry/store.js';
 import type { SubresourceHandler } from './types.js';
+import { managerName } from '../fieldmanager/fieldmanager.js';
+import { recordScaleUpdate } from '../fieldmanager/scale.js';
 
 /** autoscaling/v1 Scale. */
 export interface Scale extends KObject {
@@ -92,7 +94,10 @@ async function updateFromScale(c: ResourceContext, ns: string, toScale: (current
       const rv = desired.metadata?.resourceVersion;
       if (rv && rv !== cur.metadata.resourceVersion) throw newConflict(c.store.groupResource, name);
       const spec = ((cur as { spec?: Record<string, unknown> }).spec ??= {});
+      const oldReplicas = spec.replicas as number | undefined;
       spec.replicas = desired.spec?.replicas ?? 0;
+      // spec.replicas now belongs to the scaler (upstream ScaleHandler)
+      recordScaleUpdate(cur, oldReplicas, managerName(c.query.get('fieldManager'), c.req.headers['user-agent']), { def: c.store.def, now: c.now });
       delete cur.metadata.resourceVersion;
       return cur;
     },

@@ -164,7 +164,8 @@ export const podEphemeralContainersStrategy: StatusStrategy<Pod> = {
     obj.status = old.status;
     const m = obj.metadata as Record<string, unknown>;
     const om = old.metadata as Record<string, unknown>;
-    for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'deletionTimestamp', 'generation', 'managedFields']) {
+    // managedFields stay as the request left them: the field manager recorded the writer
+    for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'deletionTimestamp', 'generation']) {
       if (om[k] === undefined) delete m[k];
       else m[k] = om[k];
     }
