@@ -188,4 +188,11 @@ export interface ResourceDefinition<T extends KObject = KObject> {
 
   /** Name of the kubernetes-types module path for the OpenAPI schema, e.g. 'core/v1#Pod'. */
   schemaRef?: string;
+
+  /**
+   * A custom resource's structural schema (the CRD version's `schema.openAPIV3Schema`):
+   * server-side apply reads list and map types (`x-kubernetes-list-type`, `…-map-keys`,
+   * `x-kubernetes-map-type`) from it. Unset for built-in kinds (they use `schemaRef`).
+   */
+  openAPIV3Schema?: unknown;
 }

@@ -47,6 +47,16 @@ spec:
                   pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'
                 image:
                   type: string
+                targets:
+                  type: array
+                  x-kubernetes-list-type: map
+                  x-kubernetes-list-map-keys: [name]
+                  items:
+                    type: object
+                    required: [name]
+                    properties:
+                      name: {type: string}
+                      weight: {type: integer}
                 replicas:
                   type: integer
                   minimum: 1
@@ -172,6 +182,17 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     assert.match(ok(['get', 'crd']), /^NAME\s+CREATED AT\ncrontabs.stable.example.com\s+\d{4}-/);
     assert.match(ok(['apply', '--server-side', '-f', '-'], CR.replace('my-new-cron-object', 'ssa')), /crontab.stable.example.com\/ssa serverside-applied/);
     assert.match(ok(['get', 'ct', 'ssa', '-o', 'jsonpath={.spec.replicas}']), /^1$/);
+  });
+
+  it('server-side apply merges a list-type map by its keys: each manager owns its own items', () => {
+    const cr = (targets: string): string =>
+      `apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: merged\nspec:\n  cronSpec: "* * * * */5"\n  image: img\n  targets: ${targets}\n`;
+    ok(['apply', '--server-side', '--field-manager=a', '-f', '-'], cr('[{name: a, weight: 1}]'));
+    ok(['apply', '--server-side', '--field-manager=b', '-f', '-'], cr('[{name: b, weight: 2}]'));
+    const names = (): string => ok(['get', 'ct', 'merged', '-o', 'jsonpath={.spec.targets[*].name}']);
+    assert.equal(names(), 'a b', 'both managers keep their item (an atomic list would have been replaced)');
+    ok(['apply', '--server-side', '--field-manager=a', '-f', '-'], cr('[]'));
+    assert.equal(names(), 'b', "a's item goes when a stops applying it; b's stays");
   });
 
   it('explains the kind from the published OpenAPI schema', () => {

@@ -85,6 +85,7 @@ function versionDefinition(
     namespaced: crd.spec.scope === 'Namespaced',
     shortNames: names.shortNames?.length ? [...names.shortNames] : undefined,
     categories: names.categories?.length ? [...names.categories] : undefined,
+    openAPIV3Schema: schema,
     defaults: normalise,
     prepareForCreate(obj) {
       if (statusEnabled) delete obj.status;
