@@ -54,6 +54,16 @@ export interface Run {
   stderr: string;
 }
 
+/** How a kubectl run is fed. */
+export interface KubectlOptions {
+  /** written to stdin; stdin is then closed, unless `then` is given */
+  input?: string;
+  /** once stdout matches `when`, `input` is written and stdin closed (an interactive session) */
+  then?: { when: RegExp; input: string };
+  /** killed after this long (default 60 s) */
+  timeoutMs?: number;
+}
+
 export interface ContainerdCluster {
   dir: string;
   /** the test registry (`127.0.0.1:<port>`), mirror of docker.io and registry.k8s.io */
@@ -65,7 +75,7 @@ export interface ContainerdCluster {
   admin: Client;
   readonly kubelet: KubeletHandle;
   /** kubectl with this cluster's kubeconfig; never blocks the event loop */
-  kubectl(args: string[], o?: { input?: string; timeoutMs?: number }): Promise<Run>;
+  kubectl(args: string[], o?: KubectlOptions): Promise<Run>;
   /** writes `yaml` to a file and `kubectl apply -f`s it; throws on failure */
   apply(yaml: string, name?: string): Promise<void>;
   /** stops the kubelet (containers keep running) and starts a new one on the same data dir */
@@ -166,14 +176,23 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
     const schedClient = clientFor({ username: 'system:kube-scheduler', groups: ['system:authenticated'] });
     scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }) });
 
-    const kubectl = (args: string[], o: { input?: string; timeoutMs?: number } = {}): Promise<Run> => {
+    const kubectl = (args: string[], o: KubectlOptions = {}): Promise<Run> => {
       const p = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
       procs.add(p);
       let stdout = '';
       let stderr = '';
-      p.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      let then = o.then;
+      p.stdout!.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (then && then.when.test(stdout)) {
+          p.stdin!.end(then.input);
+          then = undefined;
+        }
+      });
       p.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      p.stdin!.end(o.input ?? '');
+      p.stdin!.on('error', () => undefined);
+      if (then) p.stdin!.write(o.input ?? '');
+      else p.stdin!.end(o.input ?? '');
       const t = setTimeout(() => p.kill('SIGKILL'), o.timeoutMs ?? 60_000);
       return new Promise((resolve) =>
         p.on('close', (code) => {

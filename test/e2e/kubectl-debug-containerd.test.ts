@@ -27,7 +27,13 @@ describe('e2e: kubectl debug on containerd', () => {
   });
 
   it('kubectl debug -i feeds stdin to a real debug container', async () => {
-    const d = await k.kubectl(['debug', '-i', 'web', '--image=busybox:1.28', '--container=dbg', '--', 'sh'], { input: 'echo hi-from-$(hostname); exit\n', timeoutMs: 90_000 });
+    // stdin stays open until the output is seen: on containerd an attach whose stdin
+    // closes (StdinOnce false, as kubectl debug sets it) stops receiving the output
+    const d = await k.kubectl(['debug', '-i', 'web', '--image=busybox:1.28', '--container=dbg', '--', 'sh'], {
+      input: 'echo hi-from-$(hostname)\n',
+      then: { when: /hi-from-web/, input: 'exit\n' },
+      timeoutMs: 90_000,
+    });
     assert.equal(d.code, 0, d.stderr);
     assert.match(d.stdout, /^hi-from-web$/m);
     const st = await eventually(async () => {
