@@ -76,4 +76,22 @@ describe('store delete with a propagation policy', () => {
     const j = await c.client.delete(W.jobs, 'default', 'j');
     assert.deepEqual(j.metadata?.finalizers, ['orphan']);
   });
+
+  it("a strategy's own delete step (a CRD getting its cleanup finalizer) gets the policy's finalizers too", async () => {
+    const crds = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
+    await c.client.create(crds, '', {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.gc.example.com' },
+      spec: {
+        group: 'gc.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    });
+    const res = await c.client.delete(crds, '', 'widgets.gc.example.com', { propagationPolicy: 'Foreground' });
+    assert.deepEqual([...(res.metadata?.finalizers ?? [])].sort(), ['customresourcecleanup.apiextensions.k8s.io', 'foregroundDeletion']);
+    assert.ok(res.metadata?.deletionTimestamp);
+  });
 });

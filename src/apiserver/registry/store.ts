@@ -548,6 +548,13 @@ export class Store {
         if (step.kind === 'keep') return { obj: old, deleted: false };
         if (step.kind === 'update') {
           const obj = step.obj;
+          // the propagation policy's finalizers apply to a strategy's own first step too
+          // (namespaces, CRDs), as upstream's stores do before updating
+          const gcFinalizers = deletionFinalizersForGarbageCollection(def, obj.metadata.finalizers, p.propagationPolicy);
+          if (gcFinalizers) {
+            if (gcFinalizers.length) obj.metadata.finalizers = gcFinalizers;
+            else delete obj.metadata.finalizers;
+          }
           if (wc.dryRun) return { obj, deleted: false };
           try {
             const kv = await this.storage.update(key, this.encode(obj), current.rv);
