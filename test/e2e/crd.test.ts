@@ -169,6 +169,11 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     assert.equal(o.spec.image, 'my-awesome-cron-image');
     assert.equal(o.status.replicas, 3);
     assert.equal(o.metadata.generation, 2);
+    // kubectl scale owns spec.replicas through the scale subresource (upstream ScaleHandler)
+    const managed = (JSON.parse(ok(['get', 'ct', 'my-new-cron-object', '-o', 'json', '--show-managed-fields'])) as { metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: Record<string, Record<string, unknown>> }[] } }).metadata.managedFields;
+    const byScale = managed.find((e) => e.subresource === 'scale');
+    assert.ok(byScale?.fieldsV1['f:spec']?.['f:replicas'], JSON.stringify(managed));
+    assert.equal(byScale?.manager, 'kubectl');
     const scale = JSON.parse(ok(['get', '--raw', '/apis/stable.example.com/v1/namespaces/default/crontabs/my-new-cron-object/scale'])) as { status: { selector: string } };
     assert.equal(scale.status.selector, 'app=cron');
   });

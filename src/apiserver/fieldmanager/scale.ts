@@ -19,16 +19,26 @@ const REPLICAS = ['f:spec', 'f:replicas'];
  * carries the live managedFields and the new spec.replicas, `oldReplicas` is the live
  * value. Objects without managedFields stay without them; an unchanged value changes nothing.
  * @param scope the parent resource; `subresource` is ignored ('scale')
+ * @param replicasPath the replicas field as fieldsV1 keys (default `f:spec`,`f:replicas`;
+ *   a custom resource's specReplicasPath otherwise)
+ * @param newReplicas the value written (default: the object's spec.replicas)
  */
-export function recordScaleUpdate(obj: Obj, oldReplicas: number | undefined, manager: string, scope: Pick<FieldManagerScope, 'def' | 'now'>): void {
-  const replicas = (obj as { spec?: { replicas?: number } }).spec?.replicas;
-  if (replicas === oldReplicas) return;
+export function recordScaleUpdate(
+  obj: Obj,
+  oldReplicas: number | undefined,
+  manager: string,
+  scope: Pick<FieldManagerScope, 'def' | 'now'>,
+  replicasPath: readonly string[] = REPLICAS,
+  newReplicas: number | undefined = (obj as { spec?: { replicas?: number } }).spec?.replicas,
+): void {
+  if (newReplicas === oldReplicas) return;
+  const path = replicasPath as string[];
   const managed = decodeOrEmpty(obj.metadata.managedFields as ManagedFieldsEntry[] | undefined);
   if (managed.size === 0) return;
   const owned = new FieldSet();
-  owned.insert(REPLICAS);
+  owned.insert(path);
   for (const [id, e] of managed) {
-    if (!e.set.has(REPLICAS)) continue;
+    if (!e.set.has(path)) continue;
     e.set = e.set.difference(owned);
     if (e.set.isEmpty()) managed.delete(id);
   }

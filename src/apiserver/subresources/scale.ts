@@ -56,6 +56,31 @@ export function scaleOf(obj: Obj): Scale {
   };
 }
 
+/**
+ * How a resource maps onto a Scale: built-in kinds through spec.replicas and their
+ * selector ({@link BUILTIN_SCALE_VIEW}); custom resources through the paths their CRD names.
+ */
+export interface ScaleView {
+  /** the Scale view of a stored object */
+  read(obj: Obj): Scale;
+  /** writes the desired replicas into the object; returns the value it replaced */
+  setReplicas(obj: Obj, replicas: number): number | undefined;
+  /** the replicas field as fieldsV1 keys, for field ownership (e.g. `f:spec`,`f:replicas`) */
+  fieldPath: readonly string[];
+}
+
+/** spec.replicas of Deployments, ReplicaSets, StatefulSets and ReplicationControllers. */
+export const BUILTIN_SCALE_VIEW: ScaleView = {
+  read: (obj) => scaleOf(obj),
+  setReplicas(obj, replicas) {
+    const spec = ((obj as { spec?: Record<string, unknown> }).spec ??= {});
+    const old = spec.replicas as number | undefined;
+    spec.replicas = replicas;
+    return old;
+  },
+  fieldPath: ['f:spec', 'f:replicas'],
+};
+
 /** Upstream ValidateScale. */
 function validateScale(s: Scale): FieldError[] {
   const r = s.spec?.replicas;
@@ -64,7 +89,8 @@ function validateScale(s: Scale): FieldError[] {
   return validateNonnegativeField(r, Path.root('spec').child('replicas'));
 }
 
-function writeContextOf(c: ResourceContext): WriteContext {
+/** The write context of a Scale request (dryRun=All only, as upstream). */
+export function scaleWriteContext(c: ResourceContext): WriteContext {
   const dry = c.query.getAll('dryRun');
   if (dry.some((d) => d !== 'All')) throw newBadRequest(`Invalid dryRun parameter: ${dry.join(',')}`);
   return {
@@ -77,15 +103,15 @@ function writeContextOf(c: ResourceContext): WriteContext {
 }
 
 /** Applies a desired Scale to the stored object via the resource's own update path. */
-async function updateFromScale(c: ResourceContext, ns: string, toScale: (current: Scale) => Scale): Promise<Scale> {
-  const wc = writeContextOf(c);
+async function updateFromScale(c: ResourceContext, ns: string, view: ScaleView, toScale: (current: Scale) => Scale): Promise<Scale> {
+  const wc = scaleWriteContext(c);
   const name = c.info.name;
   const r = await c.store.update(
     ns,
     name,
     (current) => {
       const cur = current!;
-      const desired = toScale(scaleOf(cur));
+      const desired = toScale(view.read(cur));
       const errs = validateScale(desired);
       if (errs.length) throw newInvalid({ group: 'autoscaling', kind: 'Scale' }, name, errs);
       if (desired.metadata?.name !== undefined && desired.metadata.name !== name) {
@@ -93,25 +119,25 @@ async function updateFromScale(c: ResourceContext, ns: string, toScale: (current
       }
       const rv = desired.metadata?.resourceVersion;
       if (rv && rv !== cur.metadata.resourceVersion) throw newConflict(c.store.groupResource, name);
-      const spec = ((cur as { spec?: Record<string, unknown> }).spec ??= {});
-      const oldReplicas = spec.replicas as number | undefined;
-      spec.replicas = desired.spec?.replicas ?? 0;
-      // spec.replicas now belongs to the scaler (upstream ScaleHandler)
-      recordScaleUpdate(cur, oldReplicas, managerName(c.query.get('fieldManager'), c.req.headers['user-agent']), { def: c.store.def, now: c.now });
+      const replicas = desired.spec?.replicas ?? 0;
+      const oldReplicas = view.setReplicas(cur, replicas);
+      // the replicas field now belongs to the scaler (upstream ScaleHandler)
+      const manager = managerName(c.query.get('fieldManager'), c.req.headers['user-agent']);
+      recordScaleUpdate(cur, oldReplicas, manager, { def: c.store.def, now: c.now }, view.fieldPath, replicas);
       delete cur.metadata.resourceVersion;
       return cur;
     },
     wc,
     'scale',
   );
-  return scaleOf(r.obj.obj);
+  return view.read(r.obj.obj);
 }
 
 /**
  * The scale subresource handler for one resource (`deployments`, `replicasets`,
- * `statefulsets` of apps/v1).
+ * `statefulsets` of apps/v1, `replicationcontrollers`; custom resources with their view).
  */
-export function scaleHandler(group: string, version: string, resource: string): SubresourceHandler {
+export function scaleHandler(group: string, version: string, resource: string, view: ScaleView = BUILTIN_SCALE_VIEW): SubresourceHandler {
   return {
     group,
     version,
@@ -126,7 +152,7 @@ export function scaleHandler(group: string, version: string, resource: string): 
         case 'get': {
           const neg = negotiateOutput(c.req.headers['accept'], false);
           const o = await c.store.get(ns, name);
-          writeJSON(c.res, 200, scaleOf(o.obj), { format: neg.format });
+          writeJSON(c.res, 200, view.read(o.obj), { format: neg.format });
           return;
         }
         case 'update': {
@@ -135,7 +161,7 @@ export function scaleHandler(group: string, version: string, resource: string): 
           if (body.kind && body.kind !== 'Scale') {
             throw newBadRequest(`the object provided is unrecognized (must be of type Scale): ${body.kind} in version "${body.apiVersion ?? ''}" cannot be handled as a Scale`);
           }
-          const s = await updateFromScale(c, ns, () => body);
+          const s = await updateFromScale(c, ns, view, () => body);
           writeJSON(c.res, 200, s, { format: neg.format });
           return;
         }
@@ -143,7 +169,7 @@ export function scaleHandler(group: string, version: string, resource: string): 
           const neg = negotiateOutput(c.req.headers['accept'], false);
           const fmt = bodyFormat(c.req.headers['content-type']);
           const raw = c.req.body ?? Buffer.alloc(0);
-          const s = await updateFromScale(c, ns, (current) => {
+          const s = await updateFromScale(c, ns, view, (current) => {
             const r = applyPatch(SCALE_DEF, fmt, c.req.headers['content-type'], raw, current as Obj, name, c.query);
             const patched = r.object as Scale;
             // the resourceVersion the patch did not set is not a precondition
