@@ -42,7 +42,12 @@ function apiVersionOf(store: Store): string {
   return store.def.group ? `${store.def.group}/${store.def.version}` : store.def.version;
 }
 
-function writeContext(c: ResourceContext): WriteContext {
+/**
+ * The write context of a request: its user, `dryRun` (only `All`, as upstream),
+ * `fieldManager` and clock.
+ * @throws StatusError 400 `Invalid dryRun parameter: …` for other dryRun values
+ */
+export function writeContext(c: ResourceContext): WriteContext {
   const dry = c.query.getAll('dryRun');
   if (dry.some((d) => d !== 'All')) throw newBadRequest(`Invalid dryRun parameter: ${dry.join(',')}`); // upstream: only "All"
   return {

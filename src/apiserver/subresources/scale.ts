@@ -12,12 +12,11 @@ import { newBadRequest, newConflict, newInvalid, newMethodNotSupported } from '.
 import { type FieldError, invalid, Path } from '../../apimachinery/field-errors.js';
 import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
 import { validateNonnegativeField } from '../../apimachinery/validation.js';
-import type { ResourceContext } from '../endpoints/resource.js';
+import { writeContext, type ResourceContext } from '../endpoints/resource.js';
 import { applyPatch } from '../endpoints/patch.js';
 import { decodeObjectBody } from '../http/body.js';
 import { bodyFormat, negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
-import type { WriteContext } from '../registry/store.js';
 import type { SubresourceHandler } from './types.js';
 import { managerName } from '../fieldmanager/fieldmanager.js';
 import { recordScaleUpdate } from '../fieldmanager/scale.js';
@@ -89,22 +88,9 @@ function validateScale(s: Scale): FieldError[] {
   return validateNonnegativeField(r, Path.root('spec').child('replicas'));
 }
 
-/** The write context of a Scale request (dryRun=All only, as upstream). */
-export function scaleWriteContext(c: ResourceContext): WriteContext {
-  const dry = c.query.getAll('dryRun');
-  if (dry.some((d) => d !== 'All')) throw newBadRequest(`Invalid dryRun parameter: ${dry.join(',')}`);
-  return {
-    user: c.req.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] },
-    dryRun: dry.includes('All'),
-    warnings: [],
-    now: c.now,
-    fieldManager: c.query.get('fieldManager') ?? undefined,
-  };
-}
-
 /** Applies a desired Scale to the stored object via the resource's own update path. */
 async function updateFromScale(c: ResourceContext, ns: string, view: ScaleView, toScale: (current: Scale) => Scale): Promise<Scale> {
-  const wc = scaleWriteContext(c);
+  const wc = writeContext(c);
   const name = c.info.name;
   const r = await c.store.update(
     ns,
