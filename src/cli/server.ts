@@ -122,7 +122,11 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   // kubelet serving certificates are not verified (upstream's default without
   // --kubelet-certificate-authority): joined agents serve self-signed certificates
   const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key });
+  // /readyz fails until the cluster's bootstrap objects exist (RBAC roles, the default
+  // namespace and Service, the node join token), as upstream's post-start hooks
+  let bootstrapped = false;
   const api = new APIServer({
+    readyChecks: { 'poststarthook/rbac/bootstrap-roles': () => bootstrapped },
     storage,
     definitions: [...allDefinitions({ serviceCIDR: o.serviceClusterIPRange }), ...security.definitions],
     subresources: [
@@ -165,6 +169,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   await security.bootstrap(clientFor(identities.apiserver));
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
+  bootstrapped = true;
 
   const stops: (() => Promise<void>)[] = [];
   if (!o.disableControllerManager) {

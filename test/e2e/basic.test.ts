@@ -29,6 +29,13 @@ describe('e2e: kubectl against k8ts server', () => {
     assert.match(nodes.stdout, /e2e-node\s+Ready\s+<none>/);
   });
 
+  it('is ready only with its bootstrap done: /readyz?verbose lists the post-start hook', () => {
+    const r = c.kubectl(['get', '--raw', '/readyz?verbose']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^\[\+\]poststarthook\/rbac\/bootstrap-roles ok$/m);
+    assert.match(r.stdout, /readyz check passed\n$/);
+  });
+
   it('applies simple-pod.yaml: created, Running, events, then unchanged/configured', async () => {
     const f = join(MANIFESTS, 'simple-pod.yaml');
     const r = c.kubectl(['apply', '-f', f]);
