@@ -19,22 +19,8 @@ type Step = string | number;
  * `{…}`. Returns undefined for anything else (filters, wildcards, recursive descent).
  */
 export function parseSimpleJSONPath(path: string): Step[] | undefined {
-  let p = path.trim();
-  if (p.startsWith('{') && p.endsWith('}')) p = p.slice(1, -1).trim();
-  if (!p.startsWith('.')) return undefined;
-  const steps: Step[] = [];
-  const re = /\.([^.[\]]+)|\[(\d+)\]|\['([^']+)'\]/y;
-  let i = 0;
-  while (i < p.length) {
-    re.lastIndex = i;
-    const m = re.exec(p);
-    if (!m) return undefined;
-    if (m[1] !== undefined) steps.push(m[1]);
-    else if (m[2] !== undefined) steps.push(Number(m[2]));
-    else steps.push(m[3]!);
-    i = re.lastIndex;
-  }
-  return steps;
+  const steps = parseColumnPath(path);
+  return steps?.every((x): x is Step => typeof x === 'string' || typeof x === 'number') ? steps : undefined;
 }
 
 /** The value at `steps` inside `obj`, or undefined when a step is missing. */
