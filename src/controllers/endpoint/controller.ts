@@ -25,12 +25,11 @@ import {
   HEADLESS_LABEL,
   isServiceIPSet,
   LAST_CHANGE_TRIGGER_TIME,
-  podServiceMemberships,
   rfc3339Nano,
   type Service,
   ServiceSelectorCache,
-  servicesToUpdateOnPodChange,
   TriggerTimeTracker,
+  watchServicesAndPods,
 } from './util.js';
 
 export type Endpoints = KEndpoints & KObject;
@@ -108,27 +107,8 @@ export async function startEndpointsController(ctx: WorkloadControllerContext): 
 
   const loop = new ControllerLoop({ name: 'endpoint-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
 
-  const enqueueForPod = (pod: Pod): void => {
-    const keys = new Set<string>();
-    podServiceMemberships(pod, svcByNs.get(pod.metadata?.namespace ?? ''), selectors, keys);
-    for (const k of keys) loop.enqueue(k);
-  };
 
-  svcInformer.addEventHandler({
-    add: (s) => loop.enqueueObj(s),
-    update: (_o, s) => loop.enqueueObj(s),
-    delete: (s) => {
-      selectors.delete(s);
-      loop.enqueueObj(s);
-    },
-  });
-  podInformer.addEventHandler({
-    add: enqueueForPod,
-    update: (o, p) => {
-      for (const k of servicesToUpdateOnPodChange(o, p, svcByNs.get(p.metadata?.namespace ?? ''), selectors)) loop.enqueue(k);
-    },
-    delete: enqueueForPod,
-  });
+  watchServicesAndPods(svcInformer, podInformer, (ns) => svcByNs.get(ns), selectors, loop);
   // an Endpoints object deleted behind our back is recreated when its Service still wants one
   epInformer.addEventHandler({
     delete: (ep) => {

@@ -12,6 +12,7 @@ import type { Service as KService, ServicePort } from 'kubernetes-types/core/v1.
 import type { KObject } from '../../api/resource.js';
 import { type Selector, selectorFromSet } from '../../apimachinery/labels.js';
 import { isPodReady, type Pod } from '../util/pods.js';
+import type { Informer } from '../../client/informer.js';
 
 export type Service = KService & KObject;
 
@@ -203,4 +204,41 @@ export class TriggerTimeTracker {
   delete(serviceKey: string): void {
     this.states.delete(serviceKey);
   }
+}
+
+/**
+ * Wires the Service and Pod informers of an endpoints-like controller (Endpoints,
+ * EndpointSlice) to its queue of Service keys: a Service's own changes enqueue it (its
+ * cached selector dropped on delete); a Pod's add/delete enqueues every Service selecting
+ * it, an update the Services whose membership or endpoint data may have changed.
+ * @param servicesIn the Services of a namespace (an index over the Service informer)
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/endpoint/endpoints_controller.go (NewEndpointController handlers)
+ */
+export function watchServicesAndPods(
+  svcInformer: Informer<Service>,
+  podInformer: Informer<Pod>,
+  servicesIn: (namespace: string) => readonly Service[],
+  selectors: ServiceSelectorCache,
+  loop: { enqueue(key: string): void; enqueueObj(o: KObject): void },
+): void {
+  const enqueueForPod = (pod: Pod): void => {
+    const keys = new Set<string>();
+    podServiceMemberships(pod, servicesIn(pod.metadata?.namespace ?? ''), selectors, keys);
+    for (const k of keys) loop.enqueue(k);
+  };
+  svcInformer.addEventHandler({
+    add: (s) => loop.enqueueObj(s),
+    update: (_o, s) => loop.enqueueObj(s),
+    delete: (s) => {
+      selectors.delete(s);
+      loop.enqueueObj(s);
+    },
+  });
+  podInformer.addEventHandler({
+    add: enqueueForPod,
+    update: (o, p) => {
+      for (const k of servicesToUpdateOnPodChange(o, p, servicesIn(p.metadata?.namespace ?? ''), selectors)) loop.enqueue(k);
+    },
+    delete: enqueueForPod,
+  });
 }

@@ -11,7 +11,7 @@
  */
 import { StatusError } from '../../apimachinery/errors.js';
 import { R } from '../../client/types.js';
-import { LAST_CHANGE_TRIGGER_TIME, podServiceMemberships, rfc3339Nano, type Service, ServiceSelectorCache, servicesToUpdateOnPodChange, TriggerTimeTracker } from '../endpoint/util.js';
+import { LAST_CHANGE_TRIGGER_TIME, rfc3339Nano, type Service, ServiceSelectorCache, TriggerTimeTracker, watchServicesAndPods } from '../endpoint/util.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
@@ -91,31 +91,12 @@ export async function startEndpointSliceController(ctx: WorkloadControllerContex
     },
   });
 
-  const enqueueForPod = (pod: Pod): void => {
-    const keys = new Set<string>();
-    podServiceMemberships(pod, svcByNs.get(pod.metadata?.namespace ?? ''), selectors, keys);
-    for (const k of keys) loop.enqueue(k);
-  };
   const enqueueForSlice = (s: EndpointSlice): void => {
     const k = serviceKeyOfSlice(s);
     if (k) loop.enqueue(k);
   };
 
-  svcInformer.addEventHandler({
-    add: (s) => loop.enqueueObj(s),
-    update: (_o, s) => loop.enqueueObj(s),
-    delete: (s) => {
-      selectors.delete(s);
-      loop.enqueueObj(s);
-    },
-  });
-  podInformer.addEventHandler({
-    add: enqueueForPod,
-    update: (o, p) => {
-      for (const k of servicesToUpdateOnPodChange(o, p, svcByNs.get(p.metadata?.namespace ?? ''), selectors)) loop.enqueue(k);
-    },
-    delete: enqueueForPod,
-  });
+  watchServicesAndPods(svcInformer, podInformer, (ns) => svcByNs.get(ns), selectors, loop);
   // services that left out pods of a node not yet known: resynced when it appears
   const waitingForNode = new Map<string, Set<string>>();
   nodeInformer.addEventHandler({
