@@ -1,7 +1,7 @@
 /**
  * Stand-ins of `npm run registry:local` beyond the e2e tests' set: small shell programs
  * on the busybox image (test/e2e/containerd-images.ts pushBusyboxPlus) that do what the
- * shared manifests ask of the real image, and nothing more:
+ * example manifests ask of the real image, and nothing more:
  *
  * - `registry.k8s.io/e2e-test-images/agnhost:2.40` (entrypoint /agnhost): only the
  *   `liveness` subcommand, as agnhost's: GET /healthz on :8080 answers 200 `ok` for the

@@ -1,6 +1,6 @@
 /**
- * The stand-in images of `npm run registry:local`: for each image the shared example
- * manifests (../shared/manifests) name and we can imitate offline, the reference as the
+ * The stand-in images of `npm run registry:local`: for each image the published example
+ * manifests (test/fixtures/manifests) name and we can imitate offline, the reference as the
  * manifest writes it, where it lives on a mirror, and what the stand-in really is. All
  * are built from busybox-static and our pause.c (scripts/images/build.sh); most are the
  * stand-ins the e2e tests use (test/e2e/containerd-images.ts), a few are small shell
@@ -93,7 +93,7 @@ export const STAND_INS: readonly StandIn[] = [
 ];
 
 /**
- * Images the shared manifests name that have no stand-in (their pods end in
+ * Images the example manifests name that have no stand-in (their pods end in
  * ErrImagePull / ImagePullBackOff unless the real registry is reachable).
  */
 export const WITHOUT_STAND_IN: readonly string[] = [

@@ -1,5 +1,5 @@
 /**
- * Stand-in images for the shared manifests, served by a test registry that the test
+ * Stand-in images for the example manifests, served by a test registry that the test
  * containerd uses as mirror for docker.io and registry.k8s.io (no public registry is
  * reachable here). Each is the offline busybox image (scripts/images/build.sh) plus a
  * `printenv` (Debian's busybox-static lacks that applet; the manifests use it), under

@@ -1,5 +1,5 @@
 /**
- * The published manifests of ../shared/manifests, applied unchanged with the real
+ * The published manifests of test/fixtures/manifests, applied unchanged with the real
  * kubectl, on real containers (a kubelet on a private containerd, stand-in images
  * from a local registry mirror: containerd-cluster.ts, containerd-images.ts), with the
  * outcomes EXPECTED.md gives: simple-pod, two-container-pod, init-containers,

@@ -1,8 +1,8 @@
 /**
- * Pods on real containers, driven with the real kubectl: the shared manifests run
+ * Pods on real containers, driven with the real kubectl: the example manifests run
  * unchanged (stand-in images from a local registry mirror) against a kubelet on a
  * private containerd (containerd-cluster.ts), with the outcomes of
- * ../shared/manifests/EXPECTED.md. Workloads run concurrently (the slowest,
+ * test/fixtures/manifests/EXPECTED.md. Workloads run concurrently (the slowest,
  * liveness-exec, needs ~80 s of real time); restarts of the kubelet and of containerd
  * run afterwards, on their own.
  */

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
-export const MANIFESTS = join(ROOT, '..', 'shared', 'manifests');
+/** The published example manifests the tests apply (each names its source; see EXPECTED.md there). */
+export const MANIFESTS = join(ROOT, 'test', 'fixtures', 'manifests');
 
 let built = false;
 /** Builds dist/k8ts.mjs once per test process. */

@@ -1,5 +1,5 @@
 /**
- * Published example manifests from ../shared/manifests reach the outcome EXPECTED.md
+ * Published example manifests from test/fixtures/manifests reach the outcome EXPECTED.md
  * gives, on the simulated runtime, through the real kubectl: two-container-pod,
  * init-containers, qos-*, scheduling-gates, cpu-too-big, nodeselector-disktype,
  * node-affinity-required, toleration (simple-pod is in basic.test.ts).
@@ -11,7 +11,7 @@ import { startCluster, eventually, MANIFESTS, type Cluster } from './harness.js'
 
 const m = (f: string): string => join(MANIFESTS, f);
 
-describe('e2e: shared manifests (simulated runtime)', () => {
+describe('e2e: example manifests (simulated runtime)', () => {
   let c: Cluster;
   before(async () => {
     c = await startCluster({ args: ['--sim-nodes', '2'] });

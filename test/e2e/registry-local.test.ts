@@ -1,7 +1,7 @@
 /**
  * `npm run registry:local` (scripts/registry-local.ts) as a user runs it: a docker-registry
  * on a free port with storage under a temp data dir, the stand-in images served under the
- * names the shared manifests use, a registries.yaml the server's own parser accepts,
+ * names the example manifests use, a registries.yaml the server's own parser accepts,
  * `--push-only`, a clear refusal when the port is taken, Ctrl-C stopping the registry,
  * and a second run reusing the storage (same digests).
  *
@@ -23,7 +23,7 @@ import { makeTempDir, type TempDir } from '../support/tmp.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts', 'registry-local.ts');
-const MANIFESTS = join(ROOT, '..', 'shared', 'manifests');
+const MANIFESTS = join(ROOT, 'test', 'fixtures', 'manifests');
 
 interface Run {
   child: ChildProcess;
@@ -60,7 +60,7 @@ const alive = (pid: number): boolean => {
   }
 };
 
-/** Every image reference in the shared manifests (YAML/JSON-ish files, every document). */
+/** Every image reference in the example manifests (YAML/JSON-ish files, every document). */
 function manifestImages(): Set<string> {
   const images = new Set<string>();
   const walk = (v: unknown): void => {
@@ -140,7 +140,7 @@ describe('e2e: npm run registry:local', () => {
     assert.ok(out.includes(`npm start -- --registries ${join(dir.path, 'data', 'registries.yaml')} --data-dir ${join(dir.path, 'data')}\n`), out);
   });
 
-  it('every image of the shared manifests has a stand-in or is listed as without one', () => {
+  it('every image of the example manifests has a stand-in or is listed as without one', () => {
     const known = new Set([...STAND_INS.map((s) => s.ref), ...WITHOUT_STAND_IN].map((r) => JSON.stringify(parseImageName(r))));
     const missing = [...manifestImages()].filter((i) => !known.has(JSON.stringify(parseImageName(i))));
     assert.deepEqual(missing, []);

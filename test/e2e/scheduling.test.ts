@@ -1,6 +1,6 @@
 /**
  * Scheduling through the real kubectl against `k8ts server --sim-nodes 3` (4 nodes:
- * e2e-node, sim-node-0..2): the shared manifests' placements and FailedScheduling
+ * e2e-node, sim-node-0..2): the example manifests' placements and FailedScheduling
  * messages as EXPECTED.md gives them, PriorityClass admission, and preemption.
  */
 import { describe, it, before, after } from 'node:test';

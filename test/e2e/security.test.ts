@@ -3,7 +3,7 @@
  * certificates issued by the test CA, static tokens, ServiceAccount tokens, a bootstrap
  * token): the can-i matrix of the bootstrap roles, RoleBinding grant and revoke,
  * escalation prevention, the Node authorizer and NodeRestriction, Pod Security
- * enforce/warn on the shared manifests, quotas, LimitRange defaults, Priority,
+ * enforce/warn on the example manifests, quotas, LimitRange defaults, Priority,
  * TokenRequest, the bootstrap-token CSR flow, anonymous access and the audit log.
  */
 import { after, before, describe, it } from 'node:test';
@@ -197,7 +197,7 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     assert.equal(del.stderr.trim(), 'Error from server (Forbidden): pods "p2" is forbidden: node "n1" can only delete pods with spec.nodeName set to itself');
   });
 
-  it('restricted namespace rejects each non-compliant field of the shared manifests, accepts a compliant pod', async () => {
+  it('restricted namespace rejects each non-compliant field of the example manifests, accepts a compliant pod', async () => {
     const simple = join(MANIFESTS, 'simple-pod.yaml');
     const r1 = await k(c.admin, 'apply', '-f', simple, '-n', 'restricted');
     assert.equal(r1.code, 1);

@@ -1,15 +1,13 @@
 /**
  * Batch examples whose containers run programs on the simulated runtime: the Job of
- * /work/shared/manifests/job-pi.yaml (`perl -Mbignum=bpi -wle 'print bpi(1000)'`)
+ * test/fixtures/manifests/job-pi.yaml (`perl -Mbignum=bpi -wle 'print bpi(1000)'`)
  * completes and its log holds pi, and the Indexed Job of indexed-job.yaml (bash arrays
  * in the init container, `rev` in the worker) completes its five indexes, as EXPECTED.md
  * describes.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCluster, eventually, type Cluster } from './harness.js';
-
-const MANIFESTS = '/work/shared/manifests';
+import { startCluster, eventually, MANIFESTS, type Cluster } from './harness.js';
 
 /**
  * Pi to 1000 significant digits as perl's bpi(1000) prints it: `bc -l` (scale=2020,

@@ -1,7 +1,7 @@
 /**
  * containerd config.toml (version = 2) for a node-private containerd, as k3s does:
  * root, state and socket under `<dataDir>/containerd/`, the CRI plugin set up with the
- * settings this kind of machine needs (see shared/notes/containerd-cri.md).
+ * settings this kind of machine needs (see docs/notes/containerd-cri.md).
  *
  * @see https://github.com/containerd/containerd/blob/v1.6.20/docs/cri/config.md
  * @see https://github.com/k3s-io/k3s/blob/master/pkg/agent/templates/templates_linux.go

@@ -1,4 +1,4 @@
-// The shared example manifests (../shared/manifests, see EXPECTED.md) through the pod create path.
+// The published example manifests (test/fixtures/manifests, see EXPECTED.md) through the pod create path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { aggregateFieldErrors } from '../../../../apimachinery/field-errors.js';

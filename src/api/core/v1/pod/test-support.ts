@@ -12,8 +12,8 @@ import type { KObject, Obj, StrategyContext } from '../../../resource.js';
 import { podDefinition } from './strategy.js';
 import type { Pod } from './types.js';
 
-/** /work/shared/manifests (the repo's ../shared/manifests). */
-export const MANIFEST_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../../../shared/manifests');
+/** test/fixtures/manifests: the published example manifests (each names its source; see EXPECTED.md there). */
+export const MANIFEST_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../../test/fixtures/manifests');
 
 /** Every YAML document of a manifest file, parsed with a full YAML 1.2 parser (KYAML is flow style). */
 export function loadManifest(file: string): KObject[] {
