@@ -17,7 +17,7 @@ import { APIServer } from '../src/apiserver/apiserver.js';
 import type { ApiRequest, ResponseWriter } from '../src/apiserver/http/types.js';
 import { buildSecurity } from '../src/apiserver/security.js';
 import { RestClient } from '../src/client/rest-client.js';
-import { InProcessTransport } from '../src/client/transport.js';
+import { InProcessTransport } from '../src/apiserver/loopback.js';
 import { R } from '../src/client/types.js';
 import { openStorage } from '../src/storage/index.js';
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import { ensurePKI } from '../src/apiserver/pki/pki.js';
+import { ensurePKI } from '../src/pki/pki.js';
 import { listen } from '../src/apiserver/server.js';
 import { writeRawJSON } from '../src/apiserver/http/respond.js';
 import type { APIServer } from '../src/apiserver/apiserver.js';

@@ -14,7 +14,7 @@ import { nodeDefinition } from '../src/api/core/v1/node/strategy.js';
 import { podDefinition } from '../src/api/core/v1/pod/strategy.js';
 import { eventDefinition } from '../src/api/core/v1/event/strategy.js';
 import { RestClient } from '../src/client/rest-client.js';
-import { InProcessTransport } from '../src/client/transport.js';
+import { InProcessTransport } from '../src/apiserver/loopback.js';
 import { R } from '../src/client/types.js';
 import { openStorage } from '../src/storage/index.js';
 import type { KObject, ResourceDefinition } from '../src/api/resource.js';

@@ -8,7 +8,8 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { UserInfo } from '../src/api/resource.js';
-import { InProcessTransport, type RequestHandler, type StreamHandle, type Transport, type TransportResponse } from '../src/client/transport.js';
+import { type StreamHandle, type Transport, type TransportResponse } from '../src/client/transport.js';
+import { InProcessTransport, type RequestHandler } from '../src/apiserver/loopback.js';
 
 type ToServer =
   | { t: 'req'; id: number; method: string; path: string; headers: Record<string, string>; body?: Uint8Array }

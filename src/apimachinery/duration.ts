@@ -71,3 +71,29 @@ export function shortHumanDuration(ms: number): string {
   if (hours < 24 * 365) return `${div(hours, 24)}d`;
   return `${div(hours, 24 * 365)}y`;
 }
+
+/**
+ * Go's time.Duration.String() for a whole number of milliseconds, e.g. 1203 →
+ * "1.203s", 500 → "500ms", 80000 → "1m20s", 300000 → "5m0s", 0 → "0s".
+ * @see https://pkg.go.dev/time#Duration.String
+ */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const neg = ms < 0;
+  let v = Math.abs(ms);
+  let out: string;
+  if (v < 1000) out = `${trimFloat(v)}ms`;
+  else {
+    const h = Math.floor(v / 3_600_000);
+    v -= h * 3_600_000;
+    const m = Math.floor(v / 60_000);
+    v -= m * 60_000;
+    const s = `${trimFloat(v / 1000)}s`;
+    out = h ? `${h}h${m}m${s}` : m ? `${m}m${s}` : s;
+  }
+  return neg ? `-${out}` : out;
+}
+
+function trimFloat(n: number): string {
+  return String(Number(n.toFixed(9)));
+}

@@ -8,7 +8,7 @@ import { configMapDefinition } from '../api/core/v1/configmap/strategy.js';
 import { namespaceDefinition } from '../api/core/v1/namespace/strategy.js';
 import { StatusError } from '../apimachinery/errors.js';
 import { RestClient } from '../client/rest-client.js';
-import { InProcessTransport } from '../client/transport.js';
+import { InProcessTransport } from './loopback.js';
 import type { WatchEvent } from '../client/types.js';
 import { openStorage } from '../storage/index.js';
 import type { Storage } from '../storage/interface.js';

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../api/resource.js';
-import { createCA, issueCert } from '../apiserver/pki/pki.js';
+import { createCA, issueCert } from '../pki/pki.js';
 import { isAlreadyExists } from '../apimachinery/errors.js';
 import { requestNodeClientCertificate } from '../controllers/csr/request.js';
 import { RestClient } from '../client/rest-client.js';

@@ -4,7 +4,7 @@
  * `k8ts server` (the local node and simulated nodes) and `k8ts agent` (a joined node).
  */
 import { join } from 'node:path';
-import type { KeyPairPEM } from '../apiserver/pki/pki.js';
+import type { KeyPairPEM } from '../pki/pki.js';
 import { ClientEventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
 import type { Runtime } from '../cri/api.js';

@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import { CRILabels, type Container, type Image, type PodSandbox, type Runtime } from '../cri/api.js';
 import { containerdPaths } from '../cri/containerd/config.js';
 import { RemoteRuntime } from '../cri/remote/remote.js';
-import { parseRFC3339 } from '../kubelet/logs/cri-log.js';
+import { parseRFC3339 } from '../apimachinery/time.js';
 import { readLogs } from '../kubelet/logs/read.js';
 
 /** The endpoint to use (see module doc). */

@@ -1,12 +1,9 @@
 /**
- * How the client reaches an API server: over HTTPS (any machine), or in-process
- * (the all-in-one `k8ts server` hands its components a loopback transport that calls
- * the API server's request pipeline directly — authentication identity preset,
- * authorization, admission and validation still apply).
+ * How the client reaches an API server: the {@link Transport} contract, and HTTPS
+ * (any machine). The in-process loopback transport the all-in-one `k8ts server` hands
+ * its components is the API server's own (`src/apiserver/loopback.ts`).
  */
 import { Agent, request as httpsRequest } from 'node:https';
-import type { UserInfo } from '../api/resource.js';
-import type { ApiRequest, ResponseWriter } from '../apiserver/http/types.js';
 
 export interface TransportResponse {
   status: number;
@@ -31,117 +28,6 @@ export interface Transport {
     onEnd: (err?: Error) => void,
     onStatus?: (status: number) => void,
   ): StreamHandle;
-}
-
-/** The request pipeline of an API server (implemented by APIServer.handle). */
-export interface RequestHandler {
-  handle(req: ApiRequest, res: ResponseWriter): Promise<void>;
-}
-
-/** Calls the API server in the same process as `user`. */
-export class InProcessTransport implements Transport {
-  constructor(
-    private readonly api: RequestHandler,
-    private readonly user: UserInfo,
-  ) {}
-
-  request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<TransportResponse> {
-    return new Promise((resolve) => {
-      let status = 200;
-      let hdrs: Record<string, string | string[]> = {};
-      const chunks: Buffer[] = [];
-      const closers: (() => void)[] = [];
-      let closed = false;
-      const rw: ResponseWriter = {
-        writeHead(s, h) {
-          status = s;
-          hdrs = h;
-        },
-        write(c) {
-          if (c !== '') chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
-        },
-        end(c) {
-          if (closed) return;
-          if (c !== undefined && c !== '') chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
-          closed = true;
-          for (const f of closers.splice(0)) f();
-          resolve({ status, headers: lower(hdrs), body: Buffer.concat(chunks) });
-        },
-        onClose(cb) {
-          if (closed) cb();
-          else closers.push(cb);
-        },
-        get closed() {
-          return closed;
-        },
-      };
-      void this.api.handle({ method, url: path, headers: lowerReq(headers), body, user: this.user }, rw).then(() => {
-        if (!closed) rw.end();
-      });
-    });
-  }
-
-  stream(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    onData: (chunk: Buffer | string) => void,
-    onEnd: (err?: Error) => void,
-    onStatus?: (status: number) => void,
-  ): StreamHandle {
-    let closed = false;
-    const closers: (() => void)[] = [];
-    let resolveStatus!: (n: number) => void;
-    const status = new Promise<number>((r) => (resolveStatus = r));
-    const finish = (err?: Error): void => {
-      if (closed) return;
-      closed = true;
-      resolveStatus(0);
-      for (const f of closers.splice(0)) f();
-      onEnd(err);
-    };
-    const rw: ResponseWriter = {
-      writeHead(s) {
-        onStatus?.(s);
-        resolveStatus(s);
-      },
-      write(c) {
-        if (closed || c === '') return;
-        onData(c);
-      },
-      end(c) {
-        if (closed) return;
-        if (c !== undefined && c !== '') onData(c);
-        finish();
-      },
-      onClose(cb) {
-        if (closed) cb();
-        else closers.push(cb);
-      },
-      get closed() {
-        return closed;
-      },
-    };
-    void this.api.handle({ method, url: path, headers: lowerReq(headers), user: this.user }, rw).then(
-      () => {
-        if (!closed) finish();
-      },
-      (e: unknown) => finish(e instanceof Error ? e : new Error(String(e))),
-    );
-    return { abort: () => finish(), status };
-  }
-}
-
-function lower(h: Record<string, string | string[]>): Record<string, string | string[] | undefined> {
-  const o: Record<string, string | string[] | undefined> = {};
-  for (const [k, v] of Object.entries(h)) o[k.toLowerCase()] = v;
-  return o;
-}
-
-function lowerReq(h: Record<string, string>): Record<string, string | undefined> {
-  const o: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(h)) o[k.toLowerCase()] = v;
-  return o;
 }
 
 export interface HttpsTransportOptions {

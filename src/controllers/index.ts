@@ -27,7 +27,7 @@ import { startDisruptionController } from './disruption/controller.js';
 import { startHorizontalPodAutoscalerController } from './podautoscaler/horizontal.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
-import type { Clock } from './util/workqueue.js';
+import type { Clock } from '../util/clock.js';
 
 export interface ControllerContext {
   client: Client;

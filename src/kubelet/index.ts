@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { ClientEventRecorder, type EventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
 import type { Runtime } from '../cri/api.js';
-import { realClock, type Clock } from './clock.js';
+import { realClock, type Clock } from '../util/clock.js';
 import { Kubelet } from './kubelet.js';
 import { NodeLease } from './nodelease/lease.js';
 import { NodeStatusManager } from './nodestatus/node-status.js';

@@ -23,7 +23,7 @@ import { Informer } from '../client/informer.js';
 import { R, type Client } from '../client/types.js';
 import type { Runtime } from '../cri/api.js';
 import { value } from '../apimachinery/quantity.js';
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../util/clock.js';
 import type { PodCgroups } from './cm/pod-cgroups.js';
 import { podRef, type RuntimePodStatus } from './container/runtime.js';
 import type { NodeAllocatable, RuntimeFieldValues } from './env/downward.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PodWorkers } from './pod-workers.js';
-import { FakeClock } from './testing/fake-clock.js';
+import { FakeClock } from '../util/fake-clock.js';
 
 test('pod workers: a sync picks its next run; a later sync replaces it; a throwing sync is retried after the back-off period', async () => {
   const clock = new FakeClock(0);

@@ -9,7 +9,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/pod_workers.go
  */
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '../util/clock.js';
 
 interface WorkerState {
   again: boolean;

@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:https';
-import { issueCert } from '../../src/apiserver/pki/pki.js';
+import { issueCert } from '../../src/pki/pki.js';
 import { startSecureCluster, type SecureCluster } from './security-harness.js';
 
 interface Case {

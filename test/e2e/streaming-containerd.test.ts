@@ -17,7 +17,7 @@ import { allDefinitions } from '../../src/api/all.js';
 import { APIServer } from '../../src/apiserver/apiserver.js';
 import { namespaceLifecycle } from '../../src/apiserver/admission/plugins/namespace-lifecycle.js';
 import { bootstrapCluster } from '../../src/apiserver/bootstrap/bootstrap.js';
-import { ensurePKI } from '../../src/apiserver/pki/pki.js';
+import { ensurePKI } from '../../src/pki/pki.js';
 import { KubeletClient, type KubeletLocation } from '../../src/apiserver/proxy/kubelet.js';
 import { createUpgradeHandler } from '../../src/apiserver/proxy/upgrade.js';
 import { listen } from '../../src/apiserver/server.js';
@@ -28,7 +28,7 @@ import { podPortForwardHandler } from '../../src/apiserver/subresources/pod-port
 import { writeKubeconfig } from '../../src/cli/kubeconfig.js';
 import { ClientEventRecorder } from '../../src/client/events.js';
 import { RestClient } from '../../src/client/rest-client.js';
-import { InProcessTransport } from '../../src/client/transport.js';
+import { InProcessTransport } from '../../src/apiserver/loopback.js';
 import { RemoteRuntime } from '../../src/cri/remote/remote.js';
 import { startKubelet, type KubeletHandle } from '../../src/kubelet/index.js';
 import { defaultHostIP } from '../../src/kubelet/nodestatus/setters.js';

@@ -8,7 +8,7 @@ import { namespaceDefinition } from '../../api/core/v1/namespace/strategy.js';
 import { customResourceDefinitionDefinition } from '../../api/apiextensions/v1/customresourcedefinition/strategy.js';
 import { StatusError } from '../../apimachinery/errors.js';
 import { RestClient } from '../../client/rest-client.js';
-import { InProcessTransport } from '../../client/transport.js';
+import { InProcessTransport } from '../loopback.js';
 import type { ResourceRef, WatchEvent } from '../../client/types.js';
 import { openStorage } from '../../storage/index.js';
 import type { Storage } from '../../storage/interface.js';

@@ -8,7 +8,7 @@
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newBadRequest } from '../../apimachinery/errors.js';
-import { queryBool } from '../../kubelet/logs/options.js';
+import { queryBool } from '../../api/core/v1/pod/log-options.js';
 import type { ResourceContext } from '../endpoints/resource.js';
 import type { StoreLookup, SubresourceHandler } from '../subresources/types.js';
 import type { KubeletClient } from './kubelet.js';

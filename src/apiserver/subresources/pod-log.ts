@@ -7,7 +7,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/core/pod/rest/log.go
  */
 import { newBadRequest, newInvalid } from '../../apimachinery/errors.js';
-import { decodePodLogOptions, kubeletLogQuery, LogOptionsDecodeError, validatePodLogOptions } from '../../kubelet/logs/options.js';
+import { decodePodLogOptions, kubeletLogQuery, LogOptionsDecodeError, validatePodLogOptions } from '../../api/core/v1/pod/log-options.js';
 import type { KubeletClient } from '../proxy/kubelet.js';
 import { getPod, kubeletOf, seg, validateContainer } from '../proxy/pod-location.js';
 import type { SubresourceHandler } from './types.js';

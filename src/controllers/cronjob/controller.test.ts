@@ -1,7 +1,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSchedule } from '../../api/batch/v1/cronjob/schedule.js';
-import { FakeClock } from '../../kubelet/testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { startTestCluster, type TestCluster, waitFor } from '../util/test-cluster.js';
 import { W } from '../util/resources.js';
 import type { RunningController } from '../util/context.js';

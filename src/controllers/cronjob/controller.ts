@@ -19,7 +19,7 @@ import { controllerRefOf, newControllerRef } from '../util/controller-ref.js';
 import { byControllerUID, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { isJobFinished, type Job, rfc3339, trueCondition } from '../job/util.js';
 import { type CronJob, formatInZone, jobNameFor, MAX_MISSED_START_TIMES, mostRecentScheduleTime, nextScheduleDelay, rfc1123Z } from './schedule-times.js';
 

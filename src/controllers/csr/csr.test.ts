@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { parseCSR } from '../../api/certificates/definition.js';
-import { createCA } from '../../apiserver/pki/pki.js';
+import { createCA } from '../../pki/pki.js';
 import { aggregateRules } from '../clusterroleaggregation/controller.js';
 import { isNodeClientCert } from './controller.js';
 import { createCSR, signCSR } from './sign.js';

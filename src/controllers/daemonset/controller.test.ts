@@ -10,7 +10,7 @@ import { W } from '../util/resources.js';
 import { listPods, makePodReady, startTestCluster, type TestCluster, waitFor } from '../util/test-cluster.js';
 import { startDaemonSetController, type DaemonSet } from './controller.js';
 import { targetNodeName, type Node } from './predicates.js';
-import { FakeClock } from '../../kubelet/testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'];
 

@@ -27,7 +27,7 @@ import { ControllerLoop, splitKey } from '../util/loop.js';
 import { PodControl, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../util/pod-control.js';
 import { isPodReady, type Pod } from '../util/pods.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { daemonSetStatus, groupByNode, managePlan, rollingUpdatePlan } from './plan.js';
 import { DaemonPredicates, type DaemonSet, newDaemonPod, type Node } from './predicates.js';
 

@@ -32,7 +32,7 @@ import { byControllerUID, byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import type { Pod } from '../util/pods.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import {
   activeRSs,
   byCreation,

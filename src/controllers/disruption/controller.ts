@@ -27,7 +27,7 @@ import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import type { Pod } from '../util/pods.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { controllerFinders, DiscoveryMapper, expectedScale } from './finders.js';
 import { buildDisruptedPodMap, countHealthyPods, expectedPodCount, failSafeStatus, nextStatus, type PDB, staleDisruptionCondition } from './status.js';
 

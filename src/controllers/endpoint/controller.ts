@@ -19,7 +19,7 @@ import type { RunningController, WorkloadControllerContext } from '../util/conte
 import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import type { Pod } from '../util/pods.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { OVER_CAPACITY_ANNOTATION, podSubsets, repackSubsets, subsetsEqual, truncateSubsets } from './subsets.js';
 import {
   HEADLESS_LABEL,

@@ -16,7 +16,7 @@ import type { RunningController, WorkloadControllerContext } from '../util/conte
 import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import type { Pod } from '../util/pods.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { CONTROLLER_NAME, type EndpointSlice, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MAX_ENDPOINTS_PER_SLICE, type Node, planSlices, type SlicePlan } from './reconciler.js';
 import { EndpointSliceTracker } from './tracker.js';
 

@@ -23,7 +23,7 @@ import { isNotFound } from '../../apimachinery/errors.js';
 import type { ResourceRef } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { ControllerLoop } from '../util/loop.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { discoverResources, type ResourceMap } from './discovery.js';
 import { DependencyGraph, FINALIZER_FOREGROUND, FINALIZER_ORPHAN, type GraphNode } from './graph.js';
 

@@ -31,7 +31,7 @@ import { ControllerLoop, splitKey } from '../util/loop.js';
 import { PodControl } from '../util/pod-control.js';
 import { isPodActive, isPodReady, type Pod, sortPodsForDeletion } from '../util/pods.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import {
   completionIndexOf,
   ensureCondition,

@@ -6,7 +6,7 @@ import type { KObject } from '../../api/resource.js';
 import type { RunningController } from '../util/context.js';
 import { W } from '../util/resources.js';
 import { startTestCluster, type TestCluster, waitFor } from '../util/test-cluster.js';
-import type { Clock } from '../util/workqueue.js';
+import type { Clock } from '../../util/clock.js';
 import { HPA_RESOURCE, startHorizontalPodAutoscalerController } from './horizontal.js';
 import type { HPA } from './reconcile.js';
 

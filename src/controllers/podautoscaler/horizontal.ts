@@ -18,7 +18,7 @@ import type { ResourceRef } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { DiscoveryMapper } from '../disruption/finders.js';
 import { ControllerLoop } from '../util/loop.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { restMetricsClient } from './metrics.js';
 import { type HPA, type MetricsClient, reconcileAutoscaler, type ReconcileDeps, type Scale } from './reconcile.js';
 

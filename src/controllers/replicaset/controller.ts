@@ -25,7 +25,7 @@ import { ControllerLoop, splitKey } from '../util/loop.js';
 import { PodControl, slowStartBatch, SLOW_START_INITIAL_BATCH_SIZE } from '../util/pod-control.js';
 import { isPodActive, isPodAvailable, isPodReady, type Pod, podFromTemplate, podsToDelete, podAvailableAt } from '../util/pods.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 
 export type ReplicaSet = KReplicaSet & KObject;
 

@@ -9,7 +9,7 @@ import type { Pod } from '../util/pods.js';
 import { W } from '../util/resources.js';
 import { listPods, makePodReady, startFakeKubelet, startTestCluster, type TestCluster, waitFor } from '../util/test-cluster.js';
 import { startStatefulSetController, type StatefulSet } from './controller.js';
-import { FakeClock } from '../../kubelet/testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 
 const sts = (name: string, replicas: number, extra: Partial<NonNullable<StatefulSet['spec']>> = {}, claims = false): StatefulSet => ({
   apiVersion: 'apps/v1',

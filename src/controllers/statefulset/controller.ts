@@ -25,7 +25,7 @@ import { byControllerUID, byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { isPodReady, type Pod } from '../util/pods.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { completeRollingUpdate, type StatefulPodOps, updateStatefulSet } from './control.js';
 import { claimIsStale, updateClaimOwnerRefs } from './retention.js';
 import { type Claim, claimsFor, identityMatches, isMemberOf, ordinalOf, podRevision, type StatefulSet, storageMatches, updateIdentity, updateStorage } from './pods.js';

@@ -10,7 +10,7 @@ import { isNotFound } from '../../apimachinery/errors.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { W } from '../util/resources.js';
-import { realClock } from '../util/workqueue.js';
+import { realClock } from '../../util/clock.js';
 import { isJobFinished, type Job, jobFinishTime } from '../job/util.js';
 
 /**

@@ -5,7 +5,7 @@
 import type { EventRecorder } from '../../client/events.js';
 import type { Client } from '../../client/types.js';
 import type { SharedInformers } from './informers.js';
-import type { Clock } from './workqueue.js';
+import type { Clock } from '../../util/clock.js';
 
 export interface WorkloadControllerContext {
   /** the controller's client (writes as system:serviceaccount:kube-system:<controller>) */

@@ -9,7 +9,8 @@
 import type { KObject } from '../../api/resource.js';
 import { isConflict, isNotFound, isAlreadyExists } from '../../apimachinery/errors.js';
 import { keyOf } from '../../client/informer.js';
-import { type Clock, RateLimitingQueue, runWorkers } from './workqueue.js';
+import { RateLimitingQueue, runWorkers } from './workqueue.js';
+import { type Clock } from '../../util/clock.js';
 
 export interface ControllerLoopOptions {
   /** controller name for log lines */

@@ -14,7 +14,7 @@ import { podEviction } from '../../apiserver/subresources/pod-eviction.js';
 import { podBinding } from '../../apiserver/subresources/pod-binding.js';
 import type { EventRecorder } from '../../client/events.js';
 import { RestClient } from '../../client/rest-client.js';
-import { InProcessTransport } from '../../client/transport.js';
+import { InProcessTransport } from '../../apiserver/loopback.js';
 import { type Client, R } from '../../client/types.js';
 import { openStorage } from '../../storage/index.js';
 import type { Storage } from '../../storage/interface.js';

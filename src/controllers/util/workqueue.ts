@@ -10,26 +10,7 @@
  * @see https://github.com/kubernetes/client-go/blob/master/util/workqueue/queue.go
  * @see https://github.com/kubernetes/client-go/blob/master/util/workqueue/default_rate_limiters.go
  */
-
-/** Time source and timers (ms). */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The process clock; timers are unref'd so a pending retry never keeps the process alive. */
-export const realClock: Clock = {
-  now: () => Date.now(),
-  setTimeout(fn, ms) {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimeout(h) {
-    clearTimeout(h as NodeJS.Timeout);
-  },
-};
+import { realClock, type Clock } from '../../util/clock.js';
 
 export interface WorkQueueOptions {
   clock?: Clock;

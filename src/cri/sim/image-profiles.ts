@@ -10,7 +10,7 @@
  * `nginx`) and, optionally, a tag prefix; the first matching row wins. Unknown
  * images: {@link DEFAULT_IMAGE_SIZE} bytes, no server.
  */
-import { parseImageReference } from '../../kubelet/images/reference.js';
+import { parseImageReference } from '../../util/image-reference.js';
 
 /** An HTTP server an image runs. */
 export interface SimHttpServer {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { CRIError, type Image, type ImageSpec } from '../api.js';
 import { imageProfile } from './image-profiles.js';
-import { formatReference, parseImageReference, repositoryName, type ImageReference } from '../../kubelet/images/reference.js';
+import { formatReference, parseImageReference, repositoryName, type ImageReference } from '../../util/image-reference.js';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { FakeClock } from '../../kubelet/testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import type { ContainerConfig, PodSandboxConfig } from '../api.js';
 import { SimRuntime } from './runtime.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../kubelet/testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { SimFs } from './fs.js';
 import { imageProfile } from './image-profiles.js';
 import { SimProcess } from './process.js';

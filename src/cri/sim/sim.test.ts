@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runRuntimeTests, parseCRILog } from '../runtime-tests.js';
 import { CRIError, type ContainerConfig, type PodSandboxConfig } from '../api.js';
-import { FakeClock } from '../../kubelet/testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { SimRuntime } from './runtime.js';
 import { BehaviorAnnotation } from './behavior.js';
 

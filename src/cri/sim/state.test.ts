@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeClock } from '../../kubelet/testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { parseCRILog } from '../runtime-tests.js';
 import type { ContainerConfig, PodSandboxConfig } from '../api.js';
 import { SimRuntime } from './runtime.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod, Secret } from 'kubernetes-types/core/v1.js';
 import { CRIError, type AuthConfig, type PodSandboxConfig, type Runtime } from '../../cri/api.js';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { ImageManager, keyMatches } from './image-manager.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');

@@ -8,13 +8,13 @@
 import type { Container, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { AuthConfig, Image, PodSandboxConfig, Runtime } from '../../cri/api.js';
 import type { EventRecorder } from '../../client/events.js';
-import type { Clock } from '../clock.js';
-import { formatDuration } from '../clock.js';
+import type { Clock } from '../../util/clock.js';
+import { formatDuration } from '../../apimachinery/duration.js';
 import { containerFieldPath, podRef } from '../container/runtime.js';
 import { Msg, Reason, WaitingReason } from '../events.js';
 import { criErrorString } from '../kuberuntime/errors.js';
 import { Backoff } from '../util/backoff.js';
-import { applyDefaultImageTag, parseImageReference } from './reference.js';
+import { applyDefaultImageTag, parseImageReference } from '../../util/image-reference.js';
 
 /**
  * The outcome of {@link ImageManager.ensureImageExists}. A success carries the

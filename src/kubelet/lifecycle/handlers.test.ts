@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { CRIError, type Runtime } from '../../cri/api.js';
 import { freePort } from '../../../test/support/ports.js';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { runLifecycleHandler, type HandlerDeps } from './handlers.js';
 
 const pod: Pod = { metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [] } };

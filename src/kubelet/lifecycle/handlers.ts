@@ -12,7 +12,7 @@
 import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1.js';
 import type { Runtime } from '../../cri/api.js';
 import type { EventRecorder } from '../../client/events.js';
-import { sleep, type Clock } from '../clock.js';
+import { sleep, type Clock } from '../../util/clock.js';
 import { formatPod, podRef } from '../container/runtime.js';
 import { criErrorString } from '../kuberuntime/errors.js';
 import { httpGet, httpGetRequest } from '../prober/network.js';

@@ -8,6 +8,7 @@
  * @see https://github.com/kubernetes/design-proposals-archive/blob/main/node/kubelet-cri-logging.md
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/logs/logs.go (parseCRILog)
  */
+import { parseRFC3339 } from '../../apimachinery/time.js';
 
 /** One parsed log entry. `content` is a view into the line buffer. */
 export interface CRILogEntry {
@@ -20,20 +21,6 @@ export interface CRILogEntry {
   partial: boolean;
   /** the entry's bytes: with a trailing `\n` for full entries, without for partial ones */
   content: Buffer;
-}
-
-const TS_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
-
-/**
- * Parses an RFC3339 / RFC3339Nano timestamp to ms since the epoch (fractional).
- * @returns NaN when it is not one
- */
-export function parseRFC3339(ts: string): number {
-  const m = TS_RE.exec(ts);
-  if (!m) return NaN;
-  const base = Date.parse(`${m[1]}${m[3] === 'Z' ? 'Z' : m[3]}`);
-  if (Number.isNaN(base)) return NaN;
-  return m[2] ? base + Number(`0.${m[2]}`) * 1000 : base;
 }
 
 const SPACE = 0x20;

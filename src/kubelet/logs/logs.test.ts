@@ -4,8 +4,9 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync, renameSync } from '
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCRILogLine, parseRFC3339 } from './cri-log.js';
-import { decodePodLogOptions, kubeletLogQuery, LogOptionsDecodeError, sinceMs, validatePodLogOptions } from './options.js';
+import { parseRFC3339 } from '../../apimachinery/time.js';
+import { parseCRILogLine } from './cri-log.js';
+import { decodePodLogOptions, kubeletLogQuery, LogOptionsDecodeError, sinceMs, validatePodLogOptions } from '../../api/core/v1/pod/log-options.js';
 import { LogFileError, readLogs, type ReadLogOptions } from './read.js';
 import { findTailLineStart } from './tail.js';
 

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { parseCRILogLine } from './cri-log.js';
-import type { LogStream } from './options.js';
+import type { LogStream } from '../../api/core/v1/pod/log-options.js';
 import { findTailLineStart } from './tail.js';
 
 /** What to read (already validated). */

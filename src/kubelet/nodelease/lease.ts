@@ -9,7 +9,7 @@ import type { KObject } from '../../api/resource.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../apimachinery/errors.js';
 import { rfc3339Micro } from '../../client/events.js';
 import { R, type Client } from '../../client/types.js';
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
 
 export const LEASE_NAMESPACE = 'kube-node-lease';
 export const LEASE_DURATION_S = 40;

@@ -14,7 +14,7 @@ import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.js';
 import type { EventRecorder } from '../../client/events.js';
 import { R, type Client } from '../../client/types.js';
 import type { Runtime } from '../../cri/api.js';
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
 import { Msg, Reason } from '../events.js';
 import { initialNode, nodeLabels, nodeStatus, type MachineInfo, type RuntimeHealth } from './setters.js';
 

@@ -14,7 +14,7 @@
 import type { Container, Pod, Probe } from 'kubernetes-types/core/v1.js';
 import type { Runtime } from '../../cri/api.js';
 import type { EventRecorder } from '../../client/events.js';
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
 import { containerFieldPath, podRef, type RuntimePodStatus } from '../container/runtime.js';
 import { Msg, Reason } from '../events.js';
 import type { ProbeVerdicts } from '../kuberuntime/pod-actions.js';

@@ -15,9 +15,9 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/client-go/tools/portforward/portforward.go
  */
 import type { Duplex } from 'node:stream';
-import { streamExitCode, streamInternalError, streamSuccess, type StreamStatus, type TerminalSize } from '../../apiserver/streaming/channel.js';
-import type { SpdySession, SpdyStream } from '../../apiserver/streaming/spdy/session.js';
-import { dialSpdy } from '../../apiserver/streaming/spdy/transports.js';
+import { streamExitCode, streamInternalError, streamSuccess, type StreamStatus, type TerminalSize } from '../../streaming/channel.js';
+import type { SpdySession, SpdyStream } from '../../streaming/spdy/session.js';
+import { dialSpdy } from '../../streaming/spdy/transports.js';
 import type { PortForwarder, StreamIO, StreamOptions } from './streams.js';
 
 /** SPDY remote-command protocols, preferred first. */

@@ -8,7 +8,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/cri/streaming/portforward/httpstream.go
  */
-import type { SpdySession, SpdyStream } from '../../apiserver/streaming/spdy/session.js';
+import type { SpdySession, SpdyStream } from '../../streaming/spdy/session.js';
 import type { PortForwarder } from './streams.js';
 
 interface Pair {

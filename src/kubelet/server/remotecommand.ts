@@ -19,8 +19,8 @@ import {
   streamInternalError,
   type ChannelProtocol,
   type StreamStatus,
-} from '../../apiserver/streaming/channel.js';
-import type { SpdySession, SpdyStream } from '../../apiserver/streaming/spdy/session.js';
+} from '../../streaming/channel.js';
+import type { SpdySession, SpdyStream } from '../../streaming/spdy/session.js';
 import type { RemoteCommandRunner, StreamIO, StreamOptions } from './streams.js';
 
 async function runSafely(run: RemoteCommandRunner, io: StreamIO): Promise<StreamStatus> {

@@ -22,7 +22,7 @@
  * run without stdin unless they have a terminal (where Ctrl-D ends input).
  */
 import type { Duplex, Readable } from 'node:stream';
-import { streamExitCode, streamInternalError, streamSuccess, type StreamStatus } from '../../apiserver/streaming/channel.js';
+import { streamExitCode, streamInternalError, streamSuccess, type StreamStatus } from '../../streaming/channel.js';
 import type { Runtime } from '../../cri/api.js';
 import { readLogs } from '../logs/read.js';
 import { isContainerRunning } from './containers.js';

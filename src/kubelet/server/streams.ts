@@ -9,7 +9,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { Duplex, Readable, Writable } from 'node:stream';
-import type { StreamStatus } from '../../apiserver/streaming/channel.js';
+import type { StreamStatus } from '../../streaming/channel.js';
 import { CRIError, type Runtime } from '../../cri/api.js';
 import { criAttach, criExec, criPortForwarder } from './cri-streams.js';
 import { KubeletHTTPError } from './containers.js';

@@ -7,7 +7,7 @@
  * @see https://kubernetes.io/docs/reference/access-authn-authz/kubelet-tls-bootstrapping/
  */
 import { hostname, networkInterfaces } from 'node:os';
-import { issueCert, type KeyPairPEM } from '../../apiserver/pki/pki.js';
+import { issueCert, type KeyPairPEM } from '../../pki/pki.js';
 
 /** Every address of this machine (IPv4 first), loopback included. */
 export function localAddresses(): string[] {

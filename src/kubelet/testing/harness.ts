@@ -10,7 +10,7 @@ import { R } from '../../client/types.js';
 import { SimRuntime } from '../../cri/sim/runtime.js';
 import { startKubelet, type KubeletHandle } from '../index.js';
 import { FakeClient } from './fake-client.js';
-import { FakeClock } from './fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 
 export const NODE = 'node-1';
 

@@ -5,7 +5,7 @@
  *
  * @see https://github.com/kubernetes/client-go/blob/master/util/flowcontrol/backoff.go
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../util/clock.js';
 
 interface Entry {
   backoff: number;

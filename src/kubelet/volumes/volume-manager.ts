@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Pod, Volume } from 'kubernetes-types/core/v1.js';
 import { parseQuantity, value } from '../../apimachinery/quantity.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../util/clock.js';
 import { podResourceConfig } from '../cm/pod-cgroups.js';
 import { writeAtomic } from './atomic-writer.js';
 import { setUpHostPath } from './host-path.js';

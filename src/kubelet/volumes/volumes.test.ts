@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../../apimachinery/quantity.js';
 import { makeTempDir } from '../../../test/support/tmp.js';
-import { FakeClock } from '../testing/fake-clock.js';
+import { FakeClock } from '../../util/fake-clock.js';
 import { setUpHostPath } from './host-path.js';
 import { isMountPoint } from './mounts.js';
 import { setVolumeOwnership } from './ownership.js';

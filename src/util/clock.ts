@@ -1,6 +1,7 @@
 /**
- * The clock the kubelet (and the simulated runtime) read time from and schedule
- * timers on. Injected so tests advance time instead of sleeping.
+ * The clock components (kubelet, simulated runtime, controller work queues) read time
+ * from and schedule timers on. Injected so tests advance time instead of sleeping; the
+ * manual clock for tests is {@link FakeClock} in ./fake-clock.ts.
  *
  * @see https://github.com/kubernetes/utils/blob/master/clock/clock.go
  */
@@ -32,30 +33,4 @@ export const realClock: Clock = {
 /** Resolves after `ms` of `clock` time. */
 export function sleep(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.setTimeout(resolve, ms));
-}
-
-/**
- * Go's time.Duration.String() for a whole number of milliseconds, e.g. 1203 →
- * "1.203s", 500 → "500ms", 80000 → "1m20s", 300000 → "5m0s", 0 → "0s".
- * @see https://pkg.go.dev/time#Duration.String
- */
-export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  const neg = ms < 0;
-  let v = Math.abs(ms);
-  let out: string;
-  if (v < 1000) out = `${trimFloat(v)}ms`;
-  else {
-    const h = Math.floor(v / 3_600_000);
-    v -= h * 3_600_000;
-    const m = Math.floor(v / 60_000);
-    v -= m * 60_000;
-    const s = `${trimFloat(v / 1000)}s`;
-    out = h ? `${h}h${m}m${s}` : m ? `${m}m${s}` : s;
-  }
-  return neg ? `-${out}` : out;
-}
-
-function trimFloat(n: number): string {
-  return String(Number(n.toFixed(9)));
 }

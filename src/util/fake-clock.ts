@@ -2,7 +2,7 @@
  * A manual clock for tests: time moves only through {@link FakeClock.advance}, which
  * fires due timers in order and lets promise chains run between them.
  */
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock, TimerHandle } from './clock.js';
 
 interface Timer {
   id: number;

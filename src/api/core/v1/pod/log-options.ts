@@ -7,8 +7,8 @@
  * @see https://kubernetes.io/docs/reference/kubernetes-api/workload-resources/pod-v1/#get-read-log-of-the-specified-pod
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/validation/validation.go (ValidatePodLogOptions)
  */
-import { forbidden, invalid, notSupported, type FieldError } from '../../apimachinery/field-errors.js';
-import { parseRFC3339 } from './cri-log.js';
+import { forbidden, invalid, notSupported, type FieldError } from '../../../../apimachinery/field-errors.js';
+import { parseRFC3339 } from '../../../../apimachinery/time.js';
 
 /** PodLogOptions.stream: which output streams to return. */
 export type LogStream = 'All' | 'Stdout' | 'Stderr';
