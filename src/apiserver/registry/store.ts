@@ -34,6 +34,7 @@ import type { AdmissionAttributes, AdmissionChain, Operation } from '../admissio
 import { CachedObject, decodeStored, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
 import { type ObjectFilter, buildFilter } from './selectors.js';
 import { WatchCache } from './watch-cache.js';
+import { equalIgnoringManagedFieldsTimestamps } from './equal.js';
 import { newUID, generateNameSuffix, rfc3339 } from './meta.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 
@@ -400,10 +401,12 @@ export class Store {
       }
       meta.name = name;
       if (def.namespaced) meta.namespace = ns;
-      const rv = meta.resourceVersion;
+      // "0" is no version as well (upstream's versioner parses both to 0)
+      const rv = meta.resourceVersion === '0' ? undefined : meta.resourceVersion;
       if (rv === undefined || rv === '') {
         if (!def.allowUnconditionalUpdate && !subresource && !opts.unconditional) {
-          throw newInvalid(this.groupKind, name, [
+          // upstream names the resource where the kind goes: `deployments.apps "x" is invalid`
+          throw newInvalid({ group: def.group, kind: def.resource }, name, [
             { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', badValue: 0, detail: 'must be specified for an update' },
           ]);
         }
@@ -444,9 +447,11 @@ export class Store {
       if (attrs !== undefined) await this.admission!.validate(attrs);
 
       meta.resourceVersion = String(current.rv);
+      // no-op updates are not written (upstream compares the encoded bytes, which are in
+      // Go struct order: here the same members may come in another order), and changes of
+      // managedFields timestamps alone are no changes (IgnoreManagedFieldsTimestampsTransformer)
+      if (equalIgnoringManagedFieldsTimestamps(obj, old)) return { obj: current, created: false };
       const enc = this.encodeFull(obj);
-      // no-op updates are not written (upstream compares the encoded bytes)
-      if (enc.stored === this.encode(old)) return { obj: current, created: false };
       if (wc.dryRun) return { obj: new CachedObject(key, obj, current.rv), created: false };
       // finalizers emptied on an object being deleted with zero grace: remove it now
       const finalize =

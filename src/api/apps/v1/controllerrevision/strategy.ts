@@ -38,6 +38,7 @@ export const controllerRevisionDefinition: ResourceDefinition<K<ControllerRevisi
   resource: 'controllerrevisions',
   singular: 'controllerrevision',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   schemaRef: 'apps/v1#ControllerRevision',
 
   validate(obj) {

@@ -114,6 +114,7 @@ export const daemonSetDefinition: ResourceDefinition<K<DaemonSet>> = {
   resource: 'daemonsets',
   singular: 'daemonset',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['ds'],
   categories: ['all'],
   schemaRef: 'apps/v1#DaemonSet',

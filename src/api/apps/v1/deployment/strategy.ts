@@ -118,6 +118,7 @@ export const deploymentDefinition: ResourceDefinition<K<Deployment>> = {
   resource: 'deployments',
   singular: 'deployment',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['deploy'],
   categories: ['all'],
   schemaRef: 'apps/v1#Deployment',

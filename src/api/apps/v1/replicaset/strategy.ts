@@ -56,6 +56,7 @@ export const replicaSetDefinition: ResourceDefinition<K<ReplicaSet>> = {
   resource: 'replicasets',
   singular: 'replicaset',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['rs'],
   categories: ['all'],
   schemaRef: 'apps/v1#ReplicaSet',

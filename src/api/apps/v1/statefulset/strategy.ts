@@ -155,6 +155,7 @@ export const statefulSetDefinition: ResourceDefinition<K<StatefulSet>> = {
   resource: 'statefulsets',
   singular: 'statefulset',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['sts'],
   categories: ['all'],
   schemaRef: 'apps/v1#StatefulSet',

@@ -28,6 +28,7 @@ export const horizontalPodAutoscalerV1Definition: ResourceDefinition<V1> = {
   resource: 'horizontalpodautoscalers',
   singular: 'horizontalpodautoscaler',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['hpa'],
   categories: ['all'],
   schemaRef: 'autoscaling/v1#HorizontalPodAutoscaler',

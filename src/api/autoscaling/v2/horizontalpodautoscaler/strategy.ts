@@ -23,6 +23,7 @@ export const horizontalPodAutoscalerDefinition: ResourceDefinition<K<HorizontalP
   resource: 'horizontalpodautoscalers',
   singular: 'horizontalpodautoscaler',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['hpa'],
   categories: ['all'],
   schemaRef: 'autoscaling/v2#HorizontalPodAutoscaler',

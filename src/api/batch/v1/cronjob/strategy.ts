@@ -88,6 +88,7 @@ export const cronJobDefinition: ResourceDefinition<K<CronJob>> = {
   resource: 'cronjobs',
   singular: 'cronjob',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['cj'],
   categories: ['all'],
   schemaRef: 'batch/v1#CronJob',

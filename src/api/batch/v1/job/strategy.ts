@@ -103,6 +103,7 @@ export const jobDefinition: ResourceDefinition<K<Job>> = {
   resource: 'jobs',
   singular: 'job',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   categories: ['all'],
   schemaRef: 'batch/v1#Job',
   validateName: nameIsDNSSubdomain,

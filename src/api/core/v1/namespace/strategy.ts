@@ -147,6 +147,7 @@ export const namespaceDefinition: ResourceDefinition<K<Namespace>> = {
   resource: 'namespaces',
   singular: 'namespace',
   namespaced: false,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['ns'],
   validateName: nameIsDNSLabel,
   schemaRef: 'core/v1#Namespace',

@@ -32,6 +32,7 @@ export const podTemplateDefinition: ResourceDefinition<K<PodTemplateObject>> = {
   resource: 'podtemplates',
   singular: 'podtemplate',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   schemaRef: 'core/v1#PodTemplate',
 
   defaults(obj) {

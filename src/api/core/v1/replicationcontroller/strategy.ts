@@ -67,6 +67,7 @@ export const replicationControllerDefinition: ResourceDefinition<K<ReplicationCo
   resource: 'replicationcontrollers',
   singular: 'replicationcontroller',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['rc'],
   categories: ['all'],
   schemaRef: 'core/v1#ReplicationController',

@@ -52,6 +52,7 @@ export const ingressDefinition: ResourceDefinition<K<Ingress>> = {
   resource: 'ingresses',
   singular: 'ingress',
   namespaced: true,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   shortNames: ['ing'],
   schemaRef: 'networking/v1#Ingress',
 

@@ -85,6 +85,7 @@ export const ingressClassDefinition: ResourceDefinition<K<IngressClass>> = {
   resource: 'ingressclasses',
   singular: 'ingressclass',
   namespaced: false,
+  allowUnconditionalUpdate: true, // upstream AllowUnconditionalUpdate
   schemaRef: 'networking/v1#IngressClass',
 
   defaults(obj) {

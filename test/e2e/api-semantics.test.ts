@@ -1,0 +1,75 @@
+/**
+ * Write and read semantics of the generic REST store through the real kubectl:
+ *  - a no-op patch, label or PUT writes nothing (same resourceVersion; kubectl prints
+ *    `patched (no change)` / `not labeled`), as upstream's GuaranteedUpdate skips writes
+ *    whose bytes equal the stored ones;
+ *  - `resourceVersion: "0"` in a PUT is no version: unconditional where the strategy allows
+ *    it (Nodes, Deployments), 422 `must be specified for an update` where it does not
+ *    (PodDisruptionBudgets).
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCluster, type Cluster } from './harness.js';
+
+interface Meta {
+  metadata: { resourceVersion?: string; labels?: Record<string, string> } & Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+describe('api semantics (e2e)', () => {
+  let c: Cluster;
+  before(async () => {
+    c = await startCluster();
+  });
+  after(async () => {
+    await c?.stop();
+  });
+
+  const ok = (args: string[], input?: string): string => {
+    const r = c.kubectl(args, { input });
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const getJSON = (kind: string, name: string): Meta => JSON.parse(ok(['get', kind, name, '-o', 'json'])) as Meta;
+
+  it('a no-op patch, label or update does not write', () => {
+    ok(['create', 'configmap', 'noop', '--from-literal=x=1']);
+    const rv = getJSON('configmap', 'noop').metadata.resourceVersion;
+    assert.equal(ok(['patch', 'configmap', 'noop', '-p', '{"data":{"x":"1"}}']).trim(), 'configmap/noop patched (no change)');
+    assert.equal(ok(['patch', 'configmap', 'noop', '--type=merge', '-p', '{"data":{"x":"1"}}']).trim(), 'configmap/noop patched (no change)');
+    assert.equal(ok(['patch', 'configmap', 'noop', '--type=json', '-p', '[{"op":"replace","path":"/data/x","value":"1"}]']).trim(), 'configmap/noop patched (no change)');
+    assert.equal(getJSON('configmap', 'noop').metadata.resourceVersion, rv);
+    // a real change is written
+    assert.equal(ok(['label', 'configmap', 'noop', 'a=b']).trim(), 'configmap/noop labeled');
+    const rv2 = getJSON('configmap', 'noop').metadata.resourceVersion;
+    assert.notEqual(rv2, rv);
+    assert.equal(ok(['label', 'configmap', 'noop', 'a=b', '--overwrite']).trim(), 'configmap/noop not labeled');
+    // PUT of the object as read
+    const raw = ok(['get', '--raw', '/api/v1/namespaces/default/configmaps/noop']);
+    const put = JSON.parse(ok(['replace', '--raw', '/api/v1/namespaces/default/configmaps/noop', '-f', '-'], raw)) as Meta;
+    assert.equal(put.metadata.resourceVersion, rv2);
+    assert.equal(getJSON('configmap', 'noop').metadata.resourceVersion, rv2);
+  });
+
+  it('resourceVersion "0" in an update is unconditional where upstream allows it', () => {
+    const node = getJSON('node', 'e2e-node');
+    node.metadata.resourceVersion = '0';
+    node.metadata.labels = { ...node.metadata.labels, 'semantics.example/unconditional': 'yes' };
+    assert.equal(ok(['replace', '-f', '-'], JSON.stringify(node)).trim(), 'node/e2e-node replaced');
+    assert.equal(getJSON('node', 'e2e-node').metadata.labels?.['semantics.example/unconditional'], 'yes');
+
+    ok(['create', 'deployment', 'uncond', '--image=nginx']);
+    const d = getJSON('deployment', 'uncond');
+    delete d.metadata.resourceVersion;
+    (d.spec as { replicas: number }).replicas = 2;
+    assert.equal(ok(['replace', '-f', '-'], JSON.stringify(d)).trim(), 'deployment.apps/uncond replaced');
+
+    // PodDisruptionBudgets need a resourceVersion (upstream AllowUnconditionalUpdate false)
+    ok(['create', 'poddisruptionbudget', 'cond', '--selector=a=b', '--min-available=1']);
+    const p = getJSON('pdb', 'cond');
+    p.metadata.resourceVersion = '0';
+    const r = c.kubectl(['replace', '-f', '-'], { input: JSON.stringify(p) });
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim(), 'The poddisruptionbudgets "cond" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
+  });
+});
