@@ -37,6 +37,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 interface MetaLike {
   metadata?: { managedFields?: unknown[] } & Record<string, unknown>;
+  [field: string]: unknown;
 }
 
 /**
