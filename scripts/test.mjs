@@ -1,8 +1,15 @@
 #!/usr/bin/env node
 // Runs the test suite with node's own test runner (node --test) and tsx.
 // Usage: node scripts/test.mjs [--unit|--e2e] [path-filter ...]
+//
+// When the selected tests need the host's packages or the real kubectl/helm (e2e tests,
+// tests on a private containerd, a test registry or the offline test images), it first
+// makes sure they are there: as root on Debian it runs scripts/install-deps.sh (a quick
+// no-op when everything is installed); anywhere, scripts/ensure-kubectl.sh (kubectl 1.32
+// and helm v3 into .tools/bin when missing). Elsewhere it installs no package and says
+// which are missing: the tests that need them then fail, naming the package (never skip).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -28,6 +35,41 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+/** Test files that need the host's packages or the kubectl/helm binaries. */
+const HOST_NEEDS = /support\/(containerd|registry|images|deps|tools)\.js|containerd-(cluster|images)\.js|\/harness\.js/;
+const needHost = files.some((f) => f.startsWith('test/e2e/') || HOST_NEEDS.test(readFileSync(join(root, f), 'utf8')));
+if (needHost) await ensureHostDeps();
+
+/** Installs what it can (root on Debian), reports what is missing otherwise; prints one line. */
+async function ensureHostDeps() {
+  const done = [];
+  if (process.getuid?.() === 0 && existsSync('/etc/debian_version')) {
+    const r = spawnSync(join(root, 'scripts/install-deps.sh'), { cwd: root, encoding: 'utf8' });
+    if (r.status !== 0) {
+      console.error(`test: scripts/install-deps.sh failed (${r.status}):\n${r.stdout}${r.stderr}`);
+      process.exit(1);
+    }
+    done.push(`ran scripts/install-deps.sh (${lastLine(r.stdout)})`);
+  } else {
+    const { tsImport } = await import('tsx/esm/api');
+    const { missingPackages } = await tsImport('../test/support/deps.ts', import.meta.url);
+    const missing = missingPackages();
+    const why = process.getuid?.() !== 0 ? 'not root' : 'not Debian';
+    done.push(
+      missing.length
+        ? `installed no package (${why}); missing ${missing.join(' ')}: install with \`sudo scripts/install-deps.sh\`, the tests that need them fail until then`
+        : `installed no package (${why}); every package the tests need is present`,
+    );
+  }
+  const k = spawnSync(join(root, 'scripts/ensure-kubectl.sh'), { cwd: root, encoding: 'utf8' });
+  done.push(k.status === 0 ? `ran scripts/ensure-kubectl.sh (${lastLine(k.stdout)})` : `scripts/ensure-kubectl.sh failed: ${lastLine(k.stderr || k.stdout)}`);
+  console.log(`test: ${done.join('; ')}`);
+}
+
+function lastLine(text) {
+  return text.trim().split('\n').pop() ?? '';
+}
+
 // e2e tests start the bundled server: build it once here, not in two test processes at once
 if (only !== '--unit') {
   const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });

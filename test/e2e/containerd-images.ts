@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '../../src/cri/containerd/supervisor.js';
+import { requirePackages } from '../support/deps.js';
 import { IMAGES_DIR, publishTestImages } from '../support/images.js';
 import { freePort } from '../support/ports.js';
 import { startProcess, waitUntil } from '../support/proc.js';
@@ -171,8 +172,8 @@ const AUTH_BCRYPT = '$2b$04$9dvWz4ho.QdNyR9VeVgLd.Idv0LXR0HjrMrMk4Lk60Lr5z20zXqu
  * (the busybox stand-in). For imagePullSecrets: pulls without credentials get 401.
  */
 export async function startAuthRegistry(): Promise<{ host: string; image: string; stop(): Promise<void> }> {
-  const bin = findExecutable('docker-registry');
-  if (!bin) throw new Error('docker-registry is not installed (run scripts/install-deps.sh)');
+  requirePackages(['docker-registry'], 'the auth test registry');
+  const bin = findExecutable('docker-registry')!;
   const dir = makeTempDir('k8ts-authreg-');
   const host = `127.0.0.1:${await freePort()}`;
   writeFileSync(join(dir.path, 'htpasswd'), `${AUTH_USER}:${AUTH_BCRYPT}\n`);

@@ -22,15 +22,9 @@ export function ensureBuilt(): void {
   built = true;
 }
 
-/** Path of the kubectl binary; throws (failing the test) when none is installed. */
-export function kubectlPath(): string {
-  const local = join(ROOT, '.tools', 'bin', 'kubectl');
-  if (existsSync(local)) return local;
-  const r = spawnSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' });
-  const p = r.stdout.trim();
-  if (!p) throw new Error('kubectl is not installed: run scripts/ensure-kubectl.sh (the e2e tests need the real kubectl 1.32)');
-  return p;
-}
+import { helmPath, kubectlPath } from '../support/tools.js';
+
+export { helmPath, kubectlPath };
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

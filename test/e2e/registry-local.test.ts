@@ -17,6 +17,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { MANIFEST_ACCEPT } from '../../scripts/images/copy.js';
 import { STAND_INS, WITHOUT_STAND_IN, mirrorPath, parseImageName } from '../../scripts/images/stand-ins.js';
 import { parseRegistries } from '../../src/cri/containerd/registries.js';
+import { IMAGE_BUILD_PACKAGES, requirePackages } from '../support/deps.js';
 import { freePort } from '../support/ports.js';
 import { waitUntil } from '../support/proc.js';
 import { makeTempDir, type TempDir } from '../support/tmp.js';
@@ -89,6 +90,7 @@ describe('e2e: npm run registry:local', () => {
   };
 
   before(async () => {
+    requirePackages(['docker-registry', ...IMAGE_BUILD_PACKAGES], 'npm run registry:local');
     dir = makeTempDir('k8ts-registry-local-');
     port = await freePort();
     base = `http://127.0.0.1:${port}`;

@@ -5,7 +5,8 @@
  * through CRI, stops containerd by PID, kills its leftover shims by PID, and deletes
  * the bridge, cgroups, CNI cache entries, mounts and files it made.
  *
- * When containerd is not installed, `startTestContainerd` throws: tests fail, saying so.
+ * Without root or without a package it needs, `startTestContainerd` throws one line naming
+ * what is missing: tests fail, saying so (test/support/deps.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync
 import { join } from 'node:path';
 import { findExecutable, startManagedContainerd, type ManagedContainerd } from '../../src/cri/containerd/supervisor.js';
 import { RemoteRuntime } from '../../src/cri/remote/remote.js';
+import { CONTAINERD_PACKAGES, requirePackages, requireRoot } from './deps.js';
 import { pidsByCmdline } from './proc.js';
 import { makeTempDir, unmountUnder } from './tmp.js';
 
@@ -97,10 +99,12 @@ function killPids(pids: number[]): void {
 
 /**
  * Starts a private containerd (root only).
- * @throws Error when containerd is not installed or does not come up.
+ * @throws Error when not root, when a package it needs is missing (one line naming it and
+ *   `sudo scripts/install-deps.sh`), or when containerd does not come up.
  */
 export async function startTestContainerd(o: TestContainerdOptions = {}): Promise<TestContainerd> {
-  if (!findExecutable('containerd')) throw new Error('containerd is not installed: run scripts/install-deps.sh (real-container tests cannot run without it)');
+  requirePackages(CONTAINERD_PACKAGES, 'the test containerd');
+  requireRoot('the test containerd');
   const suffix = randomBytes(3).toString('hex');
   const dir = makeTempDir('k8ts-ctrd-');
   const podCIDR = pickPodCIDR();

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pushLayout } from '../../scripts/images/push.js';
+import { IMAGE_BUILD_PACKAGES, requirePackages } from './deps.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Where build.sh writes the layouts. */
@@ -16,8 +17,12 @@ export const IMAGES_DIR = join(REPO_ROOT, '.tmp', 'images');
 export type TestImage = 'pause' | 'busybox' | 'httpd';
 const TAGS: Record<TestImage, string> = { pause: '3.10', busybox: '1.36', httpd: '1.36' };
 
-/** Builds (or reuses) the layouts; returns each layout's directory. @throws with build.sh's output on failure */
+/**
+ * Builds (or reuses) the layouts; returns each layout's directory.
+ * @throws Error naming the missing packages and `sudo scripts/install-deps.sh`; with build.sh's output when it fails
+ */
 export function buildTestImages(): Record<TestImage, string> {
+  requirePackages(IMAGE_BUILD_PACKAGES, 'the offline test images (scripts/images/build.sh)');
   const r = spawnSync('bash', [join(REPO_ROOT, 'scripts/images/build.sh'), IMAGES_DIR], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`scripts/images/build.sh failed (${r.status}):\n${r.stdout}${r.stderr}`);
   return { pause: join(IMAGES_DIR, 'pause'), busybox: join(IMAGES_DIR, 'busybox'), httpd: join(IMAGES_DIR, 'httpd') };

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findExecutable } from '../../src/cri/containerd/supervisor.js';
+import { requirePackages } from './deps.js';
 import { freePort } from './ports.js';
 import { startProcess, waitUntil } from './proc.js';
 import { makeTempDir } from './tmp.js';
@@ -20,11 +21,11 @@ export interface TestRegistry {
 
 /**
  * Starts the registry and waits until `/v2/` answers.
- * @throws Error "docker-registry is not installed …" when the package is missing.
+ * @throws Error naming docker-registry and `sudo scripts/install-deps.sh` when the package is missing.
  */
 export async function startRegistry(): Promise<TestRegistry> {
-  const bin = findExecutable('docker-registry');
-  if (!bin) throw new Error('docker-registry is not installed (run scripts/install-deps.sh)');
+  requirePackages(['docker-registry'], 'the test registry');
+  const bin = findExecutable('docker-registry')!;
   const dir = makeTempDir('k8ts-registry-');
   const port = await freePort();
   const host = `127.0.0.1:${port}`;

@@ -2,10 +2,10 @@
  * The real kubectl against a minimal server that serves /openapi/v3 from handleOpenAPI:
  * client-side apply must take field validation and strategic-merge-patch metadata from
  * the v3 documents (never asking for /openapi/v2) and `kubectl explain` must read them.
- * Skipped when no kubectl is installed.
+ * Fails, saying so, when no kubectl is installed (scripts/ensure-kubectl.sh).
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,14 +15,9 @@ import { after, before, test } from 'node:test';
 import type { ResourceDefinition } from '../../api/resource.js';
 import { handleOpenAPI } from './handler.js';
 import { testDefs } from './testdata/defs.js';
+import { kubectlPath } from '../../../test/support/tools.js';
 
-let kubectl: string | undefined;
-try {
-  execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-  kubectl = 'kubectl';
-} catch {
-  kubectl = undefined;
-}
+let kubectl: string;
 
 const defs = testDefs();
 const requests: { method: string; url: string; contentType: string; body: string }[] = [];
@@ -61,7 +56,7 @@ function discovery(group: string): unknown {
 }
 
 before(async () => {
-  if (!kubectl) return;
+  kubectl = kubectlPath();
   dir = mkdtempSync(join(tmpdir(), 'k8ts-openapi-kubectl-'));
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -109,7 +104,7 @@ after(() => {
 
 function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(kubectl!, [`--server=${base}`, `--cache-dir=${join(dir, 'cache')}`, ...args], { env: { ...process.env, KUBECONFIG: '/dev/null' } }, (err, stdout, stderr) =>
+    execFile(kubectl, [`--server=${base}`, `--cache-dir=${join(dir, 'cache')}`, ...args], { env: { ...process.env, KUBECONFIG: '/dev/null' } }, (err, stdout, stderr) =>
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
   });
 }
@@ -125,7 +120,7 @@ spec:
     image: nginx
 `;
 
-test('kubectl apply creates with fieldValidation=Strict and updates with a strategic merge patch, from v3 alone', { skip: !kubectl && 'kubectl not installed' }, async () => {
+test('kubectl apply creates with fieldValidation=Strict and updates with a strategic merge patch, from v3 alone', async () => {
   const file = join(dir, 'pod.yaml');
   writeFileSync(file, POD('demo'));
   let r = await run('apply', '-f', file);
@@ -144,7 +139,7 @@ test('kubectl apply creates with fieldValidation=Strict and updates with a strat
   assert.ok(!requests.some((q) => q.url.startsWith('/openapi/v2')), 'never fell back to /openapi/v2');
 });
 
-test('kubectl explain reads the v3 schemas', { skip: !kubectl && 'kubectl not installed' }, async () => {
+test('kubectl explain reads the v3 schemas', async () => {
   const r = await run('explain', 'pods.spec.containers.ports');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /FIELD: ports <\[\]ContainerPort>/);

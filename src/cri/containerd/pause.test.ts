@@ -9,11 +9,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir } from '../../../test/support/tmp.js';
+import { requirePackages } from '../../../test/support/deps.js';
 import { waitUntil } from '../../../test/support/proc.js';
 
 const SRC = fileURLToPath(new URL('../../../scripts/images/pause.c', import.meta.url));
 
 function compile(dir: string): string {
+  requirePackages(['gcc', 'libc6-dev'], 'compiling pause.c');
   const out = join(dir, 'pause');
   const r = spawnSync('gcc', ['-static', '-O2', '-o', out, SRC], { encoding: 'utf8' });
   assert.equal(r.status, 0, `gcc (install gcc libc6-dev: scripts/install-deps.sh): ${r.stderr}`);
