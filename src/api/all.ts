@@ -35,6 +35,7 @@ import { podTemplateDefinition } from './core/v1/podtemplate/strategy.js';
 import { ingressDefinition } from './networking/v1/ingress/strategy.js';
 import { ingressClassDefinition } from './networking/v1/ingressclass/strategy.js';
 import { customResourceDefinitionDefinition } from './apiextensions/v1/customresourcedefinition/strategy.js';
+import { storageV1Definitions } from './storage/v1/index.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -85,6 +86,7 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     podTemplateDefinition as ResourceDefinition,
     ingressDefinition as ResourceDefinition,
     ingressClassDefinition as ResourceDefinition,
+    ...storageV1Definitions,
     // custom resources of established CRDs are added at runtime (src/apiserver/apiextensions)
     customResourceDefinitionDefinition as ResourceDefinition,
   ];
