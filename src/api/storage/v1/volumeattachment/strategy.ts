@@ -11,7 +11,7 @@
  */
 import type { VolumeAttachment, VolumeAttachmentStatus, VolumeError } from 'kubernetes-types/storage/v1.js';
 import { type FieldError, forbidden, invalid, Path, required, tooLong } from '../../../../apimachinery/field-errors.js';
-import { inclusiveRangeError, isDNS1123Subdomain, jsonEqual } from '../../../../apimachinery/validation.js';
+import { isDNS1123Subdomain, jsonEqual } from '../../../../apimachinery/validation.js';
 import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
 import { clone, type K, type O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
@@ -22,14 +22,12 @@ const STATUS = Path.root('status');
 /** Upstream maxAttachedVolumeMetadataSize and maxVolumeErrorMessageSize. */
 const MAX_METADATA_SIZE = 256 * 1024;
 const MAX_ERROR_MESSAGE_SIZE = 1024;
-const MAX_INT32 = 2147483647;
 
 function validateVolumeError(e: VolumeError | undefined, p: Path): FieldError[] {
   if (!e) return [];
   const errs: FieldError[] = [];
   // upstream reports the metadata limit here too
   if ((e.message ?? '').length > MAX_ERROR_MESSAGE_SIZE) errs.push(tooLong(p.child('message'), '', MAX_METADATA_SIZE));
-  if (e.errorCode !== undefined && e.errorCode !== null && e.errorCode < 0) errs.push(invalid(p.child('errorCode'), e.errorCode, inclusiveRangeError(0, MAX_INT32)));
   return errs;
 }
 

@@ -1,0 +1,126 @@
+/**
+ * The default-enabled v1.32 kinds beyond the workload core, through the real kubectl on
+ * one simulated cluster: published manifests (test/fixtures/manifests) and published-style
+ * objects are applied and read back with upstream's printer columns; typical mistakes get
+ * upstream's validation text.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startCluster, MANIFESTS, type Cluster } from './harness.js';
+
+const m = (f: string): string => join(MANIFESTS, f);
+
+/** The table's lines split into whitespace-separated cells, the AGE column ("0s", "3s") masked as `<age>`. */
+function rows(out: string, ageColumn = 'AGE'): string[][] {
+  const lines = out.trimEnd().split('\n');
+  const header = lines[0]!.split(/\s{2,}/);
+  const age = header.indexOf(ageColumn);
+  return lines.map((l, i) => {
+    const cells = l.split(/\s{2,}/);
+    if (i > 0 && age >= 0 && /^\d+[smhd]/.test(cells[age] ?? '')) cells[age] = '<age>';
+    return cells;
+  });
+}
+
+describe('e2e: built-in resources beyond the workload core', () => {
+  let c: Cluster;
+  before(async () => {
+    c = await startCluster();
+  });
+  after(async () => {
+    await c?.stop();
+  });
+
+  const ok = (args: string[], input?: string): string => {
+    const r = c.kubectl(args, { input });
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const fails = (args: string[], input?: string): string => {
+    const r = c.kubectl(args, { input });
+    assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail: ${r.stdout}`);
+    return r.stderr.trim();
+  };
+
+  describe('storage.k8s.io/v1', () => {
+    it('published StorageClasses apply; `get sc` shows upstream columns, defaults and the (default) marker', () => {
+      assert.equal(ok(['apply', '-f', m('storageclass-local.yaml')]).trim(), 'storageclass.storage.k8s.io/local-storage created');
+      assert.equal(ok(['apply', '-f', m('storageclass-topology.yaml')]).trim(), 'storageclass.storage.k8s.io/standard created');
+      ok(['annotate', 'sc', 'standard', 'storageclass.kubernetes.io/is-default-class=true']);
+      assert.deepEqual(rows(ok(['get', 'sc'])), [
+        ['NAME', 'PROVISIONER', 'RECLAIMPOLICY', 'VOLUMEBINDINGMODE', 'ALLOWVOLUMEEXPANSION', 'AGE'],
+        ['local-storage', 'kubernetes.io/no-provisioner', 'Delete', 'WaitForFirstConsumer', 'false', '<age>'],
+        ['standard (default)', 'example.com/example', 'Delete', 'WaitForFirstConsumer', 'false', '<age>'],
+      ]);
+      assert.equal(ok(['get', 'storageclass', 'standard', '-o', 'jsonpath={.allowedTopologies[0].matchLabelExpressions[0].values}']), '["us-central-1a","us-central-1b"]');
+    });
+
+    it('StorageClass mistakes: missing provisioner, bad reclaimPolicy, changed parameters', () => {
+      const bad = 'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: bad}\nreclaimPolicy: Recycle\n';
+      assert.equal(
+        fails(['apply', '-f', '-'], bad),
+        'The StorageClass "bad" is invalid: \n* provisioner: Required value\n* reclaimPolicy: Unsupported value: "Recycle": supported values: "Delete", "Retain"',
+      );
+      assert.equal(
+        fails(['patch', 'sc', 'standard', '--type=merge', '-p', '{"parameters":{"type":"pd-ssd"}}']),
+        'The StorageClass "standard" is invalid: parameters: Forbidden: updates to parameters are forbidden.',
+      );
+    });
+
+    it('CSIDriver, CSINode, VolumeAttachment, CSIStorageCapacity: defaults and printer columns', () => {
+      ok(['apply', '-f', '-'], `apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata:
+  name: hostpath.csi.k8s.io
+spec:
+  podInfoOnMount: true
+  volumeLifecycleModes: [Persistent, Ephemeral]
+  tokenRequests: [{audience: vault}]
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata:
+  name: e2e-node
+spec:
+  drivers:
+  - name: hostpath.csi.k8s.io
+    nodeID: e2e-node
+    topologyKeys: [topology.hostpath.csi/node]
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata:
+  name: csi-0123
+spec:
+  attacher: hostpath.csi.k8s.io
+  nodeName: e2e-node
+  source: {persistentVolumeName: pv-1}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata:
+  name: cap-1
+  namespace: default
+storageClassName: standard
+capacity: 1024Mi
+nodeTopology: {matchLabels: {topology.hostpath.csi/node: e2e-node}}
+`);
+      assert.deepEqual(rows(ok(['get', 'csidrivers'])), [
+        ['NAME', 'ATTACHREQUIRED', 'PODINFOONMOUNT', 'STORAGECAPACITY', 'TOKENREQUESTS', 'REQUIRESREPUBLISH', 'MODES', 'AGE'],
+        ['hostpath.csi.k8s.io', 'true', 'true', 'false', 'vault', 'false', 'Persistent,Ephemeral', '<age>'],
+      ]);
+      assert.equal(ok(['get', 'csidriver', 'hostpath.csi.k8s.io', '-o', 'jsonpath={.spec.fsGroupPolicy}']), 'ReadWriteOnceWithFSType');
+      assert.deepEqual(rows(ok(['get', 'csinodes'])), [['NAME', 'DRIVERS', 'AGE'], ['e2e-node', '1', '<age>']]);
+      assert.deepEqual(rows(ok(['get', 'volumeattachments'])), [
+        ['NAME', 'ATTACHER', 'PV', 'NODE', 'ATTACHED', 'AGE'],
+        ['csi-0123', 'hostpath.csi.k8s.io', 'pv-1', 'e2e-node', 'false', '<age>'],
+      ]);
+      assert.deepEqual(rows(ok(['get', 'csistoragecapacities'])), [['NAME', 'STORAGECLASSNAME', 'CAPACITY'], ['cap-1', 'standard', '1Gi']]);
+      assert.equal(
+        fails(['patch', 'volumeattachment', 'csi-0123', '--type=merge', '-p', '{"spec":{"nodeName":"other"}}']).split(': ').slice(-1)[0],
+        'field is immutable',
+      );
+    });
+  });
+});
