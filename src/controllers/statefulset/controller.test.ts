@@ -161,6 +161,17 @@ describe('StatefulSet controller', () => {
     assert.ok((await live(c, 'par')).every((p) => p.status?.phase === 'Pending'));
   });
 
+  it("revisions carry the set's annotations (upstream newRevision)", async () => {
+    const set = sts('annotated', 1);
+    set.metadata!.annotations = { 'example.com/owner': 'team-a', 'kubernetes.io/change-cause': 'initial' };
+    await c.client.create(W.statefulsets, 'default', set);
+    const rev = await waitFor(async () => {
+      const l = await c.client.list<ControllerRevision>(W.controllerrevisions, 'default', { labelSelector: 'app=annotated' });
+      return l.items[0];
+    }, 5000, 'annotated revision');
+    assert.deepEqual(rev.metadata?.annotations, { 'example.com/owner': 'team-a', 'kubernetes.io/change-cause': 'initial' });
+  });
+
   it('OnDelete leaves pods alone until they are deleted, then recreates them at the update revision', async () => {
     auto.add('od');
     await c.client.create(W.statefulsets, 'default', sts('od', 2, { updateStrategy: { type: 'OnDelete' } }));

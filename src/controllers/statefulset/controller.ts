@@ -49,9 +49,16 @@ export function applyRevision(set: StatefulSet, rev: ControllerRevision): Statef
   return out;
 }
 
-/** A revision of the set's current template (upstream newRevision). */
+/**
+ * A revision of the set's current template (upstream newRevision): it carries the set's
+ * annotations, as the DaemonSet controller's revisions do.
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/statefulset/stateful_set_utils.go (newRevision)
+ */
 export function newStatefulSetRevision(set: StatefulSet, revision: number, collisionCount: number): ControllerRevision {
-  return newControllerRevision(set, 'StatefulSet', set.spec?.template?.metadata?.labels, templatePatch(set.spec?.template), revision, collisionCount);
+  const rev = newControllerRevision(set, 'StatefulSet', set.spec?.template?.metadata?.labels, templatePatch(set.spec?.template), revision, collisionCount);
+  const annotations = set.metadata?.annotations;
+  if (annotations && Object.keys(annotations).length) rev.metadata!.annotations = { ...annotations };
+  return rev;
 }
 
 /**
@@ -291,7 +298,7 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
       e.revision = candidate.revision;
       update = await client.update<ControllerRevision>(W.controllerrevisions, e.metadata!.namespace!, e);
     } else {
-      update = await createControllerRevision(client, set, 'StatefulSet', set.spec?.template?.metadata?.labels, candidate.data, candidate.revision, counter);
+      update = await createControllerRevision(client, set, 'StatefulSet', set.spec?.template?.metadata?.labels, candidate.data, candidate.revision, counter, candidate.metadata?.annotations);
     }
     const current = sorted.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update;
     return { current, update, collisionCount: counter.collisionCount };

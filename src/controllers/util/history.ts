@@ -90,6 +90,7 @@ export function nextRevision(revs: ControllerRevision[]): number {
  * Creates `rev` for `parent`; on a name taken by a different revision, bumps the
  * collision count and retries with the new hash (upstream CreateControllerRevision).
  * @param counter the parent's status.collisionCount, updated in place on collisions
+ * @param annotations the revision's annotations (a StatefulSet's own, upstream newRevision)
  * @returns the created revision, or the existing equal one
  * @throws StatusError from the API server
  */
@@ -101,10 +102,12 @@ export async function createControllerRevision(
   data: unknown,
   revision: number,
   counter: { collisionCount?: number },
+  annotations?: Record<string, string>,
 ): Promise<ControllerRevision> {
   const ns = parent.metadata?.namespace ?? '';
   for (;;) {
     const rev = newControllerRevision(parent, kind, templateLabels, data, revision, counter.collisionCount);
+    if (annotations && Object.keys(annotations).length) rev.metadata!.annotations = { ...annotations };
     try {
       return await client.create<ControllerRevision>(W.controllerrevisions, ns, rev);
     } catch (e) {
