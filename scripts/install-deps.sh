@@ -6,7 +6,7 @@
 #   containerd runc containernetworking-plugins   the CRI runtime, OCI runtime, CNI plugins
 #   busybox-static umoci gcc libc6-dev             offline test images and the pause binary
 #   docker-registry                                a local OCI registry on 127.0.0.1
-#   etcd-server                                    the etcd storage backend tests
+#   etcd-server etcd-client                        the etcd storage backend tests (etcd, etcdctl)
 #   iproute2 iptables                              netns/bridge inspection, CNI portmap
 #
 # Daemons these packages ship are never started here (policy-rc.d exit 101 while
@@ -14,7 +14,7 @@
 set -euo pipefail
 
 PKGS=(containerd runc containernetworking-plugins busybox-static umoci gcc libc6-dev
-      docker-registry etcd-server iproute2 iptables)
+      docker-registry etcd-server etcd-client iproute2 iptables)
 
 missing=()
 for p in "${PKGS[@]}"; do
