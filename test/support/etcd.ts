@@ -12,7 +12,7 @@ import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCA, issueCert } from '../../src/apiserver/pki/pki.js';
+import { createCA, issueCert } from '../../src/pki/pki.js';
 import { findExecutable } from '../../src/cri/containerd/supervisor.js';
 import { freePort } from './ports.js';
 import { startProcess, waitUntil, type TestProcess } from './proc.js';
