@@ -45,6 +45,7 @@ const assets = [
   ['src/storage/etcd/etcd-rpc.proto', 'dist/etcd-rpc.proto'],
   ['src/apiserver/protobuf/proto', 'dist/proto'],
   ['src/apiserver/openapi/generated', 'dist/generated'],
+  ['src/apiserver/openapi/v2/OpenAPIv2.proto', 'dist/OpenAPIv2.proto'],
 ];
 for (const [from, to] of assets) {
   mkdirSync(join(root, 'dist'), { recursive: true });

@@ -330,7 +330,7 @@ export class APIServer implements StoreLookup {
     }
     if (p.startsWith('/healthz/') || p.startsWith('/livez/') || p.startsWith('/readyz/')) return this.health(res, p, query);
     if (p === '/openapi/v3' || p.startsWith('/openapi/v3/') || p.startsWith('/openapi/v2')) {
-      const r = handleOpenAPI(p, query, this.definitions);
+      const r = handleOpenAPI(p, query, this.definitions, new Date(), req.headers);
       res.writeHead(r.status, r.headers);
       res.end(r.body);
       return;

@@ -118,6 +118,7 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
       encoding: 'utf8',
       input: opts.input,
       timeout: opts.timeoutMs ?? 60_000,
+      maxBuffer: 64 * 1024 * 1024, // `get --raw /openapi/v2` is over 1 MB
     });
     return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
   };

@@ -108,7 +108,7 @@ export function buildGroupVersionDocument(defs: readonly ResourceDefinition[]): 
 }
 
 /** Groups definitions by `groupVersionPath` (sorted). */
-function byGroupVersion(defs: readonly ResourceDefinition[]): Map<string, ResourceDefinition[]> {
+export function byGroupVersion(defs: readonly ResourceDefinition[]): Map<string, ResourceDefinition[]> {
   const m = new Map<string, ResourceDefinition[]>();
   for (const d of defs) {
     const p = groupVersionPath(d.group, d.version);
@@ -153,8 +153,8 @@ const byIdentity = new WeakMap<readonly ResourceDefinition[], OpenAPIDocuments>(
 const byFingerprint = new Map<string, OpenAPIDocuments>();
 const MAX_FINGERPRINTS = 4;
 
-/** What of a definition shows in the documents. */
-function fingerprint(defs: readonly ResourceDefinition[]): string {
+/** What of a definition set shows in the documents (a cache key; equal sets give equal strings). */
+export function fingerprint(defs: readonly ResourceDefinition[]): string {
   return defs
     .map((d) => [d.group, d.version, d.resource, d.kind, d.listKind, d.namespaced ? 'n' : 'c', (d.verbs ?? []).join(','), d.status ? 's' : '', d.schemaRef ?? '', customResourceSchema(d)?.hash ?? ''].join('/'))
     .sort()

@@ -41,8 +41,8 @@ test('a stale hash redirects to the current URL', () => {
   assert.equal(r.headers.Location, `/openapi/v3/api/v1?hash=${openAPIDocuments(defs).groupVersions.get('api/v1')!.hash}`);
 });
 
-test('unknown group-versions and /openapi/v2 are 404 with a metav1.Status', () => {
-  for (const p of ['/openapi/v3/apis/nope/v1', '/openapi/v3/api', '/openapi/v2', '/openapi']) {
+test('unknown group-versions and paths are 404 with a metav1.Status', () => {
+  for (const p of ['/openapi/v3/apis/nope/v1', '/openapi/v3/api', '/openapi/v2/nope', '/openapi']) {
     const r = handleOpenAPI(p, new URLSearchParams(), defs, now);
     assert.equal(r.status, 404, p);
     assert.equal(r.headers['Content-Type'], 'application/json');

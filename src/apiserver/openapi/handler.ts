@@ -4,16 +4,16 @@
  * `Cache-Control: public, immutable` when the URL carries the current hash, a 301 to
  * the current URL for a stale hash, `no-cache, private` for the index.
  *
- * /openapi/v2 is answered 404: kubectl 1.27+ uses v3 when the index lists the kind's
- * group-version and only falls back to v2 otherwise; with v2 missing, client-side apply
- * still builds strategic merge patches from its compiled-in types (observed in
- * kubectl-captures: apply-v3min-update, crd-apply-v3nosmp-4).
+ * /openapi/v2 is the one Swagger 2.0 document (./v2/handler.ts): kubectl uses v3 when
+ * the index lists the kind's group-version and falls back to v2 otherwise (client-side
+ * validation of kinds the server does not serve, `explain --output=plaintext-openapiv2`).
  *
  * @see https://github.com/kubernetes/kube-openapi/blob/master/pkg/handler3/handler.go
  */
 import type { ResourceDefinition } from '../../api/resource.js';
 import { failureStatus } from '../../apimachinery/errors.js';
 import { openAPIDocuments } from './document.js';
+import { handleOpenAPIV2, type RequestHeaders } from './v2/handler.js';
 
 /** What the API server writes back. */
 export interface OpenAPIResponse {
@@ -22,6 +22,7 @@ export interface OpenAPIResponse {
   body: Buffer;
 }
 
+const V2 = '/openapi/v2';
 const V3 = '/openapi/v3';
 const ONE_YEAR_MS = 365 * 24 * 3600 * 1000;
 
@@ -37,11 +38,13 @@ function notFound(): OpenAPIResponse {
  * @param query the URL query (`hash` is honoured; others such as `timeout` are ignored)
  * @param defs the served resource definitions (documents are cached per set)
  * @param now clock for the `Expires` header of hashed URLs
+ * @param headers the request headers (/openapi/v2 negotiates on Accept, Accept-Encoding and If-None-Match)
  * @returns status, headers (Content-Type, ETag, Cache-Control, and Location/Expires where due) and body;
- *   404 with a metav1.Status for unknown paths and group-versions and for /openapi/v2
+ *   404 with a metav1.Status for unknown paths and group-versions
  */
-export function handleOpenAPI(path: string, query: URLSearchParams, defs: readonly ResourceDefinition[], now: Date = new Date()): OpenAPIResponse {
+export function handleOpenAPI(path: string, query: URLSearchParams, defs: readonly ResourceDefinition[], now: Date = new Date(), headers: RequestHeaders = {}): OpenAPIResponse {
   const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  if (p === V2) return handleOpenAPIV2(headers, defs, now);
   if (p === V3) {
     const docs = openAPIDocuments(defs);
     return {

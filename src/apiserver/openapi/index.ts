@@ -15,3 +15,5 @@ export {
 export { builtinSchemas, builtinSchemaName, type Schema, type SchemaSet } from './schemas.js';
 export { unknownFields } from './unknown-fields.js';
 export { setCustomResourceSchema, customResourceSchema, type CustomResourceSchema } from './custom.js';
+export { handleOpenAPIV2, OPENAPI_V2_PROTOBUF } from './v2/handler.js';
+export { buildSwaggerDocument, swaggerDocument, type SwaggerDocument } from './v2/document.js';

@@ -1,0 +1,103 @@
+/**
+ * The Swagger 2.0 document kube-apiserver serves at /openapi/v2: one document for the
+ * whole server — every served resource's paths and every definition they reference —
+ * made from the same group-version documents as /openapi/v3 ({@link buildGroupVersionDocument}),
+ * rewritten to v2 by ./convert.ts. Built lazily and kept per definition set, so a CRD
+ * coming or going (a new definitions array) gives a new document on the next request;
+ * the protobuf and gzip forms are made on first demand.
+ *
+ * @see https://github.com/kubernetes/kube-openapi/blob/master/pkg/handler/handler.go
+ * @see https://github.com/kubernetes/kubernetes/blob/master/api/openapi-spec/swagger.json
+ */
+import { gzipSync } from 'node:zlib';
+import type { ResourceDefinition } from '../../../api/resource.js';
+import { buildGroupVersionDocument, byGroupVersion, fingerprint, OPENAPI_INFO_VERSION, sha512Hex } from '../document.js';
+import { customSchemaName } from '../names.js';
+import { builtinSchemaName, builtinSchemas, type Schema } from '../schemas.js';
+import { toV2CustomKindSchema, toV2PathItem, toV2Schema } from './convert.js';
+import { encodeOpenAPIv2 } from './protobuf.js';
+
+/** The v2 document of one definition set, serialized, with its forms computed on demand. */
+export interface SwaggerDocument {
+  /** the document as JSON bytes */
+  json: Buffer;
+  /** SHA-512 of `json`, upper-case hex: the ETag of every form (as kube-openapi) */
+  etag: string;
+  /** when this document was built (the Last-Modified header) */
+  lastModified: Date;
+  /** gnostic's openapi_v2.Document, protobuf-encoded (built on first call, then kept) */
+  protobuf(): Buffer;
+  /** gzip of `json` or of `protobuf()` (built on first call, then kept) */
+  gzip(form: 'json' | 'protobuf'): Buffer;
+}
+
+/**
+ * Builds the Swagger 2.0 document of a definition set as a JSON value:
+ * `{swagger: '2.0', info, paths, definitions, securityDefinitions, security}` (Go's
+ * field order of spec.Swagger), paths and definitions in sorted order.
+ */
+export function buildSwaggerDocument(defs: readonly ResourceDefinition[]): Schema {
+  const set = builtinSchemas();
+  const custom = new Set<string>();
+  for (const d of defs) if (!builtinSchemaName(d, set)) custom.add(customSchemaName(d.group, d.version, d.kind));
+  const paths: Record<string, Schema> = {};
+  const definitions: Record<string, Schema> = {};
+  for (const list of byGroupVersion(defs).values()) {
+    const doc = buildGroupVersionDocument(list) as { paths: Record<string, Schema>; components: { schemas: Record<string, Schema> } };
+    for (const [p, item] of Object.entries(doc.paths)) paths[p] = toV2PathItem(item);
+    for (const [name, s] of Object.entries(doc.components.schemas)) {
+      if (definitions[name]) continue;
+      definitions[name] = toV2Schema(custom.has(name) ? toV2CustomKindSchema(s) : s);
+    }
+  }
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: OPENAPI_INFO_VERSION },
+    paths: sortedKeys(paths),
+    definitions: sortedKeys(definitions),
+    securityDefinitions: { BearerToken: { description: 'Bearer Token authentication', in: 'header', name: 'authorization', type: 'apiKey' } },
+    security: [{ BearerToken: [] }],
+  };
+}
+
+function sortedKeys<T>(o: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(o).sort()) out[k] = o[k]!;
+  return out;
+}
+
+function newSwaggerDocument(defs: readonly ResourceDefinition[], now: Date): SwaggerDocument {
+  const json = Buffer.from(JSON.stringify(buildSwaggerDocument(defs)));
+  let pb: Buffer | undefined;
+  const gz: { json?: Buffer; protobuf?: Buffer } = {};
+  const d: SwaggerDocument = {
+    json,
+    etag: sha512Hex(json),
+    lastModified: now,
+    // from the JSON again rather than a kept object graph: most clients never ask for it
+    protobuf: () => (pb ??= encodeOpenAPIv2(JSON.parse(json.toString('utf8')) as Schema)),
+    gzip: (form) => (gz[form] ??= gzipSync(form === 'json' ? json : d.protobuf())),
+  };
+  return d;
+}
+
+const byIdentity = new WeakMap<readonly ResourceDefinition[], SwaggerDocument>();
+let last: { fingerprint: string; doc: SwaggerDocument } | undefined;
+
+/**
+ * The v2 document of a definition set, built on first use: cached by array identity
+ * and, for a new array with the same definitions, by content (the last set is kept).
+ * @param now the build time recorded as `lastModified` when a document is built
+ */
+export function swaggerDocument(defs: readonly ResourceDefinition[], now: Date = new Date()): SwaggerDocument {
+  const hit = byIdentity.get(defs);
+  if (hit) return hit;
+  const fp = fingerprint(defs);
+  let doc = last?.fingerprint === fp ? last.doc : undefined;
+  if (!doc) {
+    doc = newSwaggerDocument(defs, now);
+    last = { fingerprint: fp, doc };
+  }
+  byIdentity.set(defs, doc);
+  return doc;
+}
