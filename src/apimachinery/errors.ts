@@ -216,9 +216,13 @@ export function newMethodNotSupported(gr: GroupResource, action: string): Status
   );
 }
 
-/** 405 `the server does not allow this method on the requested resource` */
+/**
+ * 405 `the server does not allow this method on the requested resource`, with empty
+ * `details` — what upstream's router answers for a method no route of the path serves
+ * (NewGenericServerResponse from go-restful's service error).
+ */
 export function newMethodNotAllowed(): StatusError {
-  return new StatusError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
+  return new StatusError(failureStatus(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
 }
 
 /** 410 Expired: e.g. `too old resource version: 5 (20)` for watches or lists from a compacted revision. */

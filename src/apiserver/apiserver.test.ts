@@ -154,4 +154,28 @@ describe('APIServer (in-process)', () => {
     const d = JSON.parse(res.body.toString()) as { items: { versions: { resources: { resource: string }[] }[] }[] };
     assert.ok(d.items[0]!.versions[0]!.resources.some((r) => r.resource === 'configmaps'));
   });
+
+  it('serves only list and watch on the all-namespaces path of a namespaced resource (405 otherwise)', async () => {
+    await client.create(cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep' } });
+    for (const method of ['DELETE', 'POST', 'PUT', 'PATCH']) {
+      const res = await client.transport.request(method, '/api/v1/configmaps', { 'Content-Type': 'application/json' }, Buffer.from('{}'));
+      assert.equal(res.status, 405, method);
+      assert.deepEqual(JSON.parse(res.body.toString()), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'the server does not allow this method on the requested resource',
+        reason: 'MethodNotAllowed',
+        details: {},
+        code: 405,
+      });
+    }
+    // nothing was deleted; a name on that path addresses nothing
+    assert.equal((await client.get(cm, 'default', 'keep')).metadata?.name, 'keep');
+    assert.equal((await client.transport.request('GET', '/api/v1/configmaps/keep', {})).status, 404);
+    assert.equal((await client.transport.request('DELETE', '/api/v1/configmaps/keep', {})).status, 404);
+    const list = await client.transport.request('GET', '/api/v1/configmaps', {});
+    assert.equal(list.status, 200);
+  });
 });

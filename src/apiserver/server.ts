@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../api/resource.js';
-import { newRequestEntityTooLarge } from '../apimachinery/errors.js';
+import { failureStatus, newRequestEntityTooLarge } from '../apimachinery/errors.js';
 import type { APIServer } from './apiserver.js';
 import { MAX_REQUEST_BODY_BYTES } from './http/body.js';
 import { writeError } from './http/respond.js';
@@ -23,6 +23,10 @@ export interface ListenOptions {
   key: string;
   /** CA that signs client certificates */
   clientCA: string;
+  /** ms a connection may take to send a request's headers (default 60 000); tests shorten it */
+  headersTimeout?: number;
+  /** ms between the checks of that timeout (Node's default 30 000); tests shorten it */
+  connectionsCheckingInterval?: number;
 }
 
 /** Handles HTTP upgrades (exec/attach/port-forward WebSockets); registered by the streaming code. */
@@ -142,8 +146,9 @@ export function listen(api: APIServer, o: ListenOptions, upgrade?: UpgradeHandle
       rejectUnauthorized: false,
       // long watches: no request timeout
       requestTimeout: 0,
-      headersTimeout: 60_000,
+      headersTimeout: o.headersTimeout ?? 60_000,
       keepAliveTimeout: 65_000,
+      ...(o.connectionsCheckingInterval ? { connectionsCheckingInterval: o.connectionsCheckingInterval } : {}),
     },
     (req, res) => {
       const rw = responseWriter(res);
@@ -183,9 +188,7 @@ export function listen(api: APIServer, o: ListenOptions, upgrade?: UpgradeHandle
       if (!upgrade(req, socket, head, user)) socket.destroy();
     });
   }
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-  });
+  server.on('clientError', onClientError);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {
@@ -193,4 +196,39 @@ export function listen(api: APIServer, o: ListenOptions, upgrade?: UpgradeHandle
       resolve(server);
     });
   });
+}
+
+/**
+ * What the HTTP layer does with a connection whose request never reached the pipeline
+ * (Node's `clientError`): an error the parser found or the header timeout.
+ *
+ * - Header timeout (`ERR_HTTP_REQUEST_TIMEOUT`), reset or unwritable socket: the connection
+ *   is closed without a word, as Go's http.Server does on its ReadHeaderTimeout. Node
+ *   starts that timer when a connection opens, so it fires on keep-alive connections a
+ *   client dialled but has not used yet; anything written there is read by the client as
+ *   the response to the request it sends next (client-go: `the server rejected our
+ *   request for an unknown reason` for helm's PUT after a long `--wait`, for kubectl's
+ *   PATCH late in a long apply). A plain close lets the client dial again.
+ * - Parse errors (malformed request line or headers, headers over the size limit): a
+ *   metav1.Status (400 BadRequest, or 431 for too large headers) with `Connection: close`,
+ *   unless a response is already under way on the socket (then it is only closed).
+ *
+ * @see https://pkg.go.dev/net/http#Server (ReadHeaderTimeout; errors before a request are answered 400/431)
+ */
+export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const code = err.code ?? '';
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'ECONNRESET' || !socket.writable || (inFlight && inFlight.headersSent)) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge
+    ? failureStatus(431, '', 'request header fields too large')
+    : failureStatus(400, 'BadRequest', `malformed HTTP request: ${err.message}`);
+  const body = JSON.stringify(status);
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -116,7 +116,8 @@ export class NodeAuthorizer implements DecisionAuthorizer {
     // list/watch: only with spec.nodeName=<node>; when the server does not pass the
     // selector (undefined) the static rules apply
     if (a.fieldSelector === undefined) return rulesAllow(a, this.rules) ? ALLOW : NO_OPINION;
-    if (new RegExp(`(?:^|,)spec\\.nodeName=${node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:,|$)`).test(a.fieldSelector)) return ALLOW;
+    // one of the selector's comma-separated terms is exactly spec.nodeName=<node>
+    if (a.fieldSelector.split(',').includes(`spec.nodeName=${node}`)) return ALLOW;
     if (a.name) return this.related(node, 'pod', a);
     return { decision: 'NoOpinion', reason: 'can only list/watch pods with spec.nodeName field selector' };
   }

@@ -6,7 +6,7 @@
  * @see https://github.com/kubernetes/apiserver/tree/master/pkg/endpoints/handlers
  */
 import type { KObject, Obj, StatusStrategy } from '../../api/resource.js';
-import { failureStatus, newBadRequest, newInvalid, newMethodNotSupported, StatusError, successStatus } from '../../apimachinery/errors.js';
+import { failureStatus, newBadRequest, newInvalid, newMethodNotAllowed, newMethodNotSupported, StatusError, successStatus } from '../../apimachinery/errors.js';
 import { forbidden, invalid, Path, tooLong, type FieldError } from '../../apimachinery/field-errors.js';
 import type { Storage } from '../../storage/interface.js';
 import { decodeDeleteOptions, decodeObjectBody } from '../http/body.js';
@@ -111,9 +111,11 @@ export async function handleResource(c: ResourceContext): Promise<void> {
   if (sub && !(sub === 'status' ? def.status : (def.subresourceStrategies?.[sub] ?? c.subresourceStrategy))) throw notFoundPath();
   const verbs = def.verbs;
   if (verbs && info.verb !== '' && !verbs.includes(info.verb as never)) throw newMethodNotSupported(store.groupResource, info.verb);
-  if (def.namespaced && !ns && !['list', 'watch', 'deletecollection'].includes(info.verb)) {
-    // creating or addressing a namespaced object needs a namespace in the path
-    if (info.verb === 'create') throw newBadRequest('the server could not find the requested resource');
+  if (def.namespaced && !ns) {
+    // the all-namespaces path (/api/v1/configmaps) serves only list and watch upstream;
+    // a name there addresses nothing (/api/v1/configmaps/x is no route)
+    if (info.name) throw notFoundPath();
+    if (info.verb !== 'list' && info.verb !== 'watch') throw newMethodNotAllowed();
   }
   switch (info.verb) {
     case 'get':

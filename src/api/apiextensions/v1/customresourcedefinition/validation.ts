@@ -22,6 +22,7 @@ import {
 } from '../../../../apimachinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain, validateImmutableField } from '../../../../apimachinery/validation.js';
 import type { CRDSpec, CRDVersion, CRSchema, CustomResourceDefinition, CustomResourceDefinitionNames } from './types.js';
+import { patternError } from './pattern.js';
 import { pruneValue, validateValue } from './values.js';
 
 const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -296,7 +297,15 @@ export function validateStructural(s: CRSchema, p: Path): FieldError[] {
   return errs.sort((a, b) => (fieldErrorString(a) < fieldErrorString(b) ? -1 : 1));
 }
 
+/** `pattern` must be a regular expression within Go's bounds (pattern.ts). */
+function checkPattern(s: CRSchema, p: Path, errs: FieldError[]): void {
+  if (typeof s.pattern !== 'string') return;
+  const e = patternError(s.pattern);
+  if (e) errs.push(invalid(p.child('pattern'), s.pattern, `must be a valid regular expression, but isn't: ${e}`));
+}
+
 function walkStructural(s: CRSchema, lvl: Level, p: Path, errs: FieldError[]): void {
+  checkPattern(s, p, errs);
   if (s.type !== undefined && !OPENAPI_TYPES.includes(s.type)) errs.push(notSupported(p.child('type'), s.type, OPENAPI_TYPES));
   if (s.uniqueItems === true) errs.push(forbidden(p.child('uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
   if ((s as { $ref?: string }).$ref !== undefined) errs.push(forbidden(p.child('$ref'), '$ref is not supported'));
@@ -357,6 +366,7 @@ function walkStructural(s: CRSchema, lvl: Level, p: Path, errs: FieldError[]): v
 }
 
 function walkValueValidation(s: CRSchema, p: Path, errs: FieldError[]): void {
+  checkPattern(s, p, errs);
   if (s.type !== undefined) errs.push(forbidden(p.child('type'), 'must be empty to be structural'));
   if (s.additionalProperties !== undefined) errs.push(forbidden(p.child('additionalProperties'), 'must be undefined to be structural'));
   if (s.default !== undefined) errs.push(forbidden(p.child('default'), 'must be undefined to be structural'));

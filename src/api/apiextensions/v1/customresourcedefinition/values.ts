@@ -17,6 +17,7 @@
 import type { CRSchema } from './types.js';
 import { type FieldError, invalid, notSupported, required, tooLong, tooMany } from '../../../../apimachinery/field-errors.js';
 import { validFormat } from './formats.js';
+import { compilePattern } from './pattern.js';
 
 export type { CRSchema };
 
@@ -126,25 +127,10 @@ function validateString(s: CRSchema, v: string, name: string, out: FieldError[])
     if (s.minLength !== undefined && n < s.minLength) out.push(invalid(name, v, `${name} in body should be at least ${s.minLength} chars long`));
   }
   if (s.pattern !== undefined) {
-    let re: RegExp | undefined;
-    try {
-      re = compiledPattern(s.pattern);
-    } catch {
-      re = undefined;
-    }
+    const re = compilePattern(s.pattern);
     if (re && !re.test(v)) out.push(invalid(name, v, `${name} in body should match '${s.pattern}'`));
   }
   if (s.format && !validFormat(s.format, v)) out.push(typeInvalid(name, s.format, v));
-}
-
-const patterns = new Map<string, RegExp>();
-function compiledPattern(p: string): RegExp {
-  let re = patterns.get(p);
-  if (!re) {
-    re = new RegExp(p, 'u');
-    patterns.set(p, re);
-  }
-  return re;
 }
 
 function validateNumber(s: CRSchema, v: number, name: string, out: FieldError[]): void {
