@@ -25,6 +25,7 @@ import { startEndpointsController } from './endpoint/controller.js';
 import { startEndpointSliceController } from './endpointslice/controller.js';
 import { startDisruptionController } from './disruption/controller.js';
 import { startHorizontalPodAutoscalerController } from './podautoscaler/horizontal.js';
+import { startNodeLifecycleController } from './nodelifecycle/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from '../util/clock.js';
@@ -67,6 +68,7 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'endpointslice-controller', component: 'endpoint-slice-controller', start: startEndpointSliceController },
   { name: 'disruption-controller', component: 'controllermanager', start: startDisruptionController },
   { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', start: (c) => startHorizontalPodAutoscalerController(c) },
+  { name: 'node-controller', component: 'node-controller', start: (c) => startNodeLifecycleController(c) },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
