@@ -5,7 +5,9 @@
  *    whose bytes equal the stored ones;
  *  - `resourceVersion: "0"` in a PUT is no version: unconditional where the strategy allows
  *    it (Nodes, Deployments), 422 `must be specified for an update` where it does not
- *    (PodDisruptionBudgets).
+ *    (PodDisruptionBudgets);
+ *  - boolean query parameters decode as upstream's parameter codec: `watch=True` watches,
+ *    `watch=0` / `watch=FALSE` list.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,5 +73,19 @@ describe('api semantics (e2e)', () => {
     const r = c.kubectl(['replace', '-f', '-'], { input: JSON.stringify(p) });
     assert.equal(r.code, 1);
     assert.equal(r.stderr.trim(), 'The poddisruptionbudgets "cond" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
+  });
+
+  it('boolean query parameters: anything but 0/false is true (upstream Convert_Slice_string_To_bool)', () => {
+    ok(['create', 'configmap', 'boolq', '--from-literal=x=1']);
+    for (const v of ['True', 'TRUE', '1', 't', 'yes']) {
+      const out = ok(['get', '--raw', `/api/v1/namespaces/default/configmaps?watch=${v}&timeoutSeconds=1&fieldSelector=metadata.name=boolq`]);
+      const ev = JSON.parse(out.trim().split('\n')[0]!) as { type: string; object: Meta };
+      assert.equal(ev.type, 'ADDED', `watch=${v}`);
+      assert.equal(ev.object.metadata.name, 'boolq');
+    }
+    for (const v of ['0', 'false', 'FALSE']) {
+      const out = JSON.parse(ok(['get', '--raw', `/api/v1/namespaces/default/configmaps?watch=${v}&fieldSelector=metadata.name=boolq`])) as { kind: string };
+      assert.equal(out.kind, 'ConfigMapList', `watch=${v}`);
+    }
   });
 });

@@ -16,6 +16,7 @@ import type { JsonObject } from '../../apimachinery/patch/json-value.js';
 import { isStrategicMergeSupported, strategicMergePatch, strategicMergePatchBody } from '../../apimachinery/patch/strategic-merge-patch.js';
 import type { BodyFormat } from '../http/negotiate.js';
 import { applyFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
+import { queryBool } from '../../apimachinery/query-params.js';
 
 const PATCH_TYPES = [
   'application/json-patch+json',
@@ -114,7 +115,7 @@ export function serverSideApply(
   if (md !== undefined && md !== null && (typeof md !== 'object' || Array.isArray(md))) {
     throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${Array.isArray(md) ? 'array' : typeof md} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`);
   }
-  const force = query.get('force') === 'true';
+  const force = queryBool(query, 'force');
   return { object: applyFields(current, a, manager, force, scope), strictErrors: [] };
 }
 

@@ -20,6 +20,7 @@ import { applyPatch, serverSideApply } from './patch.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { serveWatch } from './watch.js';
 import { checkFieldValidation } from './field-validation.js';
+import { queryBool } from '../../apimachinery/query-params.js';
 import { managerName, updateFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
 
 /** What a resource handler needs besides the request. */
@@ -204,9 +205,9 @@ async function doWatch(c: ResourceContext, ns: string): Promise<void> {
       resourceVersion: q.get('resourceVersion') ?? undefined,
       labelSelector: q.get('labelSelector') ?? undefined,
       fieldSelector: q.get('fieldSelector') ?? undefined,
-      allowWatchBookmarks: q.get('allowWatchBookmarks') === 'true',
+      allowWatchBookmarks: queryBool(q, 'allowWatchBookmarks'),
       timeoutSeconds: intParam(q, 'timeoutSeconds'),
-      sendInitialEvents: q.get('sendInitialEvents') === 'true',
+      sendInitialEvents: queryBool(q, 'sendInitialEvents'),
       includeObject: parseIncludeObject(q.get('includeObject')),
     },
     neg,

@@ -4,6 +4,7 @@
  *
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/endpoints/request/requestinfo.go
  */
+import { queryBool } from '../../apimachinery/query-params.js';
 
 export interface RequestInfo {
   isResourceRequest: boolean;
@@ -108,8 +109,8 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     info.verb = 'list';
   }
   if (info.verb === 'list') {
-    const watchParam = query.get('watch');
-    if (watchParam === 'true' || watchParam === '1') info.verb = 'watch';
+    // `watch` decodes as upstream's ListOptions.Watch: anything but 0/false is true
+    if (queryBool(query, 'watch')) info.verb = 'watch';
   }
   if (isWatchPath) info.verb = info.verb === 'list' || info.verb === 'get' ? 'watch' : info.verb;
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';

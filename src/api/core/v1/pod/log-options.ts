@@ -9,6 +9,7 @@
  */
 import { forbidden, invalid, notSupported, type FieldError } from '../../../../apimachinery/field-errors.js';
 import { parseRFC3339 } from '../../../../apimachinery/time.js';
+import { queryBool } from '../../../../apimachinery/query-params.js';
 
 /** PodLogOptions.stream: which output streams to return. */
 export type LogStream = 'All' | 'Stdout' | 'Stderr';
@@ -36,12 +37,7 @@ export class LogOptionsDecodeError extends Error {
   }
 }
 
-/** apimachinery's query → bool rule: absent = false; "0"/"false" (any case) = false; anything else true. */
-export function queryBool(q: URLSearchParams, name: string): boolean {
-  const v = q.get(name);
-  if (v === null) return false;
-  return !(v === '0' || v.toLowerCase() === 'false');
-}
+export { queryBool };
 
 function queryInt(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
