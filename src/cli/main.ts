@@ -3,11 +3,13 @@
  * joins a node to it, `k8ts runtime` inspects a CRI runtime.
  */
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
 import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
+import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/security.js';
 
 /** The node runtime flags `server` and `agent` share. */
@@ -50,7 +52,7 @@ function stopOnSignals(stop: () => Promise<void>): void {
 const program = new Command();
 program.name('k8ts').description('A Kubernetes-compatible cluster written in TypeScript (API v1.32)');
 
-withRuntimeOptions(program.command('server'))
+addStorageOptions(withRuntimeOptions(program.command('server')))
   .description('run the API server, storage, controllers, scheduler and a kubelet in one process')
   .option('--data-dir <dir>', 'directory for the database, certificates and kubelet files', './data')
   .option('--bind-address <ip>', 'address the API server listens on', '127.0.0.1')
@@ -79,8 +81,17 @@ withRuntimeOptions(program.command('server'))
       console.error(`error: --authorization-mode: unknown authorizer ${JSON.stringify(bad)} (supported: Node, RBAC, AlwaysAllow)`);
       process.exit(2);
     }
+    let storage: StorageConfig;
+    try {
+      storage = storageConfigFrom(o, resolve(o.dataDir));
+    } catch (err) {
+      console.error(`error: ${(err as Error).message}`);
+      process.exit(2);
+    }
     const s = await runServer({
       dataDir: o.dataDir,
+      storage: storage.open,
+      eventTTLSeconds: storage.eventTTLSeconds,
       bindAddress: o.bindAddress,
       advertiseAddress: o.advertiseAddress,
       securePort: o.securePort,

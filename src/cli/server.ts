@@ -21,7 +21,7 @@ import { RestClient } from '../client/rest-client.js';
 import { InProcessTransport } from '../apiserver/loopback.js';
 import type { Client } from '../client/types.js';
 import { kubernetesServiceIP } from '../api/core/v1/service/strategy.js';
-import { openStorage } from '../storage/index.js';
+import { openStorage, type OpenStorageOptions } from '../storage/index.js';
 import { startControllers } from '../controllers/index.js';
 import { buildSecurity, controllerClient } from '../apiserver/security.js';
 import type { AuthorizationMode } from '../apiserver/security.js';
@@ -40,6 +40,10 @@ import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 
 export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
+  /** the storage backend (see cli/storage-flags.ts); default the SQLite database under `dataDir` */
+  storage?: OpenStorageOptions;
+  /** `--event-ttl`: how long Events live after their last write, seconds; default 3600 */
+  eventTTLSeconds?: number;
   bindAddress: string;
   /** address published in default/kubernetes endpoints (default: bind address, or the host's IPv4 when binding loopback) */
   advertiseAddress?: string;
@@ -115,7 +119,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       ['localhost', host, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
       [...new Set(['127.0.0.1', local, advertise, svcIP])],
     ),
-    openStorage({ kind: 'sqlite', dataDir }),
+    openStorage(o.storage ?? { kind: 'sqlite', dataDir }),
   ]);
 
   const storage = security.wrapStorage(rawStorage);

@@ -32,8 +32,14 @@ export interface TestEtcdOptions {
   tlsFrom?: EtcdTLSFiles & { serverCertFile: string; serverKeyFile: string };
   /** use this data dir (e.g. one made by `etcdctl snapshot restore`) instead of a fresh one; not deleted by stop() */
   dataDir?: string;
-  /** member name (must match a restored snapshot's); default `default` */
+  /** member name; default `default` */
   name?: string;
+  /**
+   * start from this `etcdctl snapshot save` file: it is restored (with `etcdutl
+   * snapshot restore`, or `etcdctl snapshot restore` where etcdutl is missing, as in
+   * etcd 3.4) into a new data dir for this member's name and peer URL first
+   */
+  restoreFrom?: string;
 }
 
 export interface TestEtcd {
@@ -95,12 +101,24 @@ export async function startTestEtcd(o: TestEtcdOptions = {}): Promise<TestEtcd> 
   if (!findExecutable('etcd')) throw new Error('etcd is not installed: run scripts/install-deps.sh (package etcd-server)');
   const tmp: TempDir = makeTempDir('k8ts-etcd-');
   const dataDir = o.dataDir ?? join(tmp.path, 'data');
+  const name = o.name ?? 'default';
   const tls = o.tlsFrom ?? (o.tls ? await makeCerts(tmp.path) : undefined);
   const scheme = tls ? 'https' : 'http';
   const [cport, pport] = [await freePort(), await freePort()];
   const endpoint = `${scheme}://127.0.0.1:${cport}`;
   const peer = `http://127.0.0.1:${pport}`;
-  const name = o.name ?? 'default';
+  if (o.restoreFrom) {
+    const tool = findExecutable('etcdutl') ? 'etcdutl' : 'etcdctl';
+    const r = spawnSync(
+      tool,
+      ['snapshot', 'restore', o.restoreFrom, `--data-dir=${dataDir}`, `--name=${name}`, `--initial-cluster=${name}=${peer}`, `--initial-advertise-peer-urls=${peer}`],
+      { encoding: 'utf8', env: { ...process.env, ETCDCTL_API: '3' } },
+    );
+    if (r.status !== 0) {
+      tmp.remove();
+      throw new Error(`${tool} snapshot restore failed (${r.status}): ${r.stderr}`);
+    }
+  }
   const args = [
     `--name=${name}`,
     `--data-dir=${dataDir}`,

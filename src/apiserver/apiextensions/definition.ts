@@ -114,8 +114,9 @@ function versionDefinition(
       },
     },
   };
+  // upstream's key for custom resources: /registry/<group>/<plural>/, whatever the group
+  def.storagePrefix = `/registry/${group}/${names.plural}/`;
   if (multiVersion) {
-    def.storagePrefix = `/registry/${group}/${names.plural}/`;
     def.storageConversion = {
       fromStored(o) {
         const c = structuredClone(o);

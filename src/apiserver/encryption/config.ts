@@ -14,6 +14,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYAML } from 'yaml';
 import { secretboxOpen, secretboxSeal } from './secretbox.js';
+import { storageKeyPrefix } from '../registry/key-prefix.js';
 
 /** Encrypts and decrypts one value; `decrypt` returns undefined when the value is not its own. */
 export interface Transformer {
@@ -152,11 +153,10 @@ export interface EncryptionConfig {
   byPrefix: Map<string, ProviderChain>;
 }
 
-/** `secrets` → `/registry/secrets/`, `deployments.apps` → `/registry/apps/deployments/` (k8ts key layout). */
+/** `secrets` → `/registry/secrets/`, `deployments.apps` → `/registry/deployments/` (kube-apiserver's keys, see {@link storageKeyPrefix}). */
 export function resourcePrefix(gr: string): string {
   const dot = gr.indexOf('.');
-  if (dot < 0) return `/registry/${gr}/`;
-  return `/registry/${gr.slice(dot + 1)}/${gr.slice(0, dot)}/`;
+  return dot < 0 ? storageKeyPrefix('', gr) : storageKeyPrefix(gr.slice(dot + 1), gr.slice(0, dot));
 }
 
 interface RawConfig {

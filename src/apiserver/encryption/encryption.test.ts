@@ -57,7 +57,7 @@ resources:
       - identity: {}
       - aesgcm: { keys: [{ name: key1, secret: ${k32()} }] }
 `);
-    assert.deepEqual([...cfg.byPrefix.keys()], ['/registry/secrets/', '/registry/apps/deployments/']);
+    assert.deepEqual([...cfg.byPrefix.keys()], ['/registry/secrets/', '/registry/deployments/']);
     assert.equal(cfg.byPrefix.get('/registry/secrets/')!.encrypt('v'), 'v');
     assert.equal(resourcePrefix('configmaps'), '/registry/configmaps/');
     assert.throws(() => parseEncryptionConfig('kind: Other'), /want "EncryptionConfiguration"/);

@@ -37,6 +37,7 @@ import { WatchCache } from './watch-cache.js';
 import { equalIgnoringManagedFieldsTimestamps } from './equal.js';
 import { newUID, generateNameSuffix, rfc3339 } from './meta.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
+import { storageKeyPrefix } from './key-prefix.js';
 
 /** Per-request data for writes. */
 export interface WriteContext {
@@ -84,7 +85,7 @@ export interface StoreOptions {
   storage: Storage;
   admission?: AdmissionChain;
   lookup?: ObjectLookup;
-  /** key prefix override (default `/registry/<resource>`) */
+  /** key prefix override (default {@link storageKeyPrefix}: kube-apiserver's, e.g. `/registry/pods/`) */
   keyPrefix?: string;
 }
 
@@ -116,7 +117,7 @@ export class Store {
     this.storage = opts.storage;
     this.admission = opts.admission;
     this.lookup = opts.lookup;
-    this.prefix = opts.keyPrefix ?? def.storagePrefix ?? `/registry/${def.group ? `${def.group}/` : ''}${def.resource}/`;
+    this.prefix = opts.keyPrefix ?? def.storagePrefix ?? storageKeyPrefix(def.group, def.resource);
     const conv = def.storageConversion;
     this.decode = conv
       ? (k, v, r) => {
@@ -147,7 +148,7 @@ export class Store {
     });
   }
 
-  /** `/registry/pods/<ns>/<name>` or `/registry/nodes/<name>` */
+  /** `/registry/pods/<ns>/<name>` or `/registry/minions/<name>` */
   key(ns: string, name: string): string {
     return this.def.namespaced ? `${this.prefix}${ns}/${name}` : `${this.prefix}${name}`;
   }

@@ -32,7 +32,7 @@ export const horizontalPodAutoscalerV1Definition: ResourceDefinition<V1> = {
   shortNames: ['hpa'],
   categories: ['all'],
   schemaRef: 'autoscaling/v1#HorizontalPodAutoscaler',
-  storagePrefix: `/registry/${v2.group}/${v2.resource}/`,
+  storagePrefix: `/registry/${v2.resource}/`, // kube-apiserver's key: both versions share the objects
   storageConversion: {
     fromStored: (o) => hpaV2ToV1(o as never) as Obj<V1>,
     toStored: (o) => hpaV1ToV2(o) as unknown as Obj,
