@@ -8,7 +8,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { UserInfo } from '../src/api/resource.js';
-import { type StreamHandle, type Transport, type TransportResponse } from '../src/client/transport.js';
+import type { StreamHandle, Transport, TransportResponse } from '../src/client/transport.js';
 import { InProcessTransport, type RequestHandler } from '../src/apiserver/loopback.js';
 
 type ToServer =

@@ -240,8 +240,8 @@ export function newNotAcceptable(message: string): StatusError {
   return new StatusError(failureStatus(406, 'NotAcceptable', message));
 }
 
-/** 415 Unsupported Media Type. */
-export function newUnsupportedMediaType(contentType: string, accepted: string[]): StatusError {
+/** 415 Unsupported Media Type; upstream's message names only the `accepted` types, not the request's `_contentType`. */
+export function newUnsupportedMediaType(_contentType: string, accepted: string[]): StatusError {
   return new StatusError(
     failureStatus(
       415,

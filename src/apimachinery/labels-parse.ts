@@ -82,6 +82,7 @@ function isInt64(s: string): boolean {
 // ---------------------------------------------------------------------------------------
 // lexer
 
+// biome-ignore lint/suspicious/noConstEnum: file-local tokens, inlined by esbuild and tsx (never crosses a module)
 const enum Tok {
   Error,
   EndOfString,

@@ -109,7 +109,7 @@ function scan(str: string): Scanned {
   let i = pos;
   while (i < end && isDigit(str.charCodeAt(i))) i++;
   if (i >= end) return { positive, value: str, num: str.slice(pos), denom: '', suffix: '' };
-  let num = str.slice(pos, i) || '0';
+  const num = str.slice(pos, i) || '0';
   pos = i;
   let denom = '';
   if (str[pos] === '.') {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { KObject, ResourceDefinition } from '../api/resource.js';
 import { configMapDefinition } from '../api/core/v1/configmap/strategy.js';
 import { namespaceDefinition } from '../api/core/v1/namespace/strategy.js';
-import { StatusError } from '../apimachinery/errors.js';
+import type { StatusError } from '../apimachinery/errors.js';
 import { RestClient } from '../client/rest-client.js';
 import { InProcessTransport } from './loopback.js';
 import type { WatchEvent } from '../client/types.js';

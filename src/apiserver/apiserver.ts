@@ -13,7 +13,7 @@ import { AdmissionChain, type AdmissionPlugin } from './admission/types.js';
 import { Discovery, wantsAggregated, AGGREGATED_V2, AGGREGATED_V2BETA1 } from './discovery.js';
 import { handleResource, notFoundPath, type ResourceContext } from './endpoints/resource.js';
 import { parseRequestInfo, type RequestInfo } from './http/request-info.js';
-import { writeError, writeJSON, writeRawJSON } from './http/respond.js';
+import { writeError, writeJSON } from './http/respond.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
 import { handleOpenAPI } from './openapi/index.js';
 import { Store } from './registry/store.js';

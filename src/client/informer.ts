@@ -108,7 +108,7 @@ export class Informer<T extends KObject = KObject> {
         for (const w of this.syncWaiters.splice(0)) w();
       }
       this.startWatch();
-    } catch (e) {
+    } catch {
       this.scheduleRetry();
     }
   }

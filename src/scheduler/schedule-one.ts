@@ -54,7 +54,7 @@ export function numFeasibleNodesToFind(percentage: number | undefined, numAllNod
     if (pct < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND) pct = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
   }
   const n = Math.trunc((numAllNodes * pct) / 100);
-  return n < MIN_FEASIBLE_NODES_TO_FIND ? MIN_FEASIBLE_NODES_TO_FIND : n;
+  return Math.max(n, MIN_FEASIBLE_NODES_TO_FIND);
 }
 
 /** Cuts a message to the event note limit, ending with " ..." (upstream truncateMessage). */

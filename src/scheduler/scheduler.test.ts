@@ -37,7 +37,7 @@ async function until(cond: () => boolean, what: string, turns = 20000): Promise<
 
 let now = Date.parse('2025-01-01T00:00:00Z');
 const clock = { now: () => now };
-let stops: (() => Promise<void>)[] = [];
+const stops: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
   for (const s of stops.splice(0)) await s();

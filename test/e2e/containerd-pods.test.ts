@@ -17,7 +17,6 @@ import { startContainerdCluster, type ContainerdCluster } from './containerd-clu
 import { AUTH_PASSWORD, AUTH_USER, startAuthRegistry } from './containerd-images.js';
 import { eventually, MANIFESTS } from './harness.js';
 
-const manifest = (name: string): string => readFileSync(join(MANIFESTS, `${name}.yaml`), 'utf8');
 const NODE = 'ctrd-node';
 
 describe('e2e: pods on containerd', () => {

@@ -31,6 +31,7 @@ describe('e2e: kubectl debug on containerd', () => {
     // closes (StdinOnce false, as kubectl debug sets it) stops receiving the output
     const d = await k.kubectl(['debug', '-i', 'web', '--image=busybox:1.28', '--container=dbg', '--', 'sh'], {
       input: 'echo hi-from-$(hostname)\n',
+      // biome-ignore lint/suspicious/noThenProperty: KubectlOptions.then (a plain options object, never awaited)
       then: { when: /hi-from-web/, input: 'exit\n' },
       timeoutMs: 90_000,
     });

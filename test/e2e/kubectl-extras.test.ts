@@ -110,7 +110,7 @@ describe('e2e: kubectl drain, debug and kind-less creates (--sim-nodes 1)', () =
     await running('ce2');
     const del = c.kubectl(['drain', 'sim-node-0', '--pod-selector=app=ce2', '--force', '--disable-eviction', '--grace-period=0'], { timeoutMs: 60_000 });
     assert.equal(del.code, 0, del.stderr);
-    assert.match(del.stdout, /^node\/sim-node-0 already cordoned\n[^]*pod\/ce2 deleted\nnode\/sim-node-0 drained\n$/);
+    assert.match(del.stdout, /^node\/sim-node-0 already cordoned\n[\s\S]*pod\/ce2 deleted\nnode\/sim-node-0 drained\n$/);
     assert.equal(pod('ce2'), undefined);
 
     const u = c.kubectl(['uncordon', 'sim-node-0']);

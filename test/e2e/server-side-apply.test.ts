@@ -158,6 +158,6 @@ describe('server-side apply', () => {
     assert.match(o.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']!, /"k":"2"/);
     const csa = o.metadata.managedFields.find((e) => e.manager === 'kubectl-client-side-apply');
     assert.equal(csa?.operation, 'Update');
-    assert.ok((csa?.fieldsV1['f:data'] as Record<string, unknown>)['f:k']);
+    assert.ok((csa!.fieldsV1['f:data'] as Record<string, unknown>)['f:k']);
   });
 });

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findExecutable, startManagedContainerd, type ManagedContainerd } from '../../src/cri/containerd/supervisor.js';
+import { startManagedContainerd, type ManagedContainerd } from '../../src/cri/containerd/supervisor.js';
 import { RemoteRuntime } from '../../src/cri/remote/remote.js';
 import { CONTAINERD_PACKAGES, requirePackages, requireRoot } from './deps.js';
 import { pidsByCmdline } from './proc.js';

@@ -41,7 +41,7 @@ export function goTypeName(v: unknown): string {
 
 /** Would Go's int-preserving JSON decoder have produced an int64 for this number? */
 export function isGoInt(n: number): boolean {
-  return Number.isInteger(n) && Math.abs(n) < 9223372036854775808;
+  return Number.isInteger(n) && Math.abs(n) < 2 ** 63;
 }
 
 function goNumber(n: number): string {

@@ -331,7 +331,7 @@ function indexIn(list: Json[], v: Json, mergeKey: string, kind: GoKind): number 
 }
 
 function normalizeSliceOrder(toSort: Json[], order: Json[], mergeKey: string, kind: GoKind): Json[] {
-  let toDelete: Json[] = [];
+  const toDelete: Json[] = [];
   if (kind === 'map') {
     validateMergeKeyInLists(mergeKey, toSort, order);
     const keep: Json[] = [];

@@ -10,7 +10,7 @@
  */
 import type { KObject } from '../../api/resource.js';
 import type { Conflict } from './conflict.js';
-import { FieldSet } from './fieldset.js';
+import type { FieldSet } from './fieldset.js';
 import type { TypeNode } from './types.js';
 import { toFieldSet } from './walk.js';
 

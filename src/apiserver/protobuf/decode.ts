@@ -156,7 +156,7 @@ function planOf(type: PB.Type): FieldPlan[] {
 }
 
 type Msg = Record<string, unknown>;
-const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object, k: string): boolean => Object.hasOwn(o, k);
 
 function scalar(v: unknown, bytes: boolean): unknown {
   if (bytes) return Buffer.from(v as Uint8Array).toString('base64');

@@ -130,7 +130,7 @@ export function encodeObject(obj: Obj): EncodedObject {
   const m = obj.metadata as unknown;
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return wholeEncoding(obj);
   const meta = obj.metadata;
-  const had = Object.prototype.hasOwnProperty.call(meta, 'resourceVersion');
+  const had = Object.hasOwn(meta, 'resourceVersion');
   const saved = meta.resourceVersion;
   let text: string;
   try {

@@ -4,7 +4,7 @@ import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 export function labelSelectorMatches(sel: LabelSelector, labels: Record<string, string>): boolean {
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    const has = Object.hasOwn(labels, e.key);
     const v = labels[e.key];
     switch (e.operator) {
       case 'In':

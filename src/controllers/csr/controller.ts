@@ -9,7 +9,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/certificates/signer/signer.go
  */
 import type { CertificateSigningRequest } from 'kubernetes-types/certificates/v1.js';
-import * as x509 from '@peculiar/x509';
+import type * as x509 from '@peculiar/x509';
 import type { KObject } from '../../api/resource.js';
 import { KUBE_APISERVER_CLIENT, KUBE_APISERVER_CLIENT_KUBELET, KUBELET_SERVING, LEGACY_UNKNOWN, parseCSR } from '../../api/certificates/definition.js';
 import { isConflict, isNotFound } from '../../apimachinery/errors.js';

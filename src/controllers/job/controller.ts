@@ -20,7 +20,6 @@
  */
 import type { JobSpec, JobStatus } from 'kubernetes-types/batch/v1.js';
 import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
-import { jsonEqual } from '../../apimachinery/validation.js';
 import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';

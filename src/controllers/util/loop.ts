@@ -10,7 +10,7 @@ import type { KObject } from '../../api/resource.js';
 import { isConflict, isNotFound, isAlreadyExists } from '../../apimachinery/errors.js';
 import { keyOf } from '../../client/informer.js';
 import { RateLimitingQueue, runWorkers } from './workqueue.js';
-import { type Clock } from '../../util/clock.js';
+import type { Clock } from '../../util/clock.js';
 
 export interface ControllerLoopOptions {
   /** controller name for log lines */

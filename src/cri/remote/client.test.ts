@@ -110,6 +110,7 @@ test('ListContainers: state filter in its wrapper; int64 ns timestamps decoded a
   assert.equal(c.state, 'CONTAINER_EXITED');
   assert.equal(c.podSandboxId, 's1');
   assert.deepEqual(c.metadata, { name: 'app', attempt: 2 });
+  // biome-ignore lint/correctness/noPrecisionLoss: the int64 the fake server sent, compared within float precision
   assert.ok(Math.abs(c.createdAt - 1700000000123456789) < 1024, 'ns timestamp within float precision');
 });
 

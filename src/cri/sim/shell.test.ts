@@ -212,6 +212,7 @@ test('which and command -v know the simulated programs', async () => {
 
 test('bash indexed arrays (the indexed-job example); ash has none; rev reverses lines', async () => {
   const h = harness();
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash script
   const script = 'items=(foo bar "baz qux" xyz)\ni=2\necho ${items[$i]} ${items[0]} ${items[1+2]} ${#items[@]} "${items[@]}"\necho ${items[9]}-';
   assert.deepEqual(await h.run(['bash', '-c', script]), { code: 0, out: 'baz qux foo xyz 4 foo bar baz qux xyz\n-\n', err: '' });
   assert.deepEqual(await h.run(['sh', '-c', 'a=(x y); echo no']), { code: 2, out: '', err: 'sh: syntax error: unexpected "("\n' });

@@ -119,7 +119,7 @@ test('container config: log path <name>/<restart>.log, subPath created with the 
 
 test('sandbox config: cgroup parent and RuntimeDefault seccomp; log directory <ns>_<name>_<uid>', () => {
   const p = pod({ containers: [{ name: 'c', securityContext: { privileged: true } }] });
-  const sb = generateSandboxConfig(p, 1, '/k', { clusterDNS: [], clusterDomain: 'cluster.local', resolvConf: '/nonexistent' }, 'node', '/kubepods/besteffort/podu-1');
+  const sb = generateSandboxConfig(p, 1, '/k', { clusterDNS: [], clusterDomain: 'cluster.local', resolvConf: '/nonexistent' }, '/kubepods/besteffort/podu-1');
   assert.equal(sb.logDirectory, '/k/logs/ns_p_u-1');
   assert.equal(sb.linux?.cgroupParent, '/kubepods/besteffort/podu-1');
   assert.equal(sb.linux?.securityContext?.privileged, true);

@@ -103,7 +103,7 @@ export class KubeRuntimeManager {
     if (a.createSandbox) {
       for (const c of [...a.initToStart, ...a.containersToStart]) early.set(c, this.d.images.prefetchStatus(c));
       if (a.sandboxId) this.event(pod, undefined, 'Normal', Reason.SandboxChanged, Msg.sandboxChanged);
-      config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
+      config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, ctx.cgroupParent);
       fs.mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 }); // sync: see writeEtcHosts
       try {
         sandboxId = await this.d.runtime.runPodSandbox(config, pod.spec?.runtimeClassName);
@@ -125,7 +125,7 @@ export class KubeRuntimeManager {
     } else {
       // nothing to start (the steady state of every resync): no config, hosts file or env to prepare
       if (!a.initToStart.length && !a.containersToStart.length && !a.ephemeralToStart.length) return r;
-      config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, this.d.nodeHostname, ctx.cgroupParent);
+      config = generateSandboxConfig(pod, ps.sandboxes[0]?.attempt ?? 0, this.d.kubeletDir, this.d.dns, ctx.cgroupParent);
     }
     const etcHosts = pod.spec?.hostNetwork ? undefined : writeEtcHosts(ctx.podDir, podIPs, config.hostname);
     const env = ctx.envDeps(podIPs);

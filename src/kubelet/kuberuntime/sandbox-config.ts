@@ -78,7 +78,7 @@ export function podLogDir(kubeletDir: string, pod: Pod): string {
  * @param cgroupParent the pod cgroup (cgroupfs path) when the kubelet manages pod cgroups;
  *   else the runtime picks one
  */
-export function generateSandboxConfig(pod: Pod, attempt: number, kubeletDir: string, dns: DNSSettings, nodeHostname: string, cgroupParent?: string): PodSandboxConfig {
+export function generateSandboxConfig(pod: Pod, attempt: number, kubeletDir: string, dns: DNSSettings, cgroupParent?: string): PodSandboxConfig {
   const m = pod.metadata ?? {};
   const spec = pod.spec ?? { containers: [] };
   // hostNetwork pods share the node's UTS namespace: no hostname is set (the runtime keeps the node's)

@@ -146,7 +146,7 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
     return undefined;
   }
 
-  async function containerLogs(req: IncomingMessage, res: ServerResponse, r: Extract<Route, { kind: 'containerLogs' }>, q: URLSearchParams): Promise<void> {
+  async function containerLogs(res: ServerResponse, r: Extract<Route, { kind: 'containerLogs' }>, q: URLSearchParams): Promise<void> {
     let opts;
     try {
       opts = decodePodLogOptions(q);
@@ -208,7 +208,7 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
         return writeText(res, 200, 'ok');
       case 'containerLogs':
         if (req.method !== 'GET' && req.method !== 'HEAD') return writeText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
-        return containerLogs(req, res, r, url.searchParams);
+        return containerLogs(res, r, url.searchParams);
       default:
         return writeText(res, 400, 'Upgrade request required');
     }

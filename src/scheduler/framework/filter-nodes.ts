@@ -95,7 +95,7 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
   let examined = 0;
   while (examined < n && feasible.length < toFind) {
     const need = toFind - feasible.length;
-    const size = Math.min(n - examined, need < MIN_CHUNK ? MIN_CHUNK : need);
+    const size = Math.min(n - examined, Math.max(need, MIN_CHUNK));
     if (buf.length < size) {
       buf = new Array<NodeInfo>(size);
       bufIdx = new Int32Array(size);

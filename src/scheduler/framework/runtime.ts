@@ -363,7 +363,7 @@ export class Framework implements I.Handle {
       const w = this.plugins.scoreWeights[k]!;
       for (let i = 0; i < n; i++) {
         const v = scores[i]!;
-        if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE || v !== v) {
+        if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE || Number.isNaN(v)) {
           return [
             totals,
             asStatus(

@@ -92,7 +92,7 @@ describe('DefaultPreemption', () => {
     assert.equal(client.peek(R.pods, 'default', 'b-0'), undefined);
     assert.ok(client.peek(R.pods, 'default', 'b-1'));
     const patch = client.writes.find((w) => w.verb === 'patch' && w.name === 'b-0');
-    const cond = (patch?.body as { status: { conditions: Record<string, string>[] } }).status.conditions[0]!;
+    const cond = (patch!.body as { status: { conditions: Record<string, string>[] } }).status.conditions[0]!;
     assert.deepEqual(
       { type: cond.type, status: cond.status, reason: cond.reason, message: cond.message },
       { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: 'default-scheduler: preempting to accommodate a higher priority pod' },

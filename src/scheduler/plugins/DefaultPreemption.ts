@@ -160,7 +160,7 @@ export class DefaultPreemption implements PostFilterPlugin {
   calculateNumCandidates(numNodes: number): number {
     let n = Math.trunc((numNodes * this.args.minCandidateNodesPercentage) / 100);
     if (n < this.args.minCandidateNodesAbsolute) n = this.args.minCandidateNodesAbsolute;
-    return n > numNodes ? numNodes : n;
+    return Math.min(n, numNodes);
   }
 
   /**

@@ -175,14 +175,14 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       this.sumRows(cs, index, counted, sums, domains, list, ns);
       nodes = [];
     }
-    nodes: for (let k = 0; k < nodes.length; k++) {
+    nextNode: for (let k = 0; k < nodes.length; k++) {
       const ni = nodes[k]!;
       let r = direct ? k : ni.index;
       if (r >= 0 && list[r] !== ni) r = -1;
       // the node must carry every constraint's key
       for (let i = 0; i < cs.length; i++) {
         const id = r >= 0 ? index[i]!.ids[r]! : index[i]!.idOf(ni.labels[cs[i]!.topologyKey]);
-        if (id < 0) continue nodes;
+        if (id < 0) continue nextNode;
         ids[i] = id;
       }
       for (let i = 0; i < cs.length; i++) {

@@ -360,10 +360,8 @@ export class SpdySession extends EventEmitter {
         if (this.streams.size === 0) this.close();
         else this.once('idle', () => this.close());
         return;
-      case FrameType.SETTINGS:
-      case FrameType.WINDOW_UPDATE:
       default:
-        return; // no flow control (see module doc); unknown control frames are ignored per spec
+        return; // SETTINGS and WINDOW_UPDATE: no flow control (see module doc); unknown control frames are ignored per spec
     }
   }
 

@@ -20,19 +20,19 @@ function compileRequirement(r: NodeSelectorRequirement): Matcher | null {
     case 'In': {
       if (vals.length === 0) return null;
       const set = new Set(vals);
-      return (l) => Object.prototype.hasOwnProperty.call(l, key) && set.has(l[key]!);
+      return (l) => Object.hasOwn(l, key) && set.has(l[key]!);
     }
     case 'NotIn': {
       if (vals.length === 0) return null;
       const set = new Set(vals);
-      return (l) => !Object.prototype.hasOwnProperty.call(l, key) || !set.has(l[key]!);
+      return (l) => !Object.hasOwn(l, key) || !set.has(l[key]!);
     }
     case 'Exists':
       if (vals.length) return null;
-      return (l) => Object.prototype.hasOwnProperty.call(l, key);
+      return (l) => Object.hasOwn(l, key);
     case 'DoesNotExist':
       if (vals.length) return null;
-      return (l) => !Object.prototype.hasOwnProperty.call(l, key);
+      return (l) => !Object.hasOwn(l, key);
     case 'Gt':
     case 'Lt': {
       if (vals.length !== 1 || !INT_RE.test(vals[0]!)) return null;

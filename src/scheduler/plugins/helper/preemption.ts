@@ -58,7 +58,7 @@ export function filterPodsWithPDBViolation(pods: PodInfo[], pdbs: PodDisruptionB
         if ((pdb.metadata?.namespace ?? '') !== (pod.metadata?.namespace ?? '')) continue;
         const sel = selectors[i];
         if (!sel || sel.empty() || !sel.matches(labels)) continue;
-        if (pdb.status?.disruptedPods && Object.prototype.hasOwnProperty.call(pdb.status.disruptedPods, pod.metadata?.name ?? '')) continue;
+        if (pdb.status?.disruptedPods && Object.hasOwn(pdb.status.disruptedPods, pod.metadata?.name ?? '')) continue;
         allowed[i]!--;
         if (allowed[i]! < 0) violated = true;
       }

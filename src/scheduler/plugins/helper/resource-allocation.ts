@@ -174,11 +174,11 @@ export class ResourceAllocationScorer {
         let score = 0;
         let ws = 0;
         if (a0 !== 0) {
-          score += Math.trunc(((q0 > a0 ? a0 : q0) * MAX_NODE_SCORE) / a0) * w0;
+          score += Math.trunc((Math.min(q0, a0) * MAX_NODE_SCORE) / a0) * w0;
           ws += w0;
         }
         if (a1 !== 0) {
-          score += Math.trunc(((q1 > a1 ? a1 : q1) * MAX_NODE_SCORE) / a1) * w1;
+          score += Math.trunc((Math.min(q1, a1) * MAX_NODE_SCORE) / a1) * w1;
           ws += w1;
         }
         return ws === 0 ? 0 : Math.trunc(score / ws);

@@ -38,7 +38,7 @@ export function validateConfigMap(cm: O<ConfigMap>): FieldError[] {
   const bin = cm.binaryData ?? {};
   for (const [key, value] of Object.entries(cm.data ?? {})) {
     for (const m of isConfigMapKey(key)) errs.push(invalid(dataPath.key(key), key, m));
-    if (Object.prototype.hasOwnProperty.call(bin, key)) errs.push(invalid(dataPath.key(key), key, 'duplicate of key present in binaryData'));
+    if (Object.hasOwn(bin, key)) errs.push(invalid(dataPath.key(key), key, 'duplicate of key present in binaryData'));
     total += Buffer.byteLength(value ?? '', 'utf8');
   }
   for (const [key, value] of Object.entries(bin)) {

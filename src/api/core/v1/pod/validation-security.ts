@@ -74,7 +74,7 @@ function validateWindowsOptions(w: { gmsaCredentialSpecName?: string; gmsaCreden
     const n = w.runAsUserName;
     const rp = p.child('runAsUserName');
     if (n.length === 0) errs.push(invalid(rp, n, 'runAsUserName cannot be an empty string'));
-    // eslint-disable-next-line no-control-regex
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is rejected
     else if (/[\x00-\x1f\x7f]/.test(n)) errs.push(invalid(rp, n, 'runAsUserName cannot contain control characters'));
     else if (n.split('\\').length > 2) errs.push(invalid(rp, n, 'runAsUserName cannot contain more than one backslash'));
     else {

@@ -22,7 +22,6 @@ import {
   validateCoreObjectMeta,
   validateDNS1123Label,
   validateLocalDescendingPath,
-  validateQualifiedName,
   validateResourceRequirements,
 } from './validation-common.js';
 import {

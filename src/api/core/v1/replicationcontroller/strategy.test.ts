@@ -22,7 +22,7 @@ test('defaults: selector and labels from the template, replicas 1, template defa
   assert.deepEqual(o.metadata.labels, { app: 'a' });
   assert.equal(o.spec?.replicas, 1);
   assert.equal(o.spec?.template?.spec?.restartPolicy, 'Always');
-  assert.equal(o.spec?.template?.spec?.containers[0]!.terminationMessagePath, '/dev/termination-log');
+  assert.equal(o.spec!.template!.spec!.containers[0]!.terminationMessagePath, '/dev/termination-log');
   assert.deepEqual(msgs(def.validate!(o, ctx)), []);
 
   const keep = rc({ replicas: 0, selector: { app: 'a', tier: 'x' }, template: template({ app: 'a', tier: 'x' }) } as never, { own: 'l' });

@@ -50,7 +50,7 @@ export function goJSONObjectError(text: string): string | undefined {
 
 function checkJSONKey(data: Record<string, string>, key: string, errs: FieldError[]): void {
   const p = Path.root('data').key(key);
-  if (!Object.prototype.hasOwnProperty.call(data, key)) {
+  if (!Object.hasOwn(data, key)) {
     errs.push(required(p, ''));
     return;
   }
@@ -69,7 +69,7 @@ export function validateSecret(s: O<Secret>): FieldError[] {
     total += decodedLength(value) ?? 0;
   }
   if (total > MAX_SECRET_SIZE) errs.push(tooLong(dataPath, '', MAX_SECRET_SIZE));
-  const has = (k: string): boolean => Object.prototype.hasOwnProperty.call(data, k);
+  const has = (k: string): boolean => Object.hasOwn(data, k);
 
   switch (s.type ?? '') {
     case 'kubernetes.io/service-account-token':

@@ -140,7 +140,7 @@ export function validateIngressSpec(spec: IngressSpec | undefined, p: Path): Fie
 export function validateIngressCreate(ing: Ingress): FieldError[] {
   const errs = validateIngressSpec(ing.spec, Path.root('spec'));
   const ann = ing.metadata?.annotations ?? {};
-  if (ing.spec?.ingressClassName != null && Object.prototype.hasOwnProperty.call(ann, INGRESS_CLASS_ANNOTATION)) {
+  if (ing.spec?.ingressClassName != null && Object.hasOwn(ann, INGRESS_CLASS_ANNOTATION)) {
     errs.push(invalid(Path.root('annotations').child(INGRESS_CLASS_ANNOTATION), ann[INGRESS_CLASS_ANNOTATION], 'can not be set when the class field is also set'));
   }
   return errs;
