@@ -7,11 +7,14 @@
  *    it (Nodes, Deployments), 422 `must be specified for an update` where it does not
  *    (PodDisruptionBudgets);
  *  - boolean query parameters decode as upstream's parameter codec: `watch=True` watches,
- *    `watch=0` / `watch=FALSE` list.
+ *    `watch=0` / `watch=FALSE` list;
+ *  - `kubectl certificate approve|deny` (a protobuf PUT to certificatesigningrequests/approval)
+ *    is decoded and applied.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
+import { createCSR } from '../../src/controllers/csr/sign.js';
 
 interface Meta {
   metadata: { resourceVersion?: string; labels?: Record<string, string> } & Record<string, unknown>;
@@ -87,5 +90,21 @@ describe('api semantics (e2e)', () => {
       const out = JSON.parse(ok(['get', '--raw', `/api/v1/namespaces/default/configmaps?watch=${v}&fieldSelector=metadata.name=boolq`])) as { kind: string };
       assert.equal(out.kind, 'ConfigMapList', `watch=${v}`);
     }
+  });
+
+  it('kubectl certificate approve and deny (protobuf bodies on the approval subresource)', async () => {
+    for (const name of ['approve-me', 'deny-me']) {
+      const { csr } = await createCSR(name);
+      const obj = { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: Buffer.from(csr).toString('base64'), signerName: 'example.com/semantics', usages: ['client auth'] } };
+      ok(['create', '-f', '-'], JSON.stringify(obj));
+    }
+    assert.equal(ok(['certificate', 'approve', 'approve-me']).trim(), 'certificatesigningrequest.certificates.k8s.io/approve-me approved');
+    assert.equal(ok(['certificate', 'deny', 'deny-me']).trim(), 'certificatesigningrequest.certificates.k8s.io/deny-me denied');
+    type CSR = Meta & { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } };
+    const a = getJSON('csr', 'approve-me') as CSR;
+    assert.deepEqual(a.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]), [['Approved', 'True', 'KubectlApprove', 'This CSR was approved by kubectl certificate approve.']]);
+    const d = getJSON('csr', 'deny-me') as CSR;
+    assert.deepEqual(d.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]), [['Denied', 'True', 'KubectlDeny', 'This CSR was denied by kubectl certificate deny.']]);
+    assert.match(ok(['get', 'csr', 'approve-me', 'deny-me']), /approve-me\s.*Approved\n[\s\S]*deny-me\s.*Denied\n/);
   });
 });

@@ -34,13 +34,14 @@ export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 const PROTO_FILES = [
   'runtime', 'resource', 'intstr', 'meta-v1', 'core-v1', 'apps-v1', 'batch-v1', 'authorization-v1', 'authentication-v1',
-  'rbac-v1', 'policy-v1', 'scheduling-v1', 'networking-v1', 'autoscaling-v1',
+  'rbac-v1', 'policy-v1', 'scheduling-v1', 'networking-v1', 'autoscaling-v1', 'certificates-v1',
 ];
 
 /**
  * apiVersion + kind → message name, for the kinds k8ts decodes: every kind a
- * `kubectl create <generator>` (1.32+) or `kubectl auth` command sends, plus Pod, Binding
- * and Eviction, which client-go based components send as protobuf.
+ * `kubectl create <generator>` (1.32+) or `kubectl auth` command sends, the
+ * CertificateSigningRequest `kubectl certificate approve|deny` PUTs, plus Pod, Binding and
+ * Eviction, which client-go based components send as protobuf.
  */
 const KINDS: Record<string, string> = {
   'v1/Namespace': 'k8s.io.api.core.v1.Namespace',
@@ -68,6 +69,7 @@ const KINDS: Record<string, string> = {
   'scheduling.k8s.io/v1/PriorityClass': 'k8s.io.api.scheduling.v1.PriorityClass',
   'networking.k8s.io/v1/Ingress': 'k8s.io.api.networking.v1.Ingress',
   'autoscaling/v1/HorizontalPodAutoscaler': 'k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler',
+  'certificates.k8s.io/v1/CertificateSigningRequest': 'k8s.io.api.certificates.v1.CertificateSigningRequest',
 };
 
 /**
@@ -197,6 +199,7 @@ function messageJSON(type: PB.Type, m: Msg): unknown {
     case '.k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1':
       return rawJSON(hasOwn(m, 'Raw') ? (m.Raw as Uint8Array) : undefined) ?? {};
     case '.k8s.io.api.authentication.v1.ExtraValue':
+    case '.k8s.io.api.certificates.v1.ExtraValue':
       return (m.items as string[] | undefined) ?? [];
     default:
       return toJSON(type, m);
