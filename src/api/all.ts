@@ -36,6 +36,8 @@ import { ingressDefinition } from './networking/v1/ingress/strategy.js';
 import { ingressClassDefinition } from './networking/v1/ingressclass/strategy.js';
 import { customResourceDefinitionDefinition } from './apiextensions/v1/customresourcedefinition/strategy.js';
 import { storageV1Definitions } from './storage/v1/index.js';
+import { admissionRegistrationV1Definitions } from './admissionregistration/v1/index.js';
+import { apiServiceDefinition } from './apiregistration/v1/apiservice/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -87,6 +89,8 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     ingressDefinition as ResourceDefinition,
     ingressClassDefinition as ResourceDefinition,
     ...storageV1Definitions,
+    ...admissionRegistrationV1Definitions,
+    apiServiceDefinition as ResourceDefinition,
     // custom resources of established CRDs are added at runtime (src/apiserver/apiextensions)
     customResourceDefinitionDefinition as ResourceDefinition,
   ];

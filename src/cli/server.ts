@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { UserInfo } from '../api/resource.js';
 import { allDefinitions } from '../api/all.js';
+import { ensureLocalAPIServices } from '../apiserver/bootstrap/apiservices.js';
 import { APIServer } from '../apiserver/apiserver.js';
 import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
 import { ensurePKI } from '../pki/pki.js';
@@ -171,6 +172,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: componentUserAgent(u.username) });
   await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
   await security.bootstrap(clientFor(identities.apiserver));
+  await ensureLocalAPIServices(clientFor(identities.apiserver), api.definitions);
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
   bootstrapped = true;

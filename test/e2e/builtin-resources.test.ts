@@ -123,4 +123,86 @@ nodeTopology: {matchLabels: {topology.hostpath.csi/node: e2e-node}}
       );
     });
   });
+
+  describe('admissionregistration.k8s.io/v1', () => {
+    it('published ValidatingAdmissionPolicy and binding apply and print upstream columns', () => {
+      assert.equal(ok(['apply', '-f', m('vap-basic-example-policy.yaml')]).trim(), 'validatingadmissionpolicy.admissionregistration.k8s.io/demo-policy.example.com created');
+      assert.equal(ok(['apply', '-f', m('vap-basic-example-binding.yaml')]).trim(), 'validatingadmissionpolicybinding.admissionregistration.k8s.io/demo-binding-test.example.com created');
+      assert.deepEqual(rows(ok(['get', 'validatingadmissionpolicies'])), [
+        ['NAME', 'VALIDATIONS', 'PARAMKIND', 'AGE'],
+        ['demo-policy.example.com', '1', '<unset>', '<age>'],
+      ]);
+      assert.deepEqual(rows(ok(['get', 'validatingadmissionpolicybindings'])), [
+        ['NAME', 'POLICYNAME', 'PARAMREF', 'AGE'],
+        ['demo-binding-test.example.com', 'demo-policy.example.com', '<unset>', '<age>'],
+      ]);
+      assert.equal(ok(['get', 'validatingadmissionpolicybinding', 'demo-binding-test.example.com', '-o', 'jsonpath={.spec.matchResources.matchPolicy}']), 'Equivalent');
+    });
+
+    it('a ValidatingWebhookConfiguration as the docs write it: defaults, WEBHOOKS column; a missing sideEffects and an http URL are rejected', () => {
+      const cfg = (extra: string): string => `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: "pod-policy.example.com"
+webhooks:
+- name: "pod-policy.example.com"
+  rules:
+  - apiGroups:   [""]
+    apiVersions: ["v1"]
+    operations:  ["CREATE"]
+    resources:   ["pods"]
+    scope:       "Namespaced"
+  admissionReviewVersions: ["v1"]
+${extra}`;
+      assert.equal(
+        ok(['apply', '-f', '-'], cfg('  clientConfig:\n    service:\n      namespace: "example-namespace"\n      name: "example-service"\n    caBundle: "Y2E="\n  sideEffects: None\n  timeoutSeconds: 5\n')).trim(),
+        'validatingwebhookconfiguration.admissionregistration.k8s.io/pod-policy.example.com created',
+      );
+      assert.deepEqual(rows(ok(['get', 'validatingwebhookconfigurations'])), [['NAME', 'WEBHOOKS', 'AGE'], ['pod-policy.example.com', '1', '<age>']]);
+      assert.equal(
+        ok(['get', 'validatingwebhookconfiguration', 'pod-policy.example.com', '-o', 'jsonpath={.webhooks[0].failurePolicy} {.webhooks[0].matchPolicy} {.webhooks[0].clientConfig.service.port} {.webhooks[0].rules[0].resources}']),
+        'Fail Equivalent 443 ["pods"]',
+      );
+      const err = fails(['create', '-f', '-'], cfg('  clientConfig:\n    url: "http://example.com/hook"\n').replace('name: "pod-policy.example.com"\nwebhooks', 'name: "other"\nwebhooks'));
+      assert.equal(
+        err,
+        'The ValidatingWebhookConfiguration "other" is invalid: \n' +
+          '* webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun\n' +
+          "* webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
+      );
+    });
+  });
+
+  describe('apiregistration.k8s.io/v1', () => {
+    it('`kubectl get apiservices` lists a Local, Available APIService per built-in group-version', () => {
+      const out = rows(ok(['get', 'apiservices']));
+      assert.deepEqual(out[0], ['NAME', 'SERVICE', 'AVAILABLE', 'AGE']);
+      assert.deepEqual(
+        out.slice(1).map((r) => r[0]),
+        [
+          'v1.',
+          'v1.admissionregistration.k8s.io',
+          'v1.apiextensions.k8s.io',
+          'v1.apiregistration.k8s.io',
+          'v1.apps',
+          'v1.authentication.k8s.io',
+          'v1.authorization.k8s.io',
+          'v1.autoscaling',
+          'v1.batch',
+          'v1.certificates.k8s.io',
+          'v1.coordination.k8s.io',
+          'v1.discovery.k8s.io',
+          'v1.events.k8s.io',
+          'v1.networking.k8s.io',
+          'v1.policy',
+          'v1.rbac.authorization.k8s.io',
+          'v1.scheduling.k8s.io',
+          'v1.storage.k8s.io',
+          'v2.autoscaling',
+        ],
+      );
+      for (const r of out.slice(1)) assert.deepEqual(r.slice(1), ['Local', 'True', '<age>'], r[0]);
+      assert.equal(ok(['get', 'apiservice', 'v1.apps', '-o', 'jsonpath={.spec.groupPriorityMinimum}/{.spec.versionPriority} {.status.conditions[0].reason}: {.status.conditions[0].message}']), '17800/15 Local: Local APIServices are always available');
+    });
+  });
 });

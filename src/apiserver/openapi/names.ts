@@ -22,6 +22,7 @@ const SPECIAL_PREFIXES: Record<string, string> = {
   runtime: 'io.k8s.apimachinery.pkg.runtime',
   version: 'io.k8s.apimachinery.pkg.version',
   'apiextensions/v1': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1',
+  'apiregistration/v1': 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1',
 };
 
 /**

@@ -19,6 +19,7 @@ import ts from 'typescript';
 import { INT_OR_STRING, modulePrefix, splitAPIVersion, type GVK } from '../names.js';
 import {
   ATOMIC_STRUCTS,
+  EMBEDDED_FIELDS,
   BYTE_FIELDS,
   DOUBLE_FIELDS,
   INT32_EXCEPTIONS,
@@ -46,10 +47,11 @@ const IOS_DESCRIPTION =
  * Reads every `.d.ts` under `typesDir` and returns the schemas keyed by upstream name,
  * in sorted key order (so the JSON output is stable).
  */
-export function generateSchemas(typesDir: string): Record<string, Schema> {
+export function generateSchemas(typesDir: string, extraDirs: readonly string[] = [EXTRA_TYPES_DIR]): Record<string, Schema> {
   const modules = new Map<string, Module>();
-  for (const file of listDts(typesDir)) {
-    const path = relative(typesDir, file).replace(/\\/g, '/').replace(/\.d\.ts$/, '');
+  const files = [typesDir, ...extraDirs].flatMap((dir) => listDts(dir).map((file) => ({ dir, file })));
+  for (const { dir, file } of files) {
+    const path = relative(dir, file).replace(/\\/g, '/').replace(/\.d\.ts$/, '');
     const text = readFileSync(file, 'utf8');
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     const mod: Module = { path, file: sf, imports: new Map(), decls: new Map() };
@@ -145,6 +147,16 @@ class Generator {
         p['x-kubernetes-list-type'] = lt.type;
       }
       properties[field] = p;
+    }
+    const embedded = EMBEDDED_FIELDS.get(`${mod.path}#${name}`);
+    if (embedded) {
+      for (const [field, p] of Object.entries(embedded)) properties[field] = structuredClone(p);
+      const sorted = Object.keys(properties).sort((a, b) => a.localeCompare(b));
+      for (const k of sorted) {
+        const v = properties[k]!;
+        delete properties[k];
+        properties[k] = v;
+      }
     }
     if (Object.keys(properties).length) s.properties = properties;
     if (required.length) s.required = required;
@@ -293,6 +305,12 @@ const here = dirname(new URL(import.meta.url).pathname);
 
 /** Default location of the kubernetes-types package (the repository's node_modules). */
 export const DEFAULT_TYPES_DIR = join(here, '../../../../node_modules/kubernetes-types');
+
+/**
+ * Declarations of API types kubernetes-types lacks (kube-aggregator's apiregistration.k8s.io),
+ * in its style, generated alongside it.
+ */
+export const EXTRA_TYPES_DIR = join(here, 'extra-types');
 
 /** Where the generated schemas are committed. */
 export const GENERATED_FILE = join(here, '../generated/schemas.json');

@@ -60,6 +60,7 @@ export const BYTE_FIELDS: ReadonlySet<string> = new Set([
   'admissionregistration/v1beta1#WebhookClientConfig.caBundle',
   'admissionregistration/v1alpha1#WebhookClientConfig.caBundle',
   'apiextensions/v1#WebhookClientConfig.caBundle',
+  'apiregistration/v1#APIServiceSpec.caBundle',
 ]);
 
 /** Types whose struct is replaced as a whole by server-side apply (`x-kubernetes-map-type: atomic`). */
@@ -115,6 +116,7 @@ admissionregistration/v1#ValidatingAdmissionPolicySpec.matchConditions map name
 admissionregistration/v1#ValidatingAdmissionPolicySpec.validations atomic
 admissionregistration/v1#ValidatingAdmissionPolicySpec.variables map name
 admissionregistration/v1#ValidatingAdmissionPolicyStatus.conditions map type
+apiregistration/v1#APIServiceStatus.conditions map type
 admissionregistration/v1#ValidatingWebhook.admissionReviewVersions atomic
 admissionregistration/v1#ValidatingWebhook.matchConditions map name
 admissionregistration/v1#ValidatingWebhook.rules atomic
@@ -365,4 +367,34 @@ export const LIST_TYPES: ReadonlyMap<string, ListTypeInfo> = new Map(
       if (keys) info.mapKeys = keys.split(',');
       return [key!, info];
     }),
+);
+
+/**
+ * Fields of embedded Go structs that the kubernetes-types declarations drop: the
+ * admission rules inline `Rule` (`resources`, `scope`), which upstream's OpenAPI lists
+ * on RuleWithOperations and NamedRuleWithOperations.
+ *
+ * @see https://github.com/kubernetes/api/blob/release-1.32/admissionregistration/v1/types.go (Rule)
+ */
+const RULE_FIELDS: Readonly<Record<string, { [k: string]: unknown }>> = {
+  resources: {
+    description:
+      "Resources is a list of resources this rule applies to.\n\nFor example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.\n\nIf wildcard is present, the validation rule will ensure resources do not overlap with each other.\n\nDepending on the enclosing object, subresources might not be allowed. Required.",
+    items: { type: 'string' },
+    type: 'array',
+    'x-kubernetes-list-type': 'atomic',
+  },
+  scope: {
+    description:
+      'scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".',
+    type: 'string',
+  },
+};
+
+/** `<module>#<Type>` → properties to add (see RULE_FIELDS). */
+export const EMBEDDED_FIELDS: ReadonlyMap<string, Readonly<Record<string, { [k: string]: unknown }>>> = new Map(
+  ['v1', 'v1beta1', 'v1alpha1'].flatMap((v) => [
+    [`admissionregistration/${v}#RuleWithOperations`, RULE_FIELDS],
+    [`admissionregistration/${v}#NamedRuleWithOperations`, RULE_FIELDS],
+  ]),
 );

@@ -1,0 +1,16 @@
+/**
+ * admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration (cluster-scoped, category
+ * `api-extensions`). Storage, defaults and validation only: calling the webhooks is the
+ * admission chain's job.
+ *
+ * @see ../webhook.ts
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/admissionregistration/validatingwebhookconfiguration/strategy.go
+ */
+import type { ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+import type { K } from '../../../core/v1/shared/types.js';
+import type { ResourceDefinition } from '../../../resource.js';
+import { webhookConfigurationDefinition } from '../webhook.js';
+
+/** admissionregistration.k8s.io/v1 validatingwebhookconfigurations. */
+export const validatingWebhookConfigurationDefinition: ResourceDefinition<K<ValidatingWebhookConfiguration>> =
+  webhookConfigurationDefinition<K<ValidatingWebhookConfiguration>>('ValidatingWebhookConfiguration');
