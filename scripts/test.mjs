@@ -36,7 +36,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 /** Test files that need the host's packages or the kubectl/helm binaries. */
-const HOST_NEEDS = /support\/(containerd|registry|images|deps|tools)\.js|containerd-(cluster|images)\.js|\/harness\.js/;
+const HOST_NEEDS = /support\/(containerd|registry|images|etcd|deps|tools)\.js|containerd-(cluster|images)\.js|\/harness\.js/;
 const needHost = files.some((f) => f.startsWith('test/e2e/') || HOST_NEEDS.test(readFileSync(join(root, f), 'utf8')));
 if (needHost) await ensureHostDeps();
 

@@ -80,3 +80,11 @@ test('the published example manifests are in the repository, each with its sourc
   assert.ok(yamls.length > 0, 'YAML manifests in test/fixtures/manifests');
   for (const n of yamls) assert.match(readFileSync(join(dir, n), 'utf8').split('\n')[0], /^# source: \S+ \S+ \(commit [0-9a-f]{40}\)$/, n);
 });
+
+test('the package probes of test/support/deps.ts are the packages of scripts/install-deps.sh', async () => {
+  const { PACKAGES } = await import('./support/deps.js');
+  const script = readFileSync(join(ROOT, 'scripts', 'install-deps.sh'), 'utf8');
+  const list = /^PKGS=\(([^)]*)\)/m.exec(script);
+  assert.ok(list, 'PKGS=(…) in scripts/install-deps.sh');
+  assert.deepEqual(Object.keys(PACKAGES).sort(), list[1].split(/\s+/).filter(Boolean).sort());
+});

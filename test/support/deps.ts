@@ -27,6 +27,7 @@ export const PACKAGES = {
   'libc6-dev': { files: ['/usr/include/stdio.h'] },
   'docker-registry': { program: 'docker-registry' },
   'etcd-server': { program: 'etcd' },
+  'etcd-client': { program: 'etcdctl' },
   iproute2: { program: 'ip' },
   iptables: { program: 'iptables' },
 } as const satisfies Record<string, Probe>;
@@ -36,6 +37,8 @@ export type DebianPackage = keyof typeof PACKAGES;
 
 /** What a real-container test needs: the runtime, the CNI plugins and the tools of the host network. */
 export const CONTAINERD_PACKAGES: readonly DebianPackage[] = ['containerd', 'runc', 'containernetworking-plugins', 'iproute2', 'iptables'];
+/** What a test etcd needs: the server, and etcdctl for reads and snapshots. */
+export const ETCD_PACKAGES: readonly DebianPackage[] = ['etcd-server', 'etcd-client'];
 /** What scripts/images/build.sh needs to build the offline test images. */
 export const IMAGE_BUILD_PACKAGES: readonly DebianPackage[] = ['gcc', 'libc6-dev', 'busybox-static', 'umoci'];
 

@@ -5,7 +5,8 @@
  * PKI code). `stop()` stops it by PID and deletes its files; `restart` variants are
  * built by passing an existing `dataDir`.
  *
- * When etcd is not installed, `startTestEtcd` throws: tests fail, saying so.
+ * When etcd or etcdctl is not installed, `startTestEtcd` throws one line naming the package:
+ * tests fail, saying so (test/support/deps.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:https';
@@ -14,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCA, issueCert } from '../../src/pki/pki.js';
 import { findExecutable } from '../../src/cri/containerd/supervisor.js';
+import { ETCD_PACKAGES, requirePackages } from './deps.js';
 import { freePort } from './ports.js';
 import { startProcess, waitUntil, type TestProcess } from './proc.js';
 import { makeTempDir, type TempDir } from './tmp.js';
@@ -95,10 +97,11 @@ function healthy(endpoint: string, tls?: EtcdTLSFiles): Promise<boolean> {
 
 /**
  * Starts etcd and waits until it is healthy.
- * @throws Error when etcd is not installed or does not become healthy within 30 s
+ * @throws Error naming the missing package and `sudo scripts/install-deps.sh` when etcd or
+ *   etcdctl is not installed; when etcd does not become healthy within 30 s
  */
 export async function startTestEtcd(o: TestEtcdOptions = {}): Promise<TestEtcd> {
-  if (!findExecutable('etcd')) throw new Error('etcd is not installed: run scripts/install-deps.sh (package etcd-server)');
+  requirePackages(ETCD_PACKAGES, 'the test etcd');
   const tmp: TempDir = makeTempDir('k8ts-etcd-');
   const dataDir = o.dataDir ?? join(tmp.path, 'data');
   const name = o.name ?? 'default';
