@@ -14,7 +14,7 @@ import { Snapshot } from '../src/scheduler/framework/snapshot.js';
 import { staticListers } from '../src/scheduler/framework/listers.js';
 import { newInTreeRegistry } from '../src/scheduler/plugins/registry.js';
 import { schedulePod } from '../src/scheduler/schedule-one.js';
-import { FakeClient } from '../src/scheduler/testing/fake-client.js';
+import { FakeClient } from '../src/client/testing/fake-client.js';
 import { realClock } from '../src/scheduler/queue/scheduling-queue.js';
 import { Nominator } from '../src/scheduler/queue/nominator.js';
 import { nodeDefault, podAntiAffinity, podDefault, podNodeAffinity, podTopologySpreading, type PodTemplate } from './scheduler-workloads.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KObject } from '../api/resource.js';
-import { FakeClient } from '../scheduler/testing/fake-client.js';
+import { FakeClient } from './testing/fake-client.js';
 import { LeaderElector, type LeaderElectionConfig } from './leaderelection.js';
 import { R, type Client } from './types.js';
 

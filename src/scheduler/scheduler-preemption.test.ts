@@ -6,7 +6,7 @@ import type { EventRecorder, EventType } from '../client/events.js';
 import { R } from '../client/types.js';
 import { parseConfig } from './config/config.js';
 import { startScheduler, type RunningScheduler } from './index.js';
-import { FakeClient } from './testing/fake-client.js';
+import { FakeClient } from '../client/testing/fake-client.js';
 import { makeNode, makePod } from './testing/wrappers.js';
 
 interface Rec {

@@ -9,7 +9,7 @@ import { defaultProfile } from './framework/profile.js';
 import { Registry } from './framework/registry.js';
 import { Code, Status } from './framework/status.js';
 import { Scheduler } from './scheduler.js';
-import { FakeClient } from './testing/fake-client.js';
+import { FakeClient } from '../client/testing/fake-client.js';
 import { makeNode, makePod } from './testing/wrappers.js';
 
 interface Rec {

@@ -9,7 +9,7 @@ import type { KObject } from '../../api/resource.js';
 import { R } from '../../client/types.js';
 import { SimRuntime } from '../../cri/sim/runtime.js';
 import { startKubelet, type KubeletHandle } from '../index.js';
-import { FakeClient } from './fake-client.js';
+import { FakeClient } from '../../client/testing/fake-client.js';
 import { FakeClock } from '../../util/fake-clock.js';
 
 export const NODE = 'node-1';
@@ -31,7 +31,7 @@ export interface Harness {
 
 export async function newHarness(opts: { start?: boolean } = {}): Promise<Harness> {
   const clock = new FakeClock();
-  const client = new FakeClient(() => clock.now());
+  const client = new FakeClient({ now: () => clock.now(), gracefulPodDeletion: true });
   const runtime = new SimRuntime({ clock });
   const dataDir = mkdtempSync(join(tmpdir(), 'k8ts-kubelet-'));
   const h: Harness = {

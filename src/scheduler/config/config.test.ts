@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Framework } from '../framework/runtime.js';
 import { newInTreeRegistry } from '../plugins/registry.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../client/testing/fake-client.js';
 import { ConfigError, parseConfig, parseGoDuration } from './config.js';
 
 const HEAD = 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n';

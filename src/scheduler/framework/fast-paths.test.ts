@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { Cache } from '../cache/cache.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../client/testing/fake-client.js';
 import { makeNode, makePod } from '../testing/wrappers.js';
 import { newInTreeRegistry } from '../plugins/registry.js';
 import { CycleState } from './cycle-state.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { newInTreeRegistry } from '../plugins/registry.js';
 import { numFeasibleNodesToFind, selectHost } from '../schedule-one.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../client/testing/fake-client.js';
 import { nodeInfoOf } from '../testing/framework-helpers.js';
 import { makeNode, makePod } from '../testing/wrappers.js';
 import { CycleState, type StateData } from './cycle-state.js';

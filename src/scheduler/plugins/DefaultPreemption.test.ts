@@ -11,7 +11,7 @@ import { defaultProfile } from '../framework/profile.js';
 import { Framework } from '../framework/runtime.js';
 import { Snapshot } from '../framework/snapshot.js';
 import { Code, Status } from '../framework/status.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../client/testing/fake-client.js';
 import { nodeInfoOf } from '../testing/framework-helpers.js';
 import { makeNode, makePod } from '../testing/wrappers.js';
 import { DefaultPreemption, ErrReasonPolicyNever } from './DefaultPreemption.js';

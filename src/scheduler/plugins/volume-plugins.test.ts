@@ -7,7 +7,7 @@ import { staticListers, type StaticObjects } from '../framework/listers.js';
 import type { NodeInfo } from '../framework/node-info.js';
 import { Snapshot } from '../framework/snapshot.js';
 import { Code } from '../framework/status.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../client/testing/fake-client.js';
 import { nodeInfoOf, testHandle } from '../testing/framework-helpers.js';
 import { makeNode, makePod } from '../testing/wrappers.js';
 import * as VB from './VolumeBinding.js';

@@ -11,7 +11,7 @@ import { NodeInfo } from '../framework/node-info.js';
 import { Snapshot } from '../framework/snapshot.js';
 import type { Status } from '../framework/status.js';
 import { PodInfo } from '../framework/types.js';
-import { FakeClient } from './fake-client.js';
+import { FakeClient } from '../../client/testing/fake-client.js';
 
 /** A NodeInfo of `node` with `pods` placed on it. */
 export function nodeInfoOf(node: Node, ...pods: Pod[]): NodeInfo {
