@@ -10,7 +10,7 @@ import type { Client } from '../client/types.js';
 import type { Runtime } from '../cri/api.js';
 import { SimRuntime } from '../cri/sim/index.js';
 import { startKubelet, type KubeletHandle } from '../kubelet/index.js';
-import { startNodeRuntime, type NodeRuntime } from '../kubelet/runtime-setup.js';
+import { startNodeRuntime, type NodeRuntime } from '../cri/runtime-setup.js';
 import { startKubeletServer } from '../kubelet/server/server.js';
 import { pauseImageLayout } from './pause-image.js';
 

@@ -11,6 +11,7 @@
  *
  * @see https://github.com/kubernetes/cri-api/blob/master/pkg/apis/runtime/v1/api.proto
  */
+import type { Readable } from 'node:stream';
 
 export interface KeyValuePair {
   key: string;
@@ -303,10 +304,64 @@ export interface ImageService {
   imageFsInfo(): Promise<{ usedBytes: number; inodesUsed: number; mountpoint: string }[]>;
 }
 
+/**
+ * What the kubelet may rely on besides the CRI calls, where it acts on the host beside
+ * the runtime (in the manner of CRI's RuntimeHandlerFeatures in the Status response).
+ */
+export interface RuntimeFeatures {
+  /**
+   * Containers are host processes: they see the memory-backed (tmpfs) volumes the
+   * kubelet mounts and run inside the pod cgroups it creates. False: the kubelet keeps
+   * volumes as plain directories and leaves cgroups alone.
+   */
+  readonly hostProcesses: boolean;
+  /**
+   * Pod IPs are reachable from the node, so httpGet/tcpSocket/grpc probes connect to
+   * them. False: no traffic reaches a pod and such probes succeed without connecting.
+   */
+  readonly podNetwork: boolean;
+}
+
+/** One exec session served in-process: the streams of {@link InProcessStreaming.execStream}. */
+export interface ExecStreamSession {
+  /** allocate a terminal (everything arrives as stdout) */
+  tty: boolean;
+  /** the client's stdin; its end is the program's end of input */
+  stdin?: Readable;
+  /** output, as it is written */
+  write(stream: 'stdout' | 'stderr', data: Buffer): void;
+  /** aborting kills the session (the client went away) */
+  signal?: AbortSignal;
+}
+
+/**
+ * Exec and attach served in the kubelet's process, for a runtime without a CRI
+ * streaming server (its exec/attach/portForward answer `Unimplemented`): the
+ * simulated runtime.
+ */
+export interface InProcessStreaming {
+  /**
+   * Runs `cmd` in the container with live streams; resolves to its exit status.
+   * @throws CRIError NotFound for an unknown container, Unknown when it is not running
+   */
+  execStream(containerId: string, cmd: string[], session: ExecStreamSession): Promise<number>;
+  /**
+   * Feeds `stdin` to the main process of a container created with `stdin: true` (through
+   * its terminal when it has `tty: true`) until the stream ends, `signal` aborts or the
+   * container stops; the process's output reaches the client through the container log.
+   * @throws CRIError NotFound for an unknown container; Unknown when it is not running;
+   *   InvalidArgument when it was created without `stdin`
+   */
+  attachStdin(containerId: string, stdin: Readable, signal: AbortSignal): Promise<void>;
+}
+
 /** A runtime = both services; `close()` releases connections or child processes. */
 export interface Runtime extends RuntimeService, ImageService {
-  /** "sim" or "remote" — shown on the node (label k8ts.io/runtime) and in the banner. */
+  /** "sim" or "remote" — shown on the node (label k8ts.io/runtime) and in the banner; never a switch for behaviour (see {@link features}). */
   readonly kind: 'sim' | 'remote';
+  readonly features: RuntimeFeatures;
+  /** set by a runtime without a CRI streaming server that serves exec/attach in-process */
+  readonly inProcessStreaming?: InProcessStreaming;
   close(): Promise<void>;
 }
 

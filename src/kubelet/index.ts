@@ -6,9 +6,9 @@
  *
  * Layout on disk (under `<dataDir>/kubelet`): `pods/<uid>/volumes/kubernetes.io~<plugin>/<name>`,
  * `pods/<uid>/etc-hosts`, `pods/<uid>/containers/<name>/<id>` (termination messages),
- * `logs/<ns>_<name>_<uid>/<container>/<restart>.log` (CRI-format logs). On a real
- * runtime with `cgroupRoot`, each pod also gets `<cgroupRoot>/kubepods[/<qos>]/pod<uid>`.
- * The runtime itself is picked by {@link startNodeRuntime} (runtime-setup.ts).
+ * `logs/<ns>_<name>_<uid>/<container>/<restart>.log` (CRI-format logs). Where the
+ * runtime's containers are host processes and `cgroupRoot` is set, each pod also gets `<cgroupRoot>/kubepods[/<qos>]/pod<uid>`.
+ * The runtime itself is picked by `startNodeRuntime` (src/cri/runtime-setup.ts).
  *
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/
  */
@@ -29,7 +29,6 @@ import { PodCgroups } from './cm/pod-cgroups.js';
 export { Kubelet } from './kubelet.js';
 export { simulatedNetworkProber, type NetworkProber, type ProbeOutcome } from './prober/probe.js';
 export { hostNetworkProber } from './prober/network.js';
-export { startNodeRuntime, type NodeRuntime, type NodeRuntimeOptions } from './runtime-setup.js';
 export { KUBELET_VERSION } from './nodestatus/setters.js';
 
 export interface KubeletOptions {
@@ -53,12 +52,12 @@ export interface KubeletOptions {
   clusterDNS?: string[];
   /** default "cluster.local" */
   clusterDomain?: string;
-  /** httpGet/tcpSocket/grpc probes (default: simulated success on `sim` runtimes, {@link hostNetworkProber} on `remote`) */
+  /** httpGet/tcpSocket/grpc probes (default: {@link hostNetworkProber} where the runtime's pod IPs are reachable — `features.podNetwork` — else simulated success) */
   networkProber?: NetworkProber;
   /**
    * upstream `--cgroup-root`: when set, every pod gets the cgroup
    * `<cgroupRoot>/kubepods[/burstable|/besteffort]/pod<uid>` (created with the pod's
-   * limits, removed with the pod); unset: the runtime places pods. Ignored on `sim`.
+   * limits, removed with the pod); unset: the runtime places pods. Ignored unless the runtime's containers are host processes (`features.hostProcesses`).
    */
   cgroupRoot?: string;
   /** the kubelet server's port, published as status.daemonEndpoints (default 10250) */
@@ -89,8 +88,8 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
   nodeStatus.start();
   const lease = new NodeLease(o.client, clock, o.nodeName, () => nodeStatus.uid);
   lease.start();
-  const network = o.networkProber ?? (o.runtime.kind === 'remote' ? hostNetworkProber : simulatedNetworkProber);
-  const cgroups = o.cgroupRoot !== undefined && o.runtime.kind === 'remote' ? new PodCgroups(o.cgroupRoot) : undefined;
+  const network = o.networkProber ?? (o.runtime.features.podNetwork ? hostNetworkProber : simulatedNetworkProber);
+  const cgroups = o.cgroupRoot !== undefined && o.runtime.features.hostProcesses ? new PodCgroups(o.cgroupRoot) : undefined;
   const kubelet = new Kubelet({
     client: o.client,
     runtime: o.runtime,

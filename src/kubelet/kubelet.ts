@@ -115,8 +115,8 @@ export class Kubelet {
     this.podInformer = new Informer(o.client, R.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
     this.svcInformer = new Informer(o.client, R.services);
     this.status = new StatusManager(o.client, (e, p) => log(`status update of ${p} failed`, e));
-    // tmpfs only for real containers (a simulated one would never see it)
-    this.volumes = new VolumeManager(o.kubeletDir, o.clock, undefined, o.runtime.kind === 'remote' && process.getuid?.() === 0);
+    // tmpfs only where containers are host processes (a simulated one would never see it)
+    this.volumes = new VolumeManager(o.kubeletDir, o.clock, undefined, o.runtime.features.hostProcesses && process.getuid?.() === 0);
     this.prober = new ProberManager(o.runtime, o.recorder, o.clock, o.network, (uid) => this.workers.wake(uid));
     const images = new ImageManager(o.runtime, o.recorder, o.clock, (ns, n) => this.getSecret(ns, n));
     this.runtimeManager = new KubeRuntimeManager({

@@ -11,7 +11,7 @@ import type {
   ExecSyncResult, Image, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter, PodSandboxStatus,
   PortForwardRequest, Runtime, RuntimeCondition, VersionInfo,
 } from '../api.js';
-import { CRIError } from '../api.js';
+import { CRIError, type RuntimeFeatures } from '../api.js';
 import { CRIClient, DEFAULT_REQUEST_TIMEOUT_MS } from './client.js';
 import {
   fromContainer, fromContainerStatus, fromImage, fromPodSandbox, fromPodSandboxStatus, toWireContainerConfig,
@@ -34,6 +34,8 @@ export interface RemoteRuntimeOptions {
  */
 export class RemoteRuntime implements Runtime {
   readonly kind = 'remote' as const;
+  /** real containers on this host */
+  readonly features: RuntimeFeatures = { hostProcesses: true, podNetwork: true };
   readonly client: CRIClient;
   private readonly timeout: number;
   private readonly pullTimeout: number;

@@ -14,7 +14,7 @@ import { hostname as osHostname } from 'node:os';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import { CRIError, type ExecSyncResult } from '../api.js';
+import { CRIError, type ExecStreamSession, type ExecSyncResult } from '../api.js';
 import { SimFs, type SimFsSnapshot } from './fs.js';
 import { imageProfile } from './image-profiles.js';
 import { CRILogWriter } from './logs.js';
@@ -31,16 +31,8 @@ const IGNORES_SIGTERM = new Set(['sh', 'bash', 'ash', 'dash', 'sleep']);
 const ns = (ms: number): number => ms * 1e6;
 
 /** A streaming exec (`kubectl exec [-i] [-t]`), beyond CRI's ExecSync. */
-export interface SimExecSession {
-  /** allocate a terminal: echo, line editing, Ctrl-C / Ctrl-D, CR LF output (tty.ts) */
-  tty: boolean;
-  /** the client's stdin; its end is the program's end of input */
-  stdin?: Readable;
-  /** output (with a terminal, everything arrives as stdout) */
-  write(stream: 'stdout' | 'stderr', data: Buffer): void;
-  /** aborting kills the session (the client went away) */
-  signal?: AbortSignal;
-}
+/** The streams of one in-process exec session (the CRI-side {@link ExecStreamSession}). */
+export type SimExecSession = ExecStreamSession;
 
 export interface HostDeps {
   clock: SimClock;

@@ -37,8 +37,10 @@ import {
   type PodSandboxFilter,
   type PodSandboxStatus,
   type PortForwardRequest,
+  type InProcessStreaming,
   type Runtime,
   type RuntimeCondition,
+  type RuntimeFeatures,
   type VersionInfo,
 } from '../api.js';
 import { containerBehavior, resolveBehavior, type SimImageRule } from './behavior.js';
@@ -94,6 +96,10 @@ const newId = (): string => randomBytes(32).toString('hex');
 
 export class SimRuntime implements Runtime {
   readonly kind = 'sim' as const;
+  /** no process runs, no pod IP answers */
+  readonly features: RuntimeFeatures = { hostProcesses: false, podNetwork: false };
+  /** exec and attach without a streaming server: {@link execStream}, {@link attachStdin} */
+  readonly inProcessStreaming: InProcessStreaming = this;
   private readonly clock: SimClock;
   private readonly sandboxes = new Map<string, SandboxRec>();
   private readonly containers = new Map<string, ContainerRec>();
@@ -395,8 +401,8 @@ export class SimRuntime implements Runtime {
   }
 
   /**
-   * Streaming exec for the kubelet's in-process server (not part of CRI, which hands
-   * out a streaming-server URL instead): stdin as it arrives, an optional terminal,
+   * Streaming exec for the kubelet's in-process server ({@link InProcessStreaming}; CRI
+   * itself hands out a streaming-server URL instead): stdin as it arrives, an optional terminal,
    * output as it is written. Resolves to the exit status.
    * @throws CRIError NotFound for an unknown container, Unknown when it is not running
    */
@@ -405,8 +411,8 @@ export class SimRuntime implements Runtime {
   }
 
   /**
-   * Attach with stdin for the kubelet's in-process server (`InProcessAttach` of
-   * src/kubelet/server/sim-streams.ts; not part of CRI): the client's bytes reach PID 1's
+   * Attach with stdin for the kubelet's in-process server ({@link InProcessStreaming};
+   * CRI itself hands out a streaming-server URL instead): the client's bytes reach PID 1's
    * open stdin until the stream ends, `signal` aborts or the container stops (see
    * ProcessHost.attachStdin).
    * @throws CRIError NotFound for an unknown container; Unknown when it is not running;

@@ -20,21 +20,23 @@ function fakeRuntime(logPath: string, withStdin: boolean): { rt: Runtime; fed: s
     containerStatus: async () => ({ logPath, state }),
     ...(withStdin
       ? {
-          attachStdin(_id: string, stdin: Readable): void {
-            let buf = '';
-            stdin.on('data', (c: Buffer) => {
-              buf += c.toString();
-              let nl: number;
-              while ((nl = buf.indexOf('\n')) >= 0) {
-                const line = buf.slice(0, nl);
-                buf = buf.slice(nl + 1);
-                fed.push(line);
-                for (const cmd of line.split(';').map((x) => x.trim())) {
-                  if (cmd.startsWith('echo ')) log(cmd.slice(5));
-                  if (cmd === 'exit') state = 'CONTAINER_EXITED';
+          inProcessStreaming: {
+            attachStdin(_id: string, stdin: Readable): void {
+              let buf = '';
+              stdin.on('data', (c: Buffer) => {
+                buf += c.toString();
+                let nl: number;
+                while ((nl = buf.indexOf('\n')) >= 0) {
+                  const line = buf.slice(0, nl);
+                  buf = buf.slice(nl + 1);
+                  fed.push(line);
+                  for (const cmd of line.split(';').map((x) => x.trim())) {
+                    if (cmd.startsWith('echo ')) log(cmd.slice(5));
+                    if (cmd === 'exit') state = 'CONTAINER_EXITED';
+                  }
                 }
-              }
-            });
+              });
+            },
           },
         }
       : {}),

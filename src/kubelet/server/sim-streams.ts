@@ -1,8 +1,8 @@
 /**
  * Exec, attach and port-forward for a runtime without a streaming server (the
  * simulated runtime), served in-process:
- * - exec streams through the runtime's `execStream` when it has one (the simulated
- *   runtime does): stdin as it arrives, output as it is written, and with `-t` a
+ * - exec streams through the runtime's {@link InProcessStreaming} when it has one (the
+ *   simulated runtime does): stdin as it arrives, output as it is written, and with `-t` a
  *   terminal (echo, Enter, Backspace, Ctrl-C, Ctrl-D; CR LF output). A command that
  *   does not read stdin (`echo hi`) ends at once even though a terminal never ends
  *   stdin; `sh` reads and answers line by line until `exit` or end of input. Limits:
@@ -13,7 +13,7 @@
  *   delivered when the command finishes;
  * - attach follows the container's log file from its current end (what the main
  *   process writes from now on) until the container stops; the client's stdin reaches
- *   the main process when the runtime offers `attachStdin` ({@link InProcessAttach}),
+ *   the main process when the runtime offers {@link InProcessStreaming.attachStdin},
  *   else it is not read;
  * - port-forward fails every connection: simulated containers run no processes, so
  *   nothing listens on any port.
@@ -21,9 +21,9 @@
  * Clients on protocols without stdin half-close (v1–v4 WebSockets) get their command
  * run without stdin unless they have a terminal (where Ctrl-D ends input).
  */
-import type { Duplex, Readable } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { streamExitCode, streamInternalError, streamSuccess, type StreamStatus } from '../../streaming/channel.js';
-import type { Runtime } from '../../cri/api.js';
+import type { InProcessStreaming, Runtime } from '../../cri/api.js';
 import { readLogs } from '../logs/read.js';
 import { isContainerRunning } from './containers.js';
 import type { PortForwarder, StreamIO } from './streams.js';
@@ -49,25 +49,9 @@ function write(w: NonNullable<StreamIO['stdout']> | undefined, data: Buffer): Pr
   return new Promise((resolve) => w.write(data, () => resolve()));
 }
 
-/**
- * What a runtime without a streaming server may offer for exec with live streams
- * (structurally the simulated runtime's `execStream`).
- */
-export interface InProcessExec {
-  execStream(
-    containerId: string,
-    cmd: string[],
-    session: { tty: boolean; stdin?: Readable; write(stream: 'stdout' | 'stderr', data: Buffer): void; signal?: AbortSignal },
-  ): Promise<number>;
-}
-
-function hasExecStream(rt: Runtime): rt is Runtime & InProcessExec {
-  return typeof (rt as Partial<InProcessExec>).execStream === 'function';
-}
-
 /** Runs `cmd` in the container (see module doc). */
 export async function simExec(runtime: Runtime, containerId: string, cmd: string[], io: StreamIO): Promise<StreamStatus> {
-  if (hasExecStream(runtime)) return streamExec(runtime, containerId, cmd, io);
+  if (runtime.inProcessStreaming) return streamExec(runtime.inProcessStreaming, containerId, cmd, io);
   let argv = cmd;
   if (io.stdin && io.stdinCanEnd) {
     const input = await collect(io.stdin, io.signal);
@@ -91,7 +75,7 @@ export async function simExec(runtime: Runtime, containerId: string, cmd: string
   return r.exitCode === 0 ? streamSuccess() : streamExitCode(r.exitCode);
 }
 
-async function streamExec(runtime: Runtime & InProcessExec, containerId: string, cmd: string[], io: StreamIO): Promise<StreamStatus> {
+async function streamExec(runtime: InProcessStreaming, containerId: string, cmd: string[], io: StreamIO): Promise<StreamStatus> {
   // without an end-of-input signal a reader would wait forever: such clients get no stdin (a terminal has Ctrl-D)
   const stdin = io.stdin && (io.stdinCanEnd || io.tty) ? io.stdin : undefined;
   let pending = Promise.resolve();
@@ -114,22 +98,6 @@ async function streamExec(runtime: Runtime & InProcessExec, containerId: string,
   return code === 0 ? streamSuccess() : streamExitCode(code);
 }
 
-/**
- * What a runtime without a streaming server may offer for attach with stdin
- * (`kubectl attach -i`, `kubectl debug -i`, `kubectl run -i`): the client's stdin is fed
- * to the main process of a container created with `stdin: true` (through its terminal
- * when it has `tty: true`) until the stream ends or `signal` aborts; the process's
- * output keeps reaching the client through the container log.
- * @throws CRIError when the container is not running or has no open stdin
- */
-export interface InProcessAttach {
-  attachStdin(containerId: string, stdin: Readable, signal: AbortSignal): void | Promise<void>;
-}
-
-function hasAttachStdin(rt: Runtime): rt is Runtime & InProcessAttach {
-  return typeof (rt as Partial<InProcessAttach>).attachStdin === 'function';
-}
-
 /** Streams what the container writes from now on, until it stops (see module doc). */
 export async function simAttach(runtime: Runtime, containerId: string, io: StreamIO, pollMs = 500): Promise<StreamStatus> {
   let logPath: string;
@@ -149,12 +117,13 @@ export async function simAttach(runtime: Runtime, containerId: string, io: Strea
       (c, stream) => write(io.tty || stream === 'stdout' ? io.stdout : io.stderr, c),
       { isRunning: () => isContainerRunning(runtime, containerId), signal: io.signal, pollMs, onPositioned: positioned },
     );
-    if (io.stdin && hasAttachStdin(runtime)) {
+    const inProcess = runtime.inProcessStreaming;
+    if (io.stdin && inProcess) {
       const stdin = io.stdin;
       const ready = await Promise.race([atEnd.then(() => true), follow.then(() => false)]);
       if (ready) {
         try {
-          await runtime.attachStdin(containerId, stdin, io.signal);
+          await inProcess.attachStdin(containerId, stdin, io.signal);
         } catch (e) {
           follow.catch(() => undefined);
           throw e;

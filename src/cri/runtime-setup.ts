@@ -14,10 +14,10 @@
  * @see https://docs.k3s.io/advanced#using-an-alternative-container-runtime
  */
 import { join } from 'node:path';
-import type { Runtime } from '../cri/api.js';
-import { findExecutable, startManagedContainerd, type ManagedContainerd, type ManagedContainerdOptions } from '../cri/containerd/supervisor.js';
-import { RemoteRuntime } from '../cri/remote/remote.js';
-import { SimRuntime } from '../cri/sim/index.js';
+import type { Runtime } from './api.js';
+import { findExecutable, startManagedContainerd, type ManagedContainerd, type ManagedContainerdOptions } from './containerd/supervisor.js';
+import { RemoteRuntime } from './remote/remote.js';
+import { SimRuntime } from './sim/index.js';
 
 export interface NodeRuntimeOptions {
   /** what `--runtime` asked for */

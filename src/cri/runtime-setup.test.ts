@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { CRIError, type Runtime } from '../cri/api.js';
-import type { ManagedContainerd, ManagedContainerdOptions } from '../cri/containerd/supervisor.js';
+import { CRIError, type Runtime } from './api.js';
+import type { ManagedContainerd, ManagedContainerdOptions } from './containerd/supervisor.js';
 import { makeTempDir } from '../../test/support/tmp.js';
 import { startNodeRuntime } from './runtime-setup.js';
 
