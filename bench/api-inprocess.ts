@@ -12,10 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UserInfo } from '../src/api/resource.js';
-import { allDefinitions } from '../src/api/all.js';
+import { allDefinitions, computedDefinitions } from '../src/api/all.js';
 import { APIServer } from '../src/apiserver/apiserver.js';
 import type { ApiRequest, ResponseWriter } from '../src/apiserver/http/types.js';
-import { buildSecurity } from '../src/apiserver/security.js';
+import { buildServerConfig } from '../src/apiserver/config.js';
 import { RestClient } from '../src/client/rest-client.js';
 import { InProcessTransport } from '../src/apiserver/loopback.js';
 import { R } from '../src/client/types.js';
@@ -60,20 +60,18 @@ const podBody = (run: number, i: number): Buffer =>
 
 const dir = mkdtempSync(join(tmpdir(), 'k8ts-bench-'));
 const storage = await openStorage({ kind: 'sqlite', dataDir: dir });
-const security = buildSecurity({ dataDir: dir });
+const config = buildServerConfig({ dataDir: dir });
 const api = new APIServer({
   storage,
-  definitions: [...allDefinitions({ serviceCIDR: '10.96.0.0/12' }), ...security.definitions],
-  subresources: security.subresources,
-  admission: security.admission,
-  authorizer: security.authorizer,
+  ...config.apiServer,
+  definitions: [...allDefinitions({ serviceCIDR: '10.96.0.0/12', rbacEscalationGuard: config.rbacEscalationGuard }), ...computedDefinitions()],
+  subresources: config.subresources,
   serverAddress: 'x',
 });
-security.install(api);
 await api.start();
 const client = new RestClient(new InProcessTransport(api, ADMIN));
 for (const name of ['default', 'kube-system', 'kube-public']) await client.create(R.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-await security.bootstrap(client);
+await config.bootstrap(client);
 await client.create(R.serviceaccounts, 'default', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
 
 const headers = { 'content-type': 'application/json', accept: 'application/json' };
@@ -105,6 +103,6 @@ for (let run = 0; run < RUNS; run++) {
   );
 }
 api.stop();
-await security.close();
+await config.close();
 await storage.close();
 rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,8 @@
 /**
- * Every resource the API server serves, as ResourceDefinitions: the generic REST store
- * serves each one; discovery lists them with their short names and categories.
+ * Every built-in resource the API server serves, as ResourceDefinitions, registered
+ * here and nowhere else: the generic REST store serves each one; discovery lists them
+ * with their short names and categories. To add a resource, add its definition to the
+ * list in {@link allDefinitions}.
  *
  * @see src/api/resource.ts
  */
@@ -38,6 +40,12 @@ import { customResourceDefinitionDefinition } from './apiextensions/v1/customres
 import { storageV1Definitions } from './storage/v1/index.js';
 import { admissionRegistrationV1Definitions } from './admissionregistration/v1/index.js';
 import { apiServiceDefinition } from './apiregistration/v1/apiservice/strategy.js';
+import { authenticationDefinitions } from './authentication/definitions.js';
+import { authorizationDefinitions } from './authorization/definitions.js';
+import { csrDefinition } from './certificates/definition.js';
+import { limitRangeDefinition } from './core/v1/limitrange/strategy.js';
+import { resourceQuotaDefinition } from './core/v1/resourcequota/strategy.js';
+import { rbacDefinitions, type EscalationGuard } from './rbac/definitions.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -45,6 +53,11 @@ export interface AllDefinitionsOptions {
   serviceCIDR: string;
   /** NodePort range, default `30000-32767` */
   nodePortRange?: string;
+  /**
+   * RBAC escalation prevention (the API server's authorizer); none = no check, as
+   * with an authorizer that allows everything
+   */
+  rbacEscalationGuard?: EscalationGuard;
 }
 
 /**
@@ -93,6 +106,20 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     apiServiceDefinition as ResourceDefinition,
     // custom resources of established CRDs are added at runtime (src/apiserver/apiextensions)
     customResourceDefinitionDefinition as ResourceDefinition,
+    ...rbacDefinitions(opts.rbacEscalationGuard),
+    csrDefinition as unknown as ResourceDefinition,
+    resourceQuotaDefinition as unknown as ResourceDefinition,
+    limitRangeDefinition as unknown as ResourceDefinition,
   ];
   return defs;
+}
+
+/**
+ * The computed, create-only resources (access reviews, TokenReview, SelfSubjectReview):
+ * never stored; their definitions give discovery and OpenAPI, and the API server
+ * answers their POSTs with the resources' own create (src/apiserver/endpoints/virtual.ts).
+ * Served beside {@link allDefinitions}: `[...allDefinitions(o), ...computedDefinitions()]`.
+ */
+export function computedDefinitions(): ResourceDefinition[] {
+  return [...authorizationDefinitions(), ...authenticationDefinitions()];
 }

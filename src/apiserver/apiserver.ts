@@ -1,18 +1,27 @@
 /**
- * The API server's request pipeline, independent of the transport: authentication
- * (done by the transport or the token authenticators) → non-resource endpoints
- * (/version, health, discovery, OpenAPI) or resource requests → authorization →
- * REST handlers on the generic store (admission and validation run inside the store).
+ * The API server: the stores of the served resources, discovery, OpenAPI and health,
+ * behind the handler chain of src/apiserver/filters/chain.ts (panic recovery → request
+ * info → authentication → audit → impersonation → max in flight → authorization →
+ * this server's handler). Resource requests go to the REST handlers on the generic store
+ * (admission and validation run inside the store), computed resources (reviews) to their
+ * own create, other subresources to their handlers.
  *
  * @see https://kubernetes.io/docs/concepts/security/controlling-access/
  */
+import type { VirtualResource } from '../api/authorization/virtual.js';
 import type { GroupVersionResource, KObject, ObjectLookup, ResourceDefinition, UserInfo } from '../api/resource.js';
-import { newForbidden, newUnauthorized, type StatusError } from '../apimachinery/errors.js';
 import type { Storage } from '../storage/interface.js';
 import { AdmissionChain, type AdmissionPlugin } from './admission/types.js';
+import type { Auditor } from './audit/audit.js';
+import type { Authentication } from './authn/filter.js';
+import type { UnionAuthorizer } from './authz/types.js';
 import { Discovery, wantsAggregated, AGGREGATED_V2, AGGREGATED_V2BETA1 } from './discovery.js';
 import { handleResource, notFoundPath, type ResourceContext } from './endpoints/resource.js';
-import { parseRequestInfo, type RequestInfo } from './http/request-info.js';
+import { serveVirtual, VirtualResources } from './endpoints/virtual.js';
+import { buildHandlerChain } from './filters/chain.js';
+import type { MaxInFlightLimits } from './filters/max-in-flight.js';
+import { requestInfoOf, splitURL } from './filters/request-info.js';
+import type { Handler } from './filters/types.js';
 import { writeError, writeJSON } from './http/respond.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
 import { handleOpenAPI } from './openapi/index.js';
@@ -43,9 +52,13 @@ export interface Authorizer {
   authorize(a: AuthorizationAttributes): Promise<{ allowed: boolean; reason?: string }>;
 }
 
-/** Authenticates a request from its headers (bearer tokens); undefined = not this authenticator. */
-export interface RequestAuthenticator {
-  authenticate(req: ApiRequest): Promise<UserInfo | undefined>;
+/**
+ * Reads the API server's stores directly once they exist (upstream feeds these from
+ * shared informers): the RBAC and Node authorizers' caches, quota usage, the token
+ * authenticators' Secret and ServiceAccount lookups.
+ */
+export interface StoreConsumer {
+  attach(api: StoreLookup & { readonly lookup: ObjectLookup }): void;
 }
 
 export interface VersionInfo {
@@ -64,9 +77,22 @@ export interface APIServerOptions {
   storage: Storage;
   definitions: ResourceDefinition[];
   subresources?: SubresourceHandler[];
+  /** admission plugins in the order they run (src/apiserver/admission/plugins/index.ts) */
   admission?: AdmissionPlugin[];
-  authenticators?: RequestAuthenticator[];
+  /** bearer-token authentication; none = only the transport's user (client certificate, in-process identity) */
+  authentication?: Authentication;
+  /** audit logging; none = no audit log */
+  auditor?: Auditor;
+  /** decides `impersonate` for Impersonate-* headers; none = the headers are not looked at */
+  impersonation?: UnionAuthorizer;
+  /** `--max-requests-inflight` / `--max-mutating-requests-inflight`; none = unlimited */
+  maxInFlight?: MaxInFlightLimits;
+  /** none = every authenticated request is allowed */
   authorizer?: Authorizer;
+  /** computed create-only resources (access reviews, TokenReview, SelfSubjectReview) */
+  virtualResources?: VirtualResource[];
+  /** caches fed from this server's stores, attached when the stores exist */
+  storeConsumers?: StoreConsumer[];
   /** "host:port" advertised in legacy /api discovery */
   serverAddress: string;
   /** extra readiness checks (name → ok?) */
@@ -79,9 +105,6 @@ export interface APIServerOptions {
  * no kubelet connection or other dependency): pods/ephemeralcontainers.
  */
 const BUILTIN_SUBRESOURCES: readonly SubresourceHandler[] = [podEphemeralContainers];
-
-/** Paths anonymous users may read (upstream system:public-info-viewer). */
-const PUBLIC_PATHS = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
 export const VERSION: VersionInfo = {
   major: '1',
@@ -101,8 +124,7 @@ export class APIServer implements StoreLookup {
   readonly discovery: Discovery;
   readonly storage: Storage;
   private readonly subresources = new Map<string, SubresourceHandler>();
-  private readonly authenticators: RequestAuthenticator[];
-  private readonly authorizer?: Authorizer;
+  private readonly virtual: VirtualResources;
   private readonly now: () => Date;
   private ready = false;
   readonly lookup: ObjectLookup;
@@ -116,8 +138,7 @@ export class APIServer implements StoreLookup {
   constructor(private readonly opts: APIServerOptions) {
     this.storage = opts.storage;
     this.now = opts.now ?? (() => new Date());
-    this.authenticators = opts.authenticators ?? [];
-    this.authorizer = opts.authorizer;
+    this.virtual = new VirtualResources(opts.virtualResources ?? []);
     this.definitions = opts.definitions;
     this.lookup = {
       get: async (r: GroupVersionResource, ns: string, name: string): Promise<KObject | undefined> => {
@@ -150,7 +171,21 @@ export class APIServer implements StoreLookup {
     }
     for (const s of subs) this.subresources.set(`${s.group}/${s.version}/${s.resource}/${s.subresource}`, s);
     this.discovery = new Discovery(opts.definitions, subs);
+    for (const c of opts.storeConsumers ?? []) c.attach(this);
+    this.handle = buildHandlerChain((req, res) => this.serve(req, res), {
+      authentication: opts.authentication,
+      auditor: opts.auditor,
+      impersonation: opts.impersonation,
+      maxInFlight: opts.maxInFlight,
+      authorizer: opts.authorizer,
+    });
   }
+
+  /**
+   * Handles one request through the whole handler chain (src/apiserver/filters/chain.ts).
+   * Never rejects: errors become metav1.Status responses.
+   */
+  readonly handle: Handler;
 
   store(group: string, resource: string): Store | undefined {
     return this.stores.get(`${group}/${resource}`);
@@ -225,8 +260,8 @@ export class APIServer implements StoreLookup {
     return this.ready && Object.values(this.opts.readyChecks ?? {}).every((f) => f());
   }
 
-  /** Handles one request. Never throws: errors become metav1.Status responses. */
-  async handle(req: ApiRequest, res: ResponseWriter): Promise<void> {
+  /** The innermost handler (after authorization): errors are written as metav1.Status. */
+  private async serve(req: ApiRequest, res: ResponseWriter): Promise<void> {
     try {
       await this.dispatch(req, res);
     } catch (e) {
@@ -241,46 +276,12 @@ export class APIServer implements StoreLookup {
   }
 
   private async dispatch(req: ApiRequest, res: ResponseWriter): Promise<void> {
-    const q = req.url.indexOf('?');
-    const path = q < 0 ? req.url : req.url.slice(0, q);
-    const query = new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1));
-
-    if (!req.user) {
-      for (const a of this.authenticators) {
-        const u = await a.authenticate(req);
-        if (u) {
-          req.user = u;
-          break;
-        }
-      }
-    }
-    if (!req.user) {
-      if (!(req.method === 'GET' && PUBLIC_PATHS.has(healthRoot(path)))) throw newUnauthorized();
-      req.user = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
-    }
-
-    const info = parseRequestInfo(req.method, path, query);
-    if (this.authorizer && req.user.username !== 'system:anonymous') {
-      // WebSocket GETs to exec/attach/portforward need `create`, as upstream 1.32
-      // (AuthorizePodWebsocketUpgradeCreatePermission)
-      const streaming =
-        info.resource === 'pods' &&
-        (info.subresource === 'exec' || info.subresource === 'attach' || info.subresource === 'portforward') &&
-        info.verb === 'get' &&
-        (req.headers['upgrade'] ?? '').toLowerCase() === 'websocket';
-      const d = await this.authorizer.authorize({
-        user: req.user,
-        ...info,
-        verb: streaming ? 'create' : info.verb,
-        path,
-        fieldSelector: query.get('fieldSelector') ?? '',
-        labelSelector: query.get('labelSelector') ?? '',
-      });
-      if (!d.allowed) throw forbiddenFor(req.user, info, d.reason);
-    }
-
+    const { path, query } = splitURL(req.url);
+    const info = requestInfoOf(req);
     if (!info.isResourceRequest) return this.nonResource(req, res, path, query);
 
+    const virtual = this.virtual.match(req.method, info);
+    if (virtual) return serveVirtual(virtual, info, req, res);
     const gvKey = `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
     const store = this.byGVR.get(gvKey);
     if (!store) throw notFoundPath();
@@ -393,17 +394,4 @@ function healthRoot(p: string): string {
   return p;
 }
 
-
-/** 403 with upstream's message: `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`. */
-export function forbiddenFor(user: UserInfo, info: RequestInfo, reason?: string): StatusError {
-  if (!info.isResourceRequest) {
-    const msg = `User "${user.username}" cannot ${info.verb} path "${info.path}"`;
-    return newForbidden(undefined, '', reason ? `${msg}: ${reason}` : msg);
-  }
-  const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-  let msg = `User "${user.username}" cannot ${info.verb} resource "${res}" in API group "${info.apiGroup}"`;
-  msg += info.namespace ? ` in the namespace "${info.namespace}"` : ' at the cluster scope';
-  if (reason) msg += `: ${reason}`;
-  return newForbidden({ group: info.apiGroup, resource: info.resource }, info.name, msg);
-}
 

@@ -10,7 +10,7 @@ import { runServer } from './server.js';
 import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
-import type { AuthorizationMode } from '../apiserver/security.js';
+import type { AuthorizationMode } from '../apiserver/config.js';
 
 /** The node runtime flags `server` and `agent` share. */
 function withRuntimeOptions(c: Command): Command {

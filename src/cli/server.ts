@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { UserInfo } from '../api/resource.js';
-import { allDefinitions } from '../api/all.js';
+import { allDefinitions, computedDefinitions } from '../api/all.js';
 import { ensureLocalAPIServices } from '../apiserver/bootstrap/apiservices.js';
 import { APIServer } from '../apiserver/apiserver.js';
 import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
@@ -24,8 +24,8 @@ import type { Client } from '../client/types.js';
 import { kubernetesServiceIP } from '../api/core/v1/service/strategy.js';
 import { openStorage, type OpenStorageOptions } from '../storage/index.js';
 import { startControllers } from '../controllers/index.js';
-import { buildSecurity, controllerClient } from '../apiserver/security.js';
-import type { AuthorizationMode } from '../apiserver/security.js';
+import { controllerClient } from '../controllers/util/controller-client.js';
+import { buildServerConfig, type AuthorizationMode } from '../apiserver/config.js';
 import { loadConfigFile, startScheduler } from '../scheduler/index.js';
 import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
 import { KubeletClient } from '../apiserver/proxy/kubelet.js';
@@ -106,7 +106,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const advertise = o.advertiseAddress ?? (local.startsWith('127.') || local === '::1' ? defaultHostIP() : local);
   const svcIP = kubernetesServiceIP(o.serviceClusterIPRange);
   const host = hostname();
-  const security = buildSecurity({
+  const config = buildServerConfig({
     dataDir,
     tokenAuthFile: o.tokenAuthFile,
     auditPolicyFile: o.auditPolicyFile,
@@ -123,7 +123,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     openStorage(o.storage ?? { kind: 'sqlite', dataDir }),
   ]);
 
-  const storage = security.wrapStorage(rawStorage);
+  const storage = config.wrapStorage(rawStorage);
   // kubelet serving certificates are not verified (upstream's default without
   // --kubelet-certificate-authority): joined agents serve self-signed certificates
   const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key });
@@ -133,7 +133,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const api = new APIServer({
     readyChecks: { 'poststarthook/rbac/bootstrap-roles': () => bootstrapped },
     storage,
-    definitions: [...allDefinitions({ serviceCIDR: o.serviceClusterIPRange }), ...security.definitions],
+    ...config.apiServer,
+    definitions: [...allDefinitions({ serviceCIDR: o.serviceClusterIPRange, rbacEscalationGuard: config.rbacEscalationGuard }), ...computedDefinitions()],
     subresources: [
       podBinding,
       podLogHandler(kubeletClient),
@@ -142,13 +143,10 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       podPortForwardHandler(kubeletClient),
       ...scaleSubresources,
       podEviction,
-      ...security.subresources,
+      ...config.subresources,
     ],
-    admission: security.admission,
-    authorizer: security.authorizer,
     serverAddress: `${local}:${o.securePort}`,
   });
-  security.install(api);
   await api.start();
   const upgrades = createUpgradeHandler(api);
   const server = await listen(
@@ -171,7 +169,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
 
   const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: componentUserAgent(u.username) });
   await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
-  await security.bootstrap(clientFor(identities.apiserver));
+  await config.bootstrap(clientFor(identities.apiserver));
   await ensureLocalAPIServices(clientFor(identities.apiserver), api.definitions);
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
@@ -180,8 +178,6 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const stops: (() => Promise<void>)[] = [];
   if (!o.disableControllerManager) {
     const ctrlClient = controllerClient(clientFor, 'namespace-controller');
-    const secCtl = await security.startControllers({ clientFor, ca: pki.ca });
-    stops.push(() => secCtl.stop());
     const controllers = await startControllers({
       clients: {
         'namespace-controller': ctrlClient,
@@ -190,6 +186,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       },
       clientFor: (name) => controllerClient(clientFor, name),
       clusterCIDR: o.clusterCIDR,
+      ca: pki.ca,
       client: ctrlClient,
       recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
     });
@@ -258,6 +255,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       await new Promise<void>((r) => server.close(() => r()));
       api.stop();
       await storage.close();
+      await config.close();
     },
   };
 }

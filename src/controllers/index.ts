@@ -1,5 +1,8 @@
 /**
- * The controller manager: starts every controller loop. The workload controllers
+ * The controller manager: starts every controller loop — the only place that does. The
+ * access controllers (ClusterRole aggregation, resource quota, CSR approving and
+ * signing, the root CA publisher) come first; then namespace, ServiceAccount and node
+ * IPAM; then the workload controllers. The workload controllers
  * (deployment, replicaset, statefulset, daemonset, job, cronjob, ttl-after-finished,
  * garbage collector, endpoints, endpointslices, disruption) share one set of informers
  * and each writes with its own identity (ServiceAccount kube-system/<controller>, as
@@ -26,6 +29,11 @@ import { startEndpointSliceController } from './endpointslice/controller.js';
 import { startDisruptionController } from './disruption/controller.js';
 import { startHorizontalPodAutoscalerController } from './podautoscaler/horizontal.js';
 import { startNodeLifecycleController } from './nodelifecycle/controller.js';
+import { startClusterRoleAggregation } from './clusterroleaggregation/controller.js';
+import { startResourceQuotaController } from './resourcequota/controller.js';
+import { startCSRController } from './csr/controller.js';
+import type { SigningCA } from './csr/sign.js';
+import { startRootCACertPublisher } from './rootcacertpublisher/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from '../util/clock.js';
@@ -37,10 +45,17 @@ export interface ControllerContext {
   clients?: Record<string, Client>;
   /**
    * A client acting as the controller's ServiceAccount (kube-system/<name>), e.g.
-   * `(name) => controllerClient(clientFor, name)`. Used for every controller without an
+   * `(name) => controllerClient(clientFor, name)` (src/controllers/util/controller-client.ts).
+   * Used for every controller without an
    * entry in `clients`.
    */
   clientFor?: (name: string) => Client;
+  /**
+   * the cluster CA: signs approved CSRs (certificate-controller; none = nothing is
+   * signed) and is published as the kube-root-ca.crt ConfigMap (root-ca-cert-publisher;
+   * none = not running)
+   */
+  ca?: SigningCA;
   /** cluster CIDR for node podCIDR allocation (node-ipam-controller); none = not running */
   clusterCIDR?: string;
   /** time and timers of the workload controllers (tests) */
@@ -75,6 +90,18 @@ export async function startControllers(ctx: ControllerContext): Promise<Running>
   const running: Running[] = [];
   const clientOf = (name: string): Client => ctx.clients?.[name] ?? ctx.clientFor?.(name) ?? ctx.client;
   const withClient = (name: string): ControllerContext => ({ ...ctx, client: clientOf(name) });
+  const disabled = new Set(ctx.disabled ?? []);
+  const access: { name: string; start: (client: Client) => Promise<Running> | undefined }[] = [
+    { name: 'clusterrole-aggregation-controller', start: (client) => startClusterRoleAggregation(client) },
+    { name: 'resourcequota-controller', start: (client) => startResourceQuotaController({ client }) },
+    { name: 'certificate-controller', start: (client) => startCSRController({ client, ca: ctx.ca }) },
+    { name: 'root-ca-cert-publisher', start: (client) => (ctx.ca ? startRootCACertPublisher(client, ctx.ca.cert) : undefined) },
+  ];
+  for (const c of access) {
+    if (disabled.has(c.name)) continue;
+    const r = await c.start(clientOf(c.name));
+    if (r) running.push(r);
+  }
   running.push(await startNamespaceController(withClient('namespace-controller')));
   running.push(await startServiceAccountController(withClient('service-account-controller')));
   if (ctx.clusterCIDR) running.push(await startNodeIPAMController({ ...withClient('node-controller'), clusterCIDR: ctx.clusterCIDR }));
@@ -82,7 +109,6 @@ export async function startControllers(ctx: ControllerContext): Promise<Running>
   // list/watch of every controller's client go through the controller manager's own identity
   const informers = new SharedInformers(clientOf('generic-garbage-collector'));
   running.push({ stop: async () => informers.stop() });
-  const disabled = new Set(ctx.disabled ?? []);
   for (const c of WORKLOAD_CONTROLLERS) {
     if (disabled.has(c.name)) continue;
     const client = clientOf(c.name);

@@ -1,6 +1,7 @@
 /**
- * An in-process API server over HTTPS with the full security layer (src/apiserver/
- * security.ts) for the security and fuzz e2e tests, driven with the real kubectl as
+ * An in-process API server over HTTPS configured as `k8ts server` configures it
+ * (src/apiserver/config.ts: authentication, Node+RBAC authorization, admission, audit,
+ * encryption) for the security and fuzz e2e tests, driven with the real kubectl as
  * several users: client certificates issued by the test CA and static tokens.
  */
 import { spawn } from 'node:child_process';
@@ -9,20 +10,21 @@ import type { Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { allDefinitions } from '../../src/api/all.js';
+import { allDefinitions, computedDefinitions } from '../../src/api/all.js';
 import type { UserInfo } from '../../src/api/resource.js';
 import { APIServer } from '../../src/apiserver/apiserver.js';
 import { Auditor, type AuditSink } from '../../src/apiserver/audit/audit.js';
 import { parsePolicy } from '../../src/apiserver/audit/policy.js';
 import { bootstrapCluster } from '../../src/apiserver/bootstrap/bootstrap.js';
 import { createCA, issueCert, type KeyPairPEM } from '../../src/pki/pki.js';
-import { buildSecurity, type Security, type SecurityOptions } from '../../src/apiserver/security.js';
+import { buildServerConfig, type ServerConfig, type ServerConfigOptions } from '../../src/apiserver/config.js';
 import { listen } from '../../src/apiserver/server.js';
 import { podBinding } from '../../src/apiserver/subresources/pod-binding.js';
 import { RestClient } from '../../src/client/rest-client.js';
 import { InProcessTransport } from '../../src/apiserver/loopback.js';
 import type { Client } from '../../src/client/types.js';
 import { startControllers } from '../../src/controllers/index.js';
+import { controllerClient } from '../../src/controllers/util/controller-client.js';
 import { openStorage } from '../../src/storage/index.js';
 import type { Storage } from '../../src/storage/interface.js';
 import { kubectlPath, type KubectlResult } from './harness.js';
@@ -33,7 +35,7 @@ export interface SecureCluster {
   port: number;
   ca: KeyPairPEM;
   api: APIServer;
-  security: Security;
+  config: ServerConfig;
   storage: Storage;
   /** audit lines written so far */
   auditLines: string[];
@@ -63,7 +65,7 @@ rules:
   - level: Metadata
 `;
 
-export interface StartSecureOptions extends SecurityOptions {
+export interface StartSecureOptions extends ServerConfigOptions {
   /** static tokens `token,user,uid,"groups"` lines */
   tokens?: string;
   /** an encryption config text (written to a file) */
@@ -81,23 +83,21 @@ export async function startSecureCluster(o: StartSecureOptions = {}): Promise<Se
   if (o.encryption) writeFileSync((encryptionProviderConfig = join(dir, 'encryption.yaml')), o.encryption);
   const auditLines: string[] = [];
   const sink: AuditSink = { write: (l) => void auditLines.push(l) };
-  const security = buildSecurity({
+  const config = buildServerConfig({
     dataDir: dir,
     tokenAuthFile,
     encryptionProviderConfig,
     auditor: new Auditor({ policy: parsePolicy(AUDIT_POLICY), sink }),
     ...o,
   });
-  const storage = security.wrapStorage(await openStorage({ kind: 'sqlite', dataDir: dir }));
+  const storage = config.wrapStorage(await openStorage({ kind: 'sqlite', dataDir: dir }));
   const api = new APIServer({
     storage,
-    definitions: [...allDefinitions({ serviceCIDR: '10.96.0.0/12' }), ...security.definitions],
-    subresources: [podBinding, ...security.subresources],
-    admission: security.admission,
-    authorizer: security.authorizer,
+    ...config.apiServer,
+    definitions: [...allDefinitions({ serviceCIDR: '10.96.0.0/12', rbacEscalationGuard: config.rbacEscalationGuard }), ...computedDefinitions()],
+    subresources: [podBinding, ...config.subresources],
     serverAddress: '127.0.0.1:6443',
   });
-  security.install(api);
   await api.start();
   const server: Server = await listen(api, { host: '127.0.0.1', port: 0, cert: serving.cert, key: serving.key, clientCA: ca.cert });
   const addr = server.address();
@@ -106,13 +106,16 @@ export async function startSecureCluster(o: StartSecureOptions = {}): Promise<Se
   const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: `k8ts-test/${u.username}` });
   const master = clientFor({ username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] });
   await bootstrapCluster(master, { advertiseAddress: '10.255.0.1', securePort: port, kubernetesServiceIP: '10.96.0.1' });
-  await security.bootstrap(master);
-  // the existing controllers take one client; until they run as their own ServiceAccounts they act as system:masters here
+  await config.bootstrap(master);
+  // the access controllers act as their own ServiceAccounts, as in `k8ts server`; the
+  // others as system:masters here
+  const own = (name: string): [string, Client] => [name, controllerClient(clientFor, name)];
   const controllers = await startControllers({
     client: clientFor({ username: 'system:kube-controller-manager', groups: ['system:masters', 'system:authenticated'] }),
+    clients: Object.fromEntries(['clusterrole-aggregation-controller', 'resourcequota-controller', 'certificate-controller', 'root-ca-cert-publisher'].map(own)),
+    ca,
     recorder: { event: () => undefined },
   });
-  const secControllers = await security.startControllers({ clientFor, ca });
   const cacheDir = join(dir, 'kube-cache');
   const kubeconfig = (name: string, user: Record<string, string>): string => {
     const p = join(dir, `kubeconfig-${name.replace(/[^a-z0-9-]/gi, '_')}.yaml`);
@@ -156,7 +159,7 @@ export async function startSecureCluster(o: StartSecureOptions = {}): Promise<Se
     port,
     ca,
     api,
-    security,
+    config,
     storage,
     auditLines,
     clientFor,
@@ -165,7 +168,6 @@ export async function startSecureCluster(o: StartSecureOptions = {}): Promise<Se
     kubectl,
     admin,
     async stop() {
-      await secControllers.stop();
       await controllers.stop();
       server.closeAllConnections?.();
       await new Promise<void>((r) => server.close(() => r()));

@@ -9,14 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import type { UserInfo } from '../../api/resource.js';
-import { parseRequestInfo } from '../http/request-info.js';
+import { requestInfoOf } from '../filters/request-info.js';
+import type { Handler } from '../filters/types.js';
 import { decodeProtobufObject } from '../protobuf/index.js';
 import type { ApiRequest, ResponseWriter } from '../http/types.js';
 import { auditContext, type AuditContext } from './context.js';
 import { evaluatePolicy, parsePolicy, type Policy, type Stage } from './policy.js';
-
-/** A request handler (APIServer.handle and the filters around it). */
-export type Handler = (req: ApiRequest, res: ResponseWriter) => Promise<void>;
 
 /** Receives serialised events (one JSON object per call). */
 export interface AuditSink {
@@ -99,9 +97,7 @@ export class Auditor {
    */
   wrap(next: Handler): Handler {
     return async (req, res) => {
-      const q = req.url.indexOf('?');
-      const path = q < 0 ? req.url : req.url.slice(0, q);
-      const info = parseRequestInfo(req.method, path, new URLSearchParams(q < 0 ? '' : req.url.slice(q + 1)));
+      const info = requestInfoOf(req);
       const decision = evaluatePolicy(this.o.policy, req.user, info);
       if (decision.level === 'None') return next(req, res);
       const received = this.now();

@@ -8,7 +8,8 @@
  */
 import type { UserInfo } from '../../api/resource.js';
 import { newBadRequest } from '../../apimachinery/errors.js';
-import { type AuthorizationAttributes, forbiddenFor } from '../apiserver.js';
+import type { AuthorizationAttributes } from '../apiserver.js';
+import { forbiddenFor } from '../filters/authorization.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { ApiRequest } from '../http/types.js';
 import type { UnionAuthorizer } from '../authz/types.js';

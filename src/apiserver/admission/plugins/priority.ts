@@ -103,5 +103,5 @@ export const priorityAdmission: AdmissionPlugin = {
   },
 };
 
-/** The same plugin under the name the admission chain (src/apiserver/security.ts) imports. */
+/** The same plugin under the name the admission chain (src/apiserver/admission/plugins/index.ts) imports. */
 export const priority = priorityAdmission;
