@@ -12,7 +12,7 @@ import type { UserInfo } from '../../api/resource.js';
 import { requestInfoOf } from '../filters/request-info.js';
 import type { Handler } from '../filters/types.js';
 import { decodeProtobufObject } from '../protobuf/index.js';
-import type { ApiRequest, ResponseWriter } from '../http/types.js';
+import type { ResponseWriter } from '../http/types.js';
 import { auditContext, type AuditContext } from './context.js';
 import { evaluatePolicy, parsePolicy, type Policy, type Stage } from './policy.js';
 
