@@ -98,6 +98,8 @@ export interface APIServerOptions {
   /** extra readiness checks (name → ok?) */
   readyChecks?: Record<string, () => boolean>;
   now?: () => Date;
+  /** `--event-ttl`: Events (v1 and events.k8s.io/v1) expire this many seconds after their last write; default none */
+  eventTTLSeconds?: number;
 }
 
 /**
@@ -157,7 +159,9 @@ export class APIServer implements StoreLookup {
     const chain = (this.chain = new AdmissionChain(opts.admission ?? [], this.lookup));
     for (const def of opts.definitions) {
       const keyPrefix = def.group === '' && def.resource === 'events' ? '/registry/events/' : undefined;
-      const st = new Store(def, { storage: opts.storage, admission: chain, lookup: this.lookup, keyPrefix });
+      const isEvent = def.resource === 'events' && (def.group === '' || def.group === 'events.k8s.io');
+      const ttlSeconds = isEvent ? opts.eventTTLSeconds : undefined;
+      const st = new Store(def, { storage: opts.storage, admission: chain, lookup: this.lookup, keyPrefix, ttlSeconds });
       const gr = `${def.group}/${def.resource}`;
       if (!this.stores.has(gr)) this.stores.set(gr, st);
       this.byGVR.set(`${def.group}/${def.version}/${def.resource}`, st);

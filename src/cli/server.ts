@@ -146,6 +146,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       ...config.subresources,
     ],
     serverAddress: `${local}:${o.securePort}`,
+    eventTTLSeconds: o.eventTTLSeconds ?? 3600,
   });
   await api.start();
   const upgrades = createUpgradeHandler(api);

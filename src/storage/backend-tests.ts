@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 import { compactionCases } from './backend-tests/compaction.js';
 import { kvCases } from './backend-tests/kv.js';
 import { listCases } from './backend-tests/list.js';
+import { ttlCases } from './backend-tests/ttl.js';
 import { watchCases } from './backend-tests/watch.js';
 import type { WithBackend } from './backend-tests/with-backend.js';
 import type { Storage } from './interface.js';
@@ -24,13 +25,18 @@ export interface BackendTestOptions {
   name: string;
   /** a fresh, open backend; the suite closes it at the end of each case */
   newBackend: () => Promise<Storage>;
+  /**
+   * makes every TTL written so far run out and the expired keys go (a backend with an
+   * injectable clock moves it, then sweeps); omitted: the TTL case waits for real time
+   */
+  expireTTLs?: (s: Storage) => Promise<void>;
 }
 
 /**
  * Registers the shared storage cases under `describe('storage backend: <name>')`:
  * create/get/update (CAS)/delete and their errors, list paging and historical
  * reads, count, FutureRevisionError, watch (live, replay, ordering, prefix
- * isolation, stop), compaction and CompactedError, parallel creates, close.
+ * isolation, stop), compaction and CompactedError, TTL expiry, parallel creates, close.
  */
 export function runBackendTests(opts: BackendTestOptions): void {
   const { newBackend } = opts;
@@ -49,6 +55,7 @@ export function runBackendTests(opts: BackendTestOptions): void {
     listCases(withBackend);
     watchCases(withBackend);
     compactionCases(withBackend);
+    ttlCases(withBackend, opts.expireTTLs);
 
     describe('lifecycle', () => {
       it('calls after close fail', async () => {

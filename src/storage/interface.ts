@@ -51,6 +51,17 @@ export interface ListResult {
   remaining: number;
 }
 
+/** Options of a create or update. */
+export interface WriteOptions {
+  /**
+   * The key expires this many seconds after this write: the backend then deletes it
+   * as a normal delete (watchers see a delete event), unless it was written again
+   * meanwhile. etcd: a lease; SQLite: a sweeper. A later write without a TTL keeps
+   * the key for good. Used for Events (kube-apiserver's `--event-ttl`).
+   */
+  ttlSeconds?: number;
+}
+
 export interface Watcher {
   /** stop delivering events; idempotent */
   stop(): void;
@@ -87,14 +98,14 @@ export interface Storage {
   count(prefix: string): Promise<{ revision: number; count: number }>;
 
   /** Creates `key`; throws KeyExistsError if it exists. Returns the stored kv (modRevision = new revision). */
-  create(key: string, value: string): Promise<KeyValue>;
+  create(key: string, value: string, opts?: WriteOptions): Promise<KeyValue>;
 
   /**
    * Compare-and-swap update: succeeds only when the key's current modRevision equals
    * `expectedModRevision`. Throws KeyNotFoundError when absent, RevisionMismatchError
    * (carrying the current kv) when the revision differs.
    */
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue>;
+  update(key: string, value: string, expectedModRevision: number, opts?: WriteOptions): Promise<KeyValue>;
 
   /**
    * Deletes `key`. With `expectedModRevision`, only if it matches (RevisionMismatchError

@@ -12,13 +12,21 @@ const dirs: string[] = [];
 after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-function sqlite(): SqliteStorage {
+function sqlite(now?: () => number): SqliteStorage {
   const d = mkdtempSync(join(tmpdir(), 'k8ts-prefixed-'));
   dirs.push(d);
-  return SqliteStorage.open({ file: join(d, 'state.db'), compaction: false });
+  return SqliteStorage.open({ file: join(d, 'state.db'), compaction: false, now });
 }
 
-runBackendTests({ name: 'sqlite under --etcd-prefix /k8ts-a', newBackend: async () => new PrefixedStorage(sqlite(), '/k8ts-a') });
+let clockOffsetMs = 0;
+runBackendTests({
+  name: 'sqlite under --etcd-prefix /k8ts-a',
+  newBackend: async () => new PrefixedStorage(sqlite(() => Date.now() + clockOffsetMs), '/k8ts-a'),
+  expireTTLs: async (s) => {
+    clockOffsetMs += 3_600_000;
+    await ((s as PrefixedStorage).inner as SqliteStorage).ttlSweeper.sweep();
+  },
+});
 
 describe('PrefixedStorage', () => {
   it('stores /registry keys under the root and gives them back as /registry keys', async () => {

@@ -1,4 +1,4 @@
-import { KeyExistsError, KeyNotFoundError, RevisionMismatchError, type KeyValue, type ListOptions, type ListResult, type Storage, type WatchCallbacks, type WatchEvent, type Watcher } from './interface.js';
+import { KeyExistsError, KeyNotFoundError, RevisionMismatchError, type KeyValue, type ListOptions, type ListResult, type Storage, type WatchCallbacks, type WatchEvent, type Watcher, type WriteOptions } from './interface.js';
 
 /** kube-apiserver's default `--etcd-prefix`: the root of every key the API server writes. */
 export const DEFAULT_KEY_ROOT = '/registry';
@@ -66,12 +66,12 @@ export class PrefixedStorage implements Storage {
     return this.inner.count(this.in(prefix));
   }
 
-  async create(key: string, value: string): Promise<KeyValue> {
-    return this.kv(await this.inner.create(this.in(key), value).catch((e: unknown) => Promise.reject(this.err(e))));
+  async create(key: string, value: string, opts?: WriteOptions): Promise<KeyValue> {
+    return this.kv(await this.inner.create(this.in(key), value, opts).catch((e: unknown) => Promise.reject(this.err(e))));
   }
 
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.kv(await this.inner.update(this.in(key), value, expectedModRevision).catch((e: unknown) => Promise.reject(this.err(e))));
+  async update(key: string, value: string, expectedModRevision: number, opts?: WriteOptions): Promise<KeyValue> {
+    return this.kv(await this.inner.update(this.in(key), value, expectedModRevision, opts).catch((e: unknown) => Promise.reject(this.err(e))));
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {

@@ -5,7 +5,7 @@
  *
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/value/transformer.go
  */
-import { RevisionMismatchError, type KeyValue, type ListOptions, type ListResult, type Storage, type WatchCallbacks, type Watcher, type WatchEvent } from '../../storage/interface.js';
+import { RevisionMismatchError, type KeyValue, type ListOptions, type ListResult, type Storage, type WatchCallbacks, type Watcher, type WatchEvent, type WriteOptions } from '../../storage/interface.js';
 import type { EncryptionConfig, ProviderChain } from './config.js';
 
 export class EncryptingStorage implements Storage {
@@ -56,12 +56,12 @@ export class EncryptingStorage implements Storage {
   count(prefix: string): Promise<{ revision: number; count: number }> {
     return this.inner.count(prefix);
   }
-  async create(key: string, value: string): Promise<KeyValue> {
-    return { ...(await this.inner.create(key, this.enc(key, value))), value };
+  async create(key: string, value: string, opts?: WriteOptions): Promise<KeyValue> {
+    return { ...(await this.inner.create(key, this.enc(key, value), opts)), value };
   }
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+  async update(key: string, value: string, expectedModRevision: number, opts?: WriteOptions): Promise<KeyValue> {
     try {
-      return { ...(await this.inner.update(key, this.enc(key, value), expectedModRevision)), value };
+      return { ...(await this.inner.update(key, this.enc(key, value), expectedModRevision, opts)), value };
     } catch (e) {
       throw this.decError(e);
     }

@@ -29,6 +29,7 @@ import {
   KeyNotFoundError,
   RevisionMismatchError,
   type Storage,
+  type WriteOptions,
 } from '../../storage/interface.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
 import { CachedObject, decodeStored, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
@@ -87,6 +88,12 @@ export interface StoreOptions {
   lookup?: ObjectLookup;
   /** key prefix override (default {@link storageKeyPrefix}: kube-apiserver's, e.g. `/registry/pods/`) */
   keyPrefix?: string;
+  /**
+   * every object written (created or updated) expires this many seconds after the
+   * write, as upstream's TTLFunc (Events: `--event-ttl`)
+   * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/core/event/storage/storage.go
+   */
+  ttlSeconds?: number;
 }
 
 const MAX_CAS_RETRIES = 16;
@@ -96,6 +103,8 @@ export class Store {
   readonly prefix: string;
   readonly cache: WatchCache;
   private readonly storage: Storage;
+  /** options of every create and update (the TTL) */
+  private readonly writeOpts: WriteOptions | undefined;
   private readonly admission?: AdmissionChain;
   private readonly lookup?: ObjectLookup;
   readonly groupResource: { group: string; resource: string };
@@ -115,6 +124,7 @@ export class Store {
   constructor(def: ResourceDefinition, opts: StoreOptions) {
     this.def = def;
     this.storage = opts.storage;
+    this.writeOpts = opts.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : undefined;
     this.admission = opts.admission;
     this.lookup = opts.lookup;
     this.prefix = opts.keyPrefix ?? def.storagePrefix ?? storageKeyPrefix(def.group, def.resource);
@@ -314,7 +324,7 @@ export class Store {
     const key = this.key(ns, meta.name!);
     try {
       const enc = this.encodeFull(obj);
-      const kv = await this.write(key, obj, enc, (v) => this.storage.create(key, v));
+      const kv = await this.write(key, obj, enc, (v) => this.storage.create(key, v, this.writeOpts));
       const stored = this.adopt(key, obj, kv.modRevision, enc);
       const afterCreate = def.hooks?.afterCreate;
       if (afterCreate !== undefined) await afterCreate(obj, sctx);
@@ -466,7 +476,7 @@ export class Store {
           return { obj: new CachedObject(key, obj, kv.modRevision), created: false };
         }
         const rev = current.rv;
-        const kv = await this.write(key, obj, enc, (v) => this.storage.update(key, v, rev));
+        const kv = await this.write(key, obj, enc, (v) => this.storage.update(key, v, rev, this.writeOpts));
         return { obj: this.adopt(key, obj, kv.modRevision, enc), created: false };
       } catch (e) {
         if (e instanceof RevisionMismatchError) {
@@ -501,7 +511,7 @@ export class Store {
       try {
         const rev = current.rv;
         const enc = this.encodeFull(obj);
-        const kv = await this.write(key, obj, enc, (v) => this.storage.update(key, v, rev));
+        const kv = await this.write(key, obj, enc, (v) => this.storage.update(key, v, rev, this.writeOpts));
         return this.adopt(key, obj, kv.modRevision, enc);
       } catch (e) {
         if (e instanceof RevisionMismatchError && attempt < MAX_CAS_RETRIES) {
@@ -563,7 +573,7 @@ export class Store {
           }
           if (wc.dryRun) return { obj, deleted: false };
           try {
-            const kv = await this.storage.update(key, this.encode(obj), current.rv);
+            const kv = await this.storage.update(key, this.encode(obj), current.rv, this.writeOpts);
             obj.metadata.resourceVersion = String(kv.modRevision);
             return { obj, deleted: false };
           } catch (e) {
@@ -609,7 +619,7 @@ export class Store {
         if (grace !== undefined || hasFinalizers) {
           if (wc.dryRun) return { obj, deleted: false };
           try {
-            const kv = await this.storage.update(key, this.encode(obj), current.rv);
+            const kv = await this.storage.update(key, this.encode(obj), current.rv, this.writeOpts);
             obj.metadata.resourceVersion = String(kv.modRevision);
             return { obj, deleted: false };
           } catch (e) {

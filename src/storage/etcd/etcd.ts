@@ -8,10 +8,12 @@ import {
   type Storage,
   type WatchCallbacks,
   type Watcher,
+  type WriteOptions,
 } from '../interface.js';
 import type { Every } from '../sqlite/compact.js';
 import { EtcdClient, etcdError, type EtcdClientOptions } from './client.js';
 import { EtcdCompactor } from './compactor.js';
+import { LeaseManager } from './lease.js';
 import * as read from './read.js';
 import { EtcdWatchHub } from './watch.js';
 import * as write from './write.js';
@@ -43,6 +45,7 @@ export interface EtcdStorageOptions extends EtcdClientOptions {
 export class EtcdStorage implements Storage {
   private readonly ctx: read.ReadContext;
   private readonly hub: EtcdWatchHub;
+  private readonly leases: LeaseManager;
   /** the automatic compactor, when enabled */
   readonly compactor: EtcdCompactor | undefined;
   private closed = false;
@@ -53,6 +56,7 @@ export class EtcdStorage implements Storage {
   ) {
     this.ctx = { client, knownCompactRev: 0 };
     this.hub = new EtcdWatchHub(client);
+    this.leases = new LeaseManager(client);
     this.compactor =
       opts.compactionIntervalMs === false
         ? undefined
@@ -116,16 +120,20 @@ export class EtcdStorage implements Storage {
     return read.count(this.ctx, prefix);
   }
 
-  /** {@inheritDoc Storage.create} */
-  async create(key: string, value: string): Promise<KeyValue> {
+  /** {@inheritDoc Storage.create} A TTL attaches the key to a (shared) etcd lease, see {@link LeaseManager}. */
+  async create(key: string, value: string, opts?: WriteOptions): Promise<KeyValue> {
     this.assertOpen();
-    return write.create(this.client, key, value);
+    return write.create(this.client, key, value, await this.lease(opts));
   }
 
-  /** {@inheritDoc Storage.update} */
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+  /** {@inheritDoc Storage.update} A TTL attaches the key to a (shared) etcd lease; none detaches it. */
+  async update(key: string, value: string, expectedModRevision: number, opts?: WriteOptions): Promise<KeyValue> {
     this.assertOpen();
-    return write.update(this.client, key, value, expectedModRevision);
+    return write.update(this.client, key, value, expectedModRevision, await this.lease(opts));
+  }
+
+  private async lease(opts: WriteOptions | undefined): Promise<string> {
+    return opts?.ttlSeconds && opts.ttlSeconds > 0 ? this.leases.leaseFor(opts.ttlSeconds) : '0';
   }
 
   /** {@inheritDoc Storage.delete} */

@@ -42,11 +42,13 @@ export class WriteBatcher {
     });
   }
 
-  /** Queues a write; the promise settles once its batch committed (or rolled back). */
-  submit(kind: OpKind, key: string, value: string, expected: number): Promise<KeyValue> {
+  /** Queues a write (`ttlSeconds`: see WriteOptions); the promise settles once its batch committed (or rolled back). */
+  submit(kind: OpKind, key: string, value: string, expected: number, ttlSeconds = 0): Promise<KeyValue> {
     if (this.core.closed) return Promise.reject(new StorageError('sqlite storage is closed'));
     return new Promise<KeyValue>((resolve, reject) => {
-      this.queue.push(new WriteOp(kind, key, value, expected, resolve, reject));
+      const op = new WriteOp(kind, key, value, expected, resolve, reject);
+      op.ttlSeconds = ttlSeconds;
+      this.queue.push(op);
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(this.flushCb);

@@ -42,6 +42,17 @@ export async function compact(core: Core, revision: number, batchRevisions: numb
   }
 }
 
+/**
+ * Copies the WAL into the database file and truncates it (`wal_checkpoint(TRUNCATE)`).
+ * Pages freed by compaction go to the file's freelist and are reused by later writes,
+ * so the file stops growing once history is bounded.
+ *
+ * @see https://www.sqlite.org/pragma.html#pragma_wal_checkpoint
+ */
+export function checkpoint(core: Core): void {
+  if (!core.closed) core.db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
 /** Runs `fn` every `ms` milliseconds until the returned function is called. */
 export type Every = (ms: number, fn: () => void) => () => void;
 
@@ -93,7 +104,9 @@ export class Compactor {
 
   /**
    * One compaction run: compacts to `current - retainRevisions` when that is ahead
-   * of the compacted revision. Resolves when done (or immediately when a run is
+   * of the compacted revision, then checkpoints the WAL into the database file and
+   * truncates it, so the pages the compaction freed are reused by later writes and
+   * the WAL does not keep its high-water size. Resolves when done (or immediately when a run is
    * already in progress, with that run).
    */
   tick(): Promise<void> {
@@ -101,6 +114,7 @@ export class Compactor {
     const target = this.core.rev - this.retainRevisions;
     if (this.core.closed || target <= this.core.compactRev) return Promise.resolve();
     this.running = compact(this.core, target, this.batchRevisions)
+      .then(() => checkpoint(this.core))
       .catch((err: Error) => this.onError(err))
       .finally(() => (this.running = undefined));
     return this.running;

@@ -20,13 +20,18 @@ export class Core {
   compactRev: number;
   /** key → its latest row (tombstones included until compacted) */
   readonly latest = new Map<string, Latest>();
+  /** keys that may have a row in `kine_ttl` (a superset: saves a statement per write of the others) */
+  readonly ttlNames: Set<string>;
   closed = false;
 
   constructor(
     readonly db: Database.Database,
     readonly stmts: Statements,
+    /** the wall clock for TTLs, ms since the epoch */
+    readonly now: () => number = Date.now,
   ) {
     this.rev = stmts.selectSequence.get() ?? 0;
+    this.ttlNames = new Set(stmts.selectTTLNames.all());
     this.compactRev = stmts.selectMeta.get(COMPACT_REV_KEY) ?? 0;
     for (const [name, id, createRevision, deleted] of stmts.selectLatestAll.iterate()) {
       this.latest.set(name, new Latest(id, createRevision, deleted !== 0));

@@ -1,6 +1,6 @@
 import { KeyExistsError } from '../interface.js';
 import type { Core } from './core.js';
-import { guardConflict, type Undo, type WriteOp } from './op.js';
+import { applyTTL, guardConflict, type Undo, type WriteOp } from './op.js';
 import { Latest } from './rows.js';
 
 /**
@@ -26,6 +26,7 @@ export function applyCreate(core: Core, op: WriteOp, undo: Undo): void {
     op.error = guardConflict(core, op, err, undo);
     return;
   }
+  applyTTL(core, op, id);
   core.rev = id;
   undo.set(core, op.key, prev, new Latest(id, id, false));
   op.prevRevision = prevRevision;

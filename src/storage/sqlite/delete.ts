@@ -30,6 +30,10 @@ export function applyDelete(core: Core, op: WriteOp, undo: Undo): void {
     return;
   }
   if (value === undefined) throw new StorageError(`sqlite: row ${prev.modRevision} of ${op.key} is missing`);
+  if (core.ttlNames.has(op.key)) {
+    core.stmts.deleteTTL.run(op.key);
+    core.ttlNames.delete(op.key);
+  }
   core.rev = id;
   undo.set(core, op.key, prev, new Latest(id, prev.createRevision, true));
   op.prevRevision = prev.modRevision;

@@ -17,6 +17,8 @@ export class WriteOp {
   prevValue = '';
   /** modRevision of the key's previous row (0 when none) */
   prevRevision = 0;
+  /** create/update: the key expires this many seconds after the write (0 = never) */
+  ttlSeconds = 0;
 
   constructor(
     readonly kind: OpKind,
@@ -83,6 +85,21 @@ export function guardConflict(core: Core, op: WriteOp, err: unknown, undo: Undo)
     createRevision: row.create_revision,
     modRevision: row.id,
   });
+}
+
+/**
+ * Records the TTL of a create or update at revision `id` in `kine_ttl`, or clears the
+ * key's TTL when the write has none (as an etcd put without a lease). Runs inside the
+ * batch transaction.
+ */
+export function applyTTL(core: Core, op: WriteOp, id: number): void {
+  if (op.ttlSeconds > 0) {
+    core.stmts.upsertTTL.run(op.key, id, core.now() + op.ttlSeconds * 1000);
+    core.ttlNames.add(op.key);
+  } else if (core.ttlNames.has(op.key)) {
+    core.stmts.deleteTTL.run(op.key);
+    core.ttlNames.delete(op.key);
+  }
 }
 
 /** The current kv of a live key, for RevisionMismatchError. */

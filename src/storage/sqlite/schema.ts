@@ -24,6 +24,11 @@ import { StorageError } from '../interface.js';
  * `kine_meta` holds `compact_rev` (the persisted compacted revision); kine keeps
  * that in a magic `compact_rev_key` row instead, which every query must then skip.
  *
+ * `kine_ttl` holds the keys written with a TTL (Events): the revision written with it
+ * and when it expires (ms since the epoch). kine keeps the TTL in a `lease` column of
+ * the log; a side table keeps the log's rows unchanged and finds expired keys by index.
+ * Databases made before it existed get it when opened (the statement is idempotent).
+ *
  * @see https://github.com/k3s-io/kine/blob/master/pkg/drivers/sqlite/sqlite.go
  */
 export const SCHEMA = `
@@ -43,6 +48,12 @@ CREATE TABLE IF NOT EXISTS kine_meta (
   key TEXT PRIMARY KEY,
   value INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS kine_ttl (
+  name TEXT PRIMARY KEY,
+  revision INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kine_ttl_expires_index ON kine_ttl (expires_at);
 `;
 
 /** Schema version stored in `PRAGMA user_version`. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,12 +42,22 @@ function rowCounts(file: string): { rows: number; tombstones: number } {
   }
 }
 
-runBackendTests({ name: 'sqlite', newBackend: async () => openStorage({ kind: 'sqlite', dataDir: tempDir(), compaction: false }) });
+/** The TTL clock of the suites' backends: real time plus what expireTTLs added. */
+let clockOffsetMs = 0;
+const now = () => Date.now() + clockOffsetMs;
+/** Moves the TTL clock an hour on and sweeps. */
+async function expireTTLs(s: unknown): Promise<void> {
+  clockOffsetMs += 3_600_000;
+  await (s as SqliteStorage).ttlSweeper.sweep();
+}
+
+runBackendTests({ name: 'sqlite', newBackend: async () => openStorage({ kind: 'sqlite', dataDir: tempDir(), compaction: false, now }), expireTTLs });
 
 // Again with tiny replay and compaction steps, so multi-step paths run under the same cases.
 runBackendTests({
   name: 'sqlite (replay and compaction in steps of 2 revisions)',
-  newBackend: async () => open(tempDir(), { replayBatchRevisions: 2, compaction: { batchRevisions: 2 }, every: () => () => {} }),
+  newBackend: async () => open(tempDir(), { replayBatchRevisions: 2, compaction: { batchRevisions: 2 }, every: () => () => {}, now }),
+  expireTTLs,
 });
 
 describe('sqlite storage', () => {
@@ -208,6 +218,43 @@ describe('sqlite storage', () => {
     assert.equal(await s.compactedRevision(), 20);
     await s.close();
     assert.equal(cancelled, true);
+  });
+
+  it('a compaction run checkpoints the WAL and truncates it', async () => {
+    const dir = tempDir();
+    const s = open(dir, { compaction: { intervalMs: 60_000, retainRevisions: 10 }, every: () => () => {} });
+    let kv = await s.create('/wal/a', 'x'.repeat(10_000));
+    for (let i = 1; i < 50; i++) kv = await s.update('/wal/a', 'y'.repeat(10_000), kv.modRevision);
+    assert.ok(statSync(join(dir, 'state.db-wal')).size > 0);
+    await s.compactor!.tick();
+    assert.equal(statSync(join(dir, 'state.db-wal')).size, 0);
+    await s.close();
+  });
+
+  it('TTLs survive a restart, and a key written again with a TTL is not deleted by the old one', async () => {
+    const dir = tempDir();
+    let t = 1_000_000;
+    const now = () => t;
+    const s = open(dir, { now, ttlEvery: () => () => {} });
+    const a = await s.create('/ttl/a', 'a', { ttlSeconds: 60 });
+    const b = await s.create('/ttl/b', 'b', { ttlSeconds: 60 });
+    await s.close();
+    const s2 = open(dir, { now, ttlEvery: () => () => {} });
+    try {
+      t += 30_000;
+      const b2 = await s2.update('/ttl/b', 'b2', b.modRevision, { ttlSeconds: 60 }); // now expires at +90 s
+      assert.equal(await s2.ttlSweeper.sweep(), 0);
+      t += 31_000;
+      assert.equal(await s2.ttlSweeper.sweep(), 1);
+      assert.equal((await s2.get('/ttl/a')).kv, undefined);
+      assert.deepEqual((await s2.get('/ttl/b')).kv, b2);
+      t += 30_000;
+      assert.equal(await s2.ttlSweeper.sweep(), 1);
+      assert.equal((await s2.get('/ttl/b')).kv, undefined);
+      assert.ok(a.modRevision > 0);
+    } finally {
+      await s2.close();
+    }
   });
 
   it('a watcher replaying from a revision compacted meanwhile gets CompactedError', async () => {

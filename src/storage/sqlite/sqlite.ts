@@ -6,15 +6,17 @@ import {
   type Storage,
   type WatchCallbacks,
   type Watcher,
+  type WriteOptions,
 } from '../interface.js';
 import { WriteBatcher } from './batch.js';
-import { compact, Compactor, type CompactionOptions, type Every } from './compact.js';
+import { compact, Compactor, everyUnref, type CompactionOptions, type Every } from './compact.js';
 import { Core } from './core.js';
 import { count } from './count.js';
 import { get } from './get.js';
 import { list } from './list.js';
 import { openDatabase, type Synchronous } from './schema.js';
 import { prepareStatements } from './statements.js';
+import { TTLSweeper } from './ttl.js';
 import { WatchHub } from './watch.js';
 
 /** Options of {@link SqliteStorage.open}. */
@@ -36,6 +38,12 @@ export interface SqliteStorageOptions {
   onCompactionError?: (err: Error) => void;
   /** revisions scanned per step while a watcher replays history; default 5000 */
   replayBatchRevisions?: number;
+  /** the wall clock for TTLs (ms since the epoch); default Date.now */
+  now?: () => number;
+  /** how often expired keys are deleted (ms); default 1000 */
+  ttlSweepIntervalMs?: number;
+  /** drives the TTL sweeper's interval (tests inject a manual one); default an unref'd setInterval */
+  ttlEvery?: Every;
 }
 
 /**
@@ -54,6 +62,8 @@ export class SqliteStorage implements Storage {
   private readonly writer: WriteBatcher;
   /** the automatic compactor, when enabled */
   readonly compactor: Compactor | undefined;
+  /** deletes keys whose TTL passed */
+  readonly ttlSweeper: TTLSweeper;
   private readonly batchRevisions: number;
 
   private constructor(
@@ -66,6 +76,8 @@ export class SqliteStorage implements Storage {
     this.batchRevisions = (opts.compaction && opts.compaction.batchRevisions) || 1000;
     this.compactor = c;
     c?.start(opts.every);
+    this.ttlSweeper = new TTLSweeper(core, this.writer);
+    this.ttlSweeper.start(opts.ttlEvery ?? everyUnref, opts.ttlSweepIntervalMs ?? 1000);
   }
 
   /**
@@ -80,7 +92,7 @@ export class SqliteStorage implements Storage {
       busyTimeoutMs: opts.busyTimeoutMs ?? 1000,
     });
     try {
-      return new SqliteStorage(new Core(db, prepareStatements(db)), opts);
+      return new SqliteStorage(new Core(db, prepareStatements(db), opts.now), opts);
     } catch (err) {
       db.close();
       throw new StorageError(`sqlite: cannot load ${opts.file}: ${(err as Error).message}`, { cause: err });
@@ -115,13 +127,13 @@ export class SqliteStorage implements Storage {
   }
 
   /** {@inheritDoc Storage.create} Group-committed with the other writes of this event-loop turn. */
-  create(key: string, value: string): Promise<KeyValue> {
-    return this.writer.submit('create', key, value, 0);
+  create(key: string, value: string, opts?: WriteOptions): Promise<KeyValue> {
+    return this.writer.submit('create', key, value, 0, opts?.ttlSeconds ?? 0);
   }
 
   /** {@inheritDoc Storage.update} Group-committed with the other writes of this event-loop turn. */
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.writer.submit('update', key, value, expectedModRevision);
+  update(key: string, value: string, expectedModRevision: number, opts?: WriteOptions): Promise<KeyValue> {
+    return this.writer.submit('update', key, value, expectedModRevision, opts?.ttlSeconds ?? 0);
   }
 
   /** {@inheritDoc Storage.delete} Group-committed with the other writes of this event-loop turn. */
@@ -155,6 +167,7 @@ export class SqliteStorage implements Storage {
     this.writer.flush(true);
     this.core.closed = true;
     this.compactor?.stop();
+    this.ttlSweeper.stop();
     this.hub.failAll(new StorageError('sqlite storage closed'));
     this.core.db.close();
   }

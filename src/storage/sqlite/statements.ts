@@ -90,6 +90,17 @@ export function prepareStatements(db: Database.Database) {
       'INSERT INTO kine_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
     ),
 
+    // keys with a TTL (see schema.ts)
+    upsertTTL: db.prepare<[name: string, revision: number, expiresAt: number]>(
+      'INSERT INTO kine_ttl (name, revision, expires_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET revision = excluded.revision, expires_at = excluded.expires_at',
+    ),
+    deleteTTL: db.prepare<[name: string]>('DELETE FROM kine_ttl WHERE name = ?'),
+    deleteTTLAt: db.prepare<[name: string, revision: number]>('DELETE FROM kine_ttl WHERE name = ? AND revision = ?'),
+    selectExpired: db
+      .prepare<[now: number, limit: number], [name: string, revision: number]>('SELECT name, revision FROM kine_ttl WHERE expires_at <= ? ORDER BY expires_at LIMIT ?')
+      .raw(),
+    selectTTLNames: db.prepare<[], string>('SELECT name FROM kine_ttl').pluck(),
+
     // compaction of the revisions in (after, upTo]
     deleteSuperseded: db.prepare<[after: number, upTo: number]>(
       `DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision > 0)`,

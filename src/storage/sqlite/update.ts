@@ -1,6 +1,6 @@
 import { KeyNotFoundError, RevisionMismatchError, StorageError } from '../interface.js';
 import type { Core } from './core.js';
-import { currentKv, guardConflict, type Undo, type WriteOp } from './op.js';
+import { applyTTL, currentKv, guardConflict, type Undo, type WriteOp } from './op.js';
 import { Latest } from './rows.js';
 
 /**
@@ -30,6 +30,7 @@ export function applyUpdate(core: Core, op: WriteOp, undo: Undo): void {
     return;
   }
   if (old === undefined) throw new StorageError(`sqlite: row ${prev.modRevision} of ${op.key} is missing`);
+  applyTTL(core, op, id);
   core.rev = id;
   undo.set(core, op.key, prev, new Latest(id, prev.createRevision, false));
   op.prevRevision = prev.modRevision;
