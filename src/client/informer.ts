@@ -8,6 +8,7 @@
  */
 import type { KObject } from '../api/resource.js';
 import { StatusError } from '../apimachinery/errors.js';
+import { type Clock, realClock, type TimerHandle } from '../util/clock.js';
 import type { Client, ResourceRef, WatchHandle } from './types.js';
 
 export interface InformerOptions {
@@ -18,6 +19,8 @@ export interface InformerOptions {
   pageSize?: number;
   /** ms to wait before retrying after an error; default 1000 */
   retryDelayMs?: number;
+  /** the clock retry timers run on (default: the process clock) */
+  clock?: Clock;
 }
 
 export interface InformerHandlers<T extends KObject> {
@@ -40,13 +43,16 @@ export class Informer<T extends KObject = KObject> {
   private synced = false;
   private syncWaiters: (() => void)[] = [];
   private lastRV = '';
-  private retryTimer?: NodeJS.Timeout;
+  private retryTimer?: TimerHandle;
+  private readonly clock: Clock;
 
   constructor(
     private readonly client: Client,
     readonly ref: ResourceRef,
     private readonly opts: InformerOptions = {},
-  ) {}
+  ) {
+    this.clock = opts.clock ?? realClock;
+  }
 
   /** Registers handlers; objects already in the store are replayed as adds. */
   addEventHandler(h: InformerHandlers<T>): void {
@@ -63,7 +69,7 @@ export class Informer<T extends KObject = KObject> {
 
   stop(): void {
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.watchHandle?.stop();
     this.watchHandle = undefined;
@@ -116,11 +122,10 @@ export class Informer<T extends KObject = KObject> {
   private scheduleRetry(): void {
     if (this.stopped) return;
     this.watchHandle = undefined;
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       void this.listAndWatch();
     }, this.opts.retryDelayMs ?? 1000);
-    this.retryTimer.unref?.();
   }
 
   private async relist(): Promise<void> {
@@ -214,10 +219,9 @@ export class Informer<T extends KObject = KObject> {
       return;
     }
     // Resume from the last seen resourceVersion after a short pause.
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       this.startWatch();
     }, 100);
-    this.retryTimer.unref?.();
   }
 }

@@ -388,7 +388,12 @@ describe('e2e: pods on containerd', () => {
       const before = await pod('steady');
       const id = before.status!.containerStatuses![0]!.containerID;
       await k.restartKubelet();
-      await new Promise((r) => setTimeout(r, 3000));
+      // the new kubelet knows the pod and has synced it once more: whatever it would start
+      // (a second sandbox, a new container) it has started by then
+      const kl = k.kubelet.kubelet;
+      await eventually(() => kl.knownPods().some((p) => p.metadata?.uid === before.metadata!.uid), 30_000);
+      kl.resyncAll();
+      await kl.idle();
       const after = await pod('steady');
       assert.equal(after.status!.containerStatuses![0]!.containerID, id);
       assert.equal(after.status!.containerStatuses![0]!.restartCount, 0);

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startManagedContainerd, type ManagedContainerd } from '../../src/cri/containerd/supervisor.js';
+import { startManagedContainerd, type ManagedContainerd, type ManagedContainerdOptions } from '../../src/cri/containerd/supervisor.js';
 import { RemoteRuntime } from '../../src/cri/remote/remote.js';
 import { CONTAINERD_PACKAGES, requirePackages, requireRoot } from './deps.js';
 import { pidsByCmdline } from './proc.js';
@@ -27,6 +27,8 @@ export interface TestContainerdOptions {
   pauseImageLayout?: string;
   /** first restart delay after a crash, ms (see ManagedContainerdOptions) */
   restartDelayMs?: number;
+  /** the supervisor's started / exited / restarting events (see ManagedContainerdOptions) */
+  onEvent?: ManagedContainerdOptions['onEvent'];
 }
 
 export interface TestContainerd {
@@ -130,6 +132,7 @@ export async function startTestContainerd(o: TestContainerdOptions = {}): Promis
       bridgeName,
       networkName,
       restartDelayMs: o.restartDelayMs,
+      onEvent: o.onEvent,
     });
   } catch (err) {
     await cleanupHost();

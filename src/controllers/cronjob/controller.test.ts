@@ -64,7 +64,9 @@ describe('CronJob controller', () => {
   before(async () => {
     c = await startTestCluster();
     clock = new FakeClock(Date.now());
-    ctl = await startCronJobController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
+    // one worker: CronJobs are synced in the order they were queued, so a later CronJob's
+    // Job proves an earlier one was synced at the same time
+    ctl = await startCronJobController({ client: c.client, recorder: c.recorder, informers: c.informers, clock, workers: 1 });
   });
   after(async () => {
     await ctl?.stop();
@@ -140,8 +142,11 @@ describe('CronJob controller', () => {
 
   it('suspend: nothing is created', async () => {
     await c.client.create(W.cronjobs, 'default', cronJob('sleepy', { suspend: true }));
+    await c.client.create(W.cronjobs, 'default', cronJob('awake'));
     await nextMinute();
-    await new Promise((r) => setTimeout(r, 200));
+    // the Job the CronJob created after it gets for this minute: that tick has been handled
+    const minute = `awake-${Math.floor(clock.now() / 60_000)}`;
+    await waitFor(async () => (await jobsOf('awake')).some((j) => j.metadata?.name === minute), 5000, 'this minute\'s Job of the CronJob created after it');
     assert.equal((await jobsOf('sleepy')).length, 0);
   });
 });

@@ -49,7 +49,9 @@ describe('garbage collector', () => {
     c = await startTestCluster();
     // a pod whose owner never existed, present before the collector starts
     await c.client.create(R.pods, 'default', pod('stale', [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'nope', uid: '00000000-0000-0000-0000-000000000001' }]));
-    gc = await startGarbageCollector({ client: c.client, recorder: c.recorder, informers: c.informers, discoveryResyncMs: 0 });
+    // one worker: dependents are handled in the order the collector saw them, so a later
+    // dependent's deletion proves the earlier ones were handled
+    gc = await startGarbageCollector({ client: c.client, recorder: c.recorder, informers: c.informers, discoveryResyncMs: 0, workers: 1 });
   });
   after(async () => {
     await gc?.stop();
@@ -64,8 +66,10 @@ describe('garbage collector', () => {
     const owner = await c.client.create(W.replicasets, 'default', rs('bg'));
     await c.client.create(R.pods, 'default', pod('bg-1', [ownerRef(owner)]));
     await c.client.create(R.pods, 'default', pod('bg-2', [ownerRef(owner)]));
-    // with the owner still there, nothing happens
-    await new Promise((r) => setTimeout(r, 100));
+    // with the owner still there, nothing happens: a dependent of an absent owner created
+    // after them is deleted, so the collector has handled bg-1 and bg-2 by then
+    await c.client.create(R.pods, 'default', pod('bg-probe', [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'nope', uid: '00000000-0000-0000-0000-000000000002' }]));
+    await waitFor(() => gone(c, R.pods, 'bg-probe'), 5000, 'later dependent of an absent owner deleted');
     assert.equal((await listPods(c.client, 'default', 'gc=test')).filter((p) => p.metadata?.name?.startsWith('bg-')).length, 2);
     await c.client.delete(W.replicasets, 'default', 'bg', { propagationPolicy: 'Background' });
     await waitFor(async () => (await gone(c, R.pods, 'bg-1')) && (await gone(c, R.pods, 'bg-2')), 5000, 'dependents deleted');

@@ -9,20 +9,25 @@
 import type { KObject } from '../../api/resource.js';
 import { Informer, keyOf } from '../../client/informer.js';
 import type { Client, ResourceRef } from '../../client/types.js';
+import type { Clock } from '../../util/clock.js';
 
 /** One informer per resource; informers asked for after `start()` start at once. */
 export class SharedInformers {
   private readonly informers = new Map<string, Informer>();
   private started = false;
 
-  constructor(private readonly client: Client) {}
+  /** @param opts.clock the clock of the informers' retry timers (default: the process clock) */
+  constructor(
+    private readonly client: Client,
+    private readonly opts: { clock?: Clock } = {},
+  ) {}
 
   /** The shared informer for `ref` (all namespaces). */
   get<T extends KObject = KObject>(ref: ResourceRef): Informer<T> {
     const k = `${ref.group}/${ref.version}/${ref.resource}`;
     let inf = this.informers.get(k);
     if (!inf) {
-      inf = new Informer(this.client, ref);
+      inf = new Informer(this.client, ref, { clock: this.opts.clock });
       this.informers.set(k, inf);
       if (this.started) inf.start();
     }

@@ -32,10 +32,12 @@ describe('managed containerd', () => {
   let c: TestContainerd;
   let rt: RemoteRuntime;
   const events: string[] = [];
+  /** the supervisor's events, `type pid` */
+  const supervisor: string[] = [];
 
   before(async () => {
     const layouts = buildTestImages();
-    c = await startTestContainerd({ pauseImage: 'localhost/k8ts-pause:3.10', pauseImageLayout: layouts.pause, restartDelayMs: 50 });
+    c = await startTestContainerd({ pauseImage: 'localhost/k8ts-pause:3.10', pauseImageLayout: layouts.pause, restartDelayMs: 50, onEvent: (e) => supervisor.push(`${e.type} ${e.pid ?? ''}`) });
     rt = await RemoteRuntime.connect(c.endpoint);
   });
   after(async () => {
@@ -81,9 +83,12 @@ describe('managed containerd', () => {
 
   test('stop() ends containerd and does not restart it', async () => {
     const pid = c.containerd.pid!;
+    const seen = supervisor.length;
     await c.containerd.stop();
     assert.throws(() => process.kill(pid, 0), /ESRCH/);
-    await new Promise((r) => setTimeout(r, 250)); // 5× the restart delay
+    // the supervisor saw the exit, and a restart is only ever scheduled right after
+    // announcing it in the same exit handler: none was
+    assert.deepEqual(supervisor.slice(seen), [`exited ${pid}`]);
     assert.equal(c.containerd.pid, undefined);
     assert.equal(c.containerd.restarts, events.length);
   });
