@@ -29,6 +29,7 @@ import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
 import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.js';
 import { CustomResourceDefinitionController } from './apiextensions/controller.js';
+import { APIServerMetrics } from './metrics/metrics.js';
 
 /** Authorization decision input (upstream authorizer.Attributes). */
 export interface AuthorizationAttributes {
@@ -136,6 +137,8 @@ export class APIServer implements StoreLookup {
   private crds?: CustomResourceDefinitionController;
   /** open watch responses of resources added with addResource, ended when the resource is removed */
   private readonly runtimeWatches = new Map<Store, Set<ResponseWriter>>();
+  /** Prometheus metrics served on /metrics */
+  readonly metrics = new APIServerMetrics(() => this.storedObjectCounts());
 
   constructor(private readonly opts: APIServerOptions) {
     this.storage = opts.storage;
@@ -283,6 +286,7 @@ export class APIServer implements StoreLookup {
     const { path, query } = splitURL(req.url);
     const info = requestInfoOf(req);
     if (!info.isResourceRequest) return this.nonResource(req, res, path, query);
+    this.instrument(req, res, info, query);
 
     const virtual = this.virtual.match(req.method, info);
     if (virtual) return serveVirtual(virtual, info, req, res);
@@ -306,7 +310,30 @@ export class APIServer implements StoreLookup {
     return handleResource(c);
   }
 
-  private nonResource(req: ApiRequest, res: ResponseWriter, path: string, query: URLSearchParams): void {
+  /** Records the request in the metrics once its response ends (the status code from writeHead). */
+  private instrument(req: ApiRequest, res: ResponseWriter, info: RequestInfo, query: URLSearchParams): void {
+    const m = this.metrics.begin(info, req.headers['content-type'], query.get('dryRun') === 'All', req.receivedAt ?? performance.now());
+    let code = 0;
+    const writeHead = res.writeHead;
+    res.writeHead = (status, headers) => {
+      code = status;
+      writeHead.call(res, status, headers);
+    };
+    res.onClose(() => m.done(code || 200));
+  }
+
+  /** Objects per resource (`pods`, `deployments.apps`) in the watch caches, for apiserver_storage_objects. */
+  private *storedObjectCounts(): Iterable<[string, number]> {
+    for (const st of this.stores.values()) yield [st.def.group ? `${st.def.resource}.${st.def.group}` : st.def.resource, st.cache.size];
+  }
+
+  private async serveMetrics(res: ResponseWriter): Promise<void> {
+    const { contentType, text } = await this.metrics.exposition();
+    res.writeHead(200, { 'Content-Type': contentType });
+    res.end(text);
+  }
+
+  private nonResource(req: ApiRequest, res: ResponseWriter, path: string, query: URLSearchParams): void | Promise<void> {
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const m = req.method;
     if (m !== 'GET' && m !== 'HEAD') {
@@ -316,6 +343,8 @@ export class APIServer implements StoreLookup {
     switch (p) {
       case '/version':
         return writeJSON(res, 200, VERSION);
+      case '/metrics':
+        return this.serveMetrics(res);
       case '/healthz':
       case '/livez':
       case '/readyz':

@@ -10,7 +10,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { exponentialBuckets, Gauge, Registry } from 'prom-client';
-import { FastCounter, FastHistogram, type HistogramChild } from './metrics-fast.js';
+import { FastCounter, FastHistogram, type HistogramChild } from '../util/metrics-fast.js';
 
 /** Extension point label values, as upstream. */
 export type ExtensionPointName =

@@ -9,9 +9,13 @@
  *  - boolean query parameters decode as upstream's parameter codec: `watch=True` watches,
  *    `watch=0` / `watch=FALSE` list;
  *  - `kubectl certificate approve|deny` (a protobuf PUT to certificatesigningrequests/approval)
- *    is decoded and applied.
+ *    is decoded and applied;
+ *  - `/metrics` serves upstream's apiserver metrics to users bound to system:monitoring.
  */
 import { describe, it, before, after } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { parse as parseYAML } from 'yaml';
 import assert from 'node:assert/strict';
 import { startCluster, type Cluster } from './harness.js';
 import { createCSR } from '../../src/controllers/csr/sign.js';
@@ -106,5 +110,39 @@ describe('api semantics (e2e)', () => {
     const d = getJSON('csr', 'deny-me') as CSR;
     assert.deepEqual(d.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]), [['Denied', 'True', 'KubectlDeny', 'This CSR was denied by kubectl certificate deny.']]);
     assert.match(ok(['get', 'csr', 'approve-me', 'deny-me']), /approve-me\s.*Approved\n[\s\S]*deny-me\s.*Denied\n/);
+  });
+
+  it('/metrics: apiserver_request_total and friends, for system:monitoring only', async () => {
+    ok(['get', 'configmaps', '-n', 'default']);
+    const text = ok(['get', '--raw', '/metrics']);
+    assert.match(text, /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} [1-9]\d*$/m);
+    assert.match(text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
+    assert.match(text, /^apiserver_storage_objects\{resource="configmaps"\} [1-9]\d*$/m);
+    assert.match(text, /^apiserver_current_inflight_requests\{request_kind="mutating"\} \d+$/m);
+
+    ok(['create', 'serviceaccount', 'scraper']);
+    const token = ok(['create', 'token', 'scraper']).trim();
+    const kc = parseYAML(readFileSync(c.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
+    const get = (): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request(new URL('/metrics', kc.clusters[0]!.cluster.server), { ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64'), headers: { Authorization: `Bearer ${token}` } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const denied = await get();
+    assert.equal(denied.status, 403);
+    assert.equal((JSON.parse(denied.body) as { message: string }).message, 'forbidden: User "system:serviceaccount:default:scraper" cannot get path "/metrics"');
+    ok(['create', 'clusterrolebinding', 'scraper-monitoring', '--clusterrole=system:monitoring', '--serviceaccount=default:scraper']);
+    let allowed = await get();
+    for (let i = 0; i < 50 && allowed.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100)); // the authorizer's informer sees the new binding
+      allowed = await get();
+    }
+    assert.equal(allowed.status, 200);
+    assert.match(allowed.body, /^# TYPE apiserver_request_total counter$/m);
   });
 });

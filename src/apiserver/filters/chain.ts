@@ -4,6 +4,7 @@
  * inside out below; a request meets the steps in this order:
  *
  * 1. panic recovery — whatever an inner step throws becomes a Status answer
+ * 1b. request received timestamp — when the request arrived (request duration metric)
  * 2. request info — the URL parsed once into group/version/resource/verb
  * 3. authentication — `req.user` from the client certificate or a bearer token;
  *    no credentials = anonymous on the public paths, 401 elsewhere
@@ -29,6 +30,7 @@ import { withImpersonation } from './impersonation.js';
 import { withMaxInFlightLimit, type MaxInFlightLimits } from './max-in-flight.js';
 import { withPanicRecovery } from './panic-recovery.js';
 import { withRequestInfo } from './request-info.js';
+import { withRequestReceivedTimestamp } from './request-received.js';
 import type { Handler } from './types.js';
 
 /** What the filters need; every part is optional (a bare test server has none). */
@@ -54,6 +56,7 @@ export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): H
   h = withAudit(h, c.auditor);
   h = withAuthentication(h, c.authentication, withAudit(unauthorizedHandler, c.auditor));
   h = withRequestInfo(h);
+  h = withRequestReceivedTimestamp(h);
   h = withPanicRecovery(h);
   return h;
 }

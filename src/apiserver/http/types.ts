@@ -17,6 +17,8 @@ export interface ApiRequest {
   user?: UserInfo;
   /** remote address for audit/logging */
   remoteAddress?: string;
+  /** when the request arrived (performance.now() ms), for the request duration metric; dispatch time otherwise */
+  receivedAt?: number;
 }
 
 export interface ResponseWriter {
