@@ -21,6 +21,7 @@ import { serveVirtual, VirtualResources } from './endpoints/virtual.js';
 import { buildHandlerChain } from './filters/chain.js';
 import type { MaxInFlightLimits } from './filters/max-in-flight.js';
 import { requestInfoOf, splitURL } from './filters/request-info.js';
+import type { RequestInfo } from './http/request-info.js';
 import type { Handler } from './filters/types.js';
 import { writeError, writeJSON } from './http/respond.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
