@@ -46,6 +46,8 @@ import { csrDefinition } from './certificates/definition.js';
 import { limitRangeDefinition } from './core/v1/limitrange/strategy.js';
 import { resourceQuotaDefinition } from './core/v1/resourcequota/strategy.js';
 import { rbacDefinitions, type EscalationGuard } from './rbac/definitions.js';
+import { networkPolicyDefinition } from './networking/v1/networkpolicy/strategy.js';
+import { runtimeClassDefinition } from './node/v1/runtimeclass/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -101,6 +103,8 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     podTemplateDefinition as ResourceDefinition,
     ingressDefinition as ResourceDefinition,
     ingressClassDefinition as ResourceDefinition,
+    networkPolicyDefinition as ResourceDefinition,
+    runtimeClassDefinition as ResourceDefinition,
     ...storageV1Definitions,
     ...admissionRegistrationV1Definitions,
     apiServiceDefinition as ResourceDefinition,

@@ -21,6 +21,9 @@ import { isNotFound as isApiNotFound } from '../apimachinery/errors.js';
 import type { EventRecorder } from '../client/events.js';
 import { Informer } from '../client/informer.js';
 import { R, type Client } from '../client/types.js';
+import type { RuntimeClass } from 'kubernetes-types/node/v1.js';
+
+const RUNTIME_CLASSES = { group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses', kind: 'RuntimeClass', namespaced: false } as const;
 import type { Runtime } from '../cri/api.js';
 import { value } from '../apimachinery/quantity.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
@@ -130,6 +133,7 @@ export class Kubelet {
       nodeHostname: o.machine.hostname,
       memoryCapacity: value(o.machine.memory),
       onSandboxIPs: (id, ips) => this.runtimeCache.noteSandboxIPs(id, ips),
+      runtimeHandler: (name) => this.lookupRuntimeHandler(name),
     });
     this.runtimeCache = new RuntimeStatusCache(o.runtime, () => this.runtimeName);
     this.workers = new PodWorkers(
@@ -138,6 +142,17 @@ export class Kubelet {
       (uid, e) => log(`sync of pod ${uid} failed`, e),
       o.backOffMs ?? BACKOFF_MS,
     );
+  }
+
+  /**
+   * The handler of RuntimeClass `name`, passed to RunPodSandbox as runtime_handler
+   * (upstream runtimeclass.Manager.LookupRuntimeHandler).
+   * @throws Error `runtimeclass.node.k8s.io "<name>" not found` (the lister's NotFound text) for an unknown class
+   */
+  private async lookupRuntimeHandler(name: string): Promise<string> {
+    const rc = await this.o.client.get(RUNTIME_CLASSES, '', name).then((o) => o as unknown as RuntimeClass, notFoundAsUndefined);
+    if (!rc) throw new Error(`runtimeclass.node.k8s.io ${JSON.stringify(name)} not found`);
+    return rc.handler ?? '';
   }
 
   /** Starts watching pods; resolves once the first list is in (so adoption sees every pod). */

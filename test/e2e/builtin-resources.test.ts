@@ -194,6 +194,7 @@ ${extra}`;
           'v1.discovery.k8s.io',
           'v1.events.k8s.io',
           'v1.networking.k8s.io',
+          'v1.node.k8s.io',
           'v1.policy',
           'v1.rbac.authorization.k8s.io',
           'v1.scheduling.k8s.io',
@@ -203,6 +204,61 @@ ${extra}`;
       );
       for (const r of out.slice(1)) assert.deepEqual(r.slice(1), ['Local', 'True', '<age>'], r[0]);
       assert.equal(ok(['get', 'apiservice', 'v1.apps', '-o', 'jsonpath={.spec.groupPriorityMinimum}/{.spec.versionPriority} {.status.conditions[0].reason}: {.status.conditions[0].message}']), '17800/15 Local: Local APIServices are always available');
+    });
+  });
+
+  describe('networking.k8s.io/v1 NetworkPolicy', () => {
+    it('the published NetworkPolicy applies; `get netpol` shows POD-SELECTOR; a bad ipBlock is rejected with upstream text', () => {
+      assert.equal(ok(['apply', '-f', m('networkpolicy.yaml')]).trim(), 'networkpolicy.networking.k8s.io/test-network-policy created');
+      assert.deepEqual(rows(ok(['get', 'netpol'])), [['NAME', 'POD-SELECTOR', 'AGE'], ['test-network-policy', 'role=db', '<age>']]);
+      assert.equal(ok(['get', 'networkpolicy', 'test-network-policy', '-o', 'jsonpath={.spec.policyTypes} {.metadata.generation}']), '["Ingress","Egress"] 1');
+      const bad = `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: bad}
+spec:
+  podSelector: {}
+  ingress:
+  - from:
+    - ipBlock: {cidr: 172.17.0.0/16, except: [10.0.0.0/24]}
+      podSelector: {}
+`;
+      assert.equal(
+        fails(['apply', '-f', '-'], bad),
+        'The NetworkPolicy "bad" is invalid: \n* spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: "10.0.0.0/24": must be a strict subset of `cidr`\n* spec.ingress[0].from[0]: Forbidden: may not specify both ipBlock and another peer',
+      );
+    });
+  });
+
+  describe('node.k8s.io/v1 RuntimeClass', () => {
+    it('a RuntimeClass with overhead: HANDLER column; pods get its overhead and nodeSelector; an unknown class is rejected by admission', () => {
+      ok(['apply', '-f', '-'], `apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: sandboxed
+handler: runsc
+overhead:
+  podFixed:
+    memory: "120Mi"
+    cpu: "250m"
+scheduling:
+  nodeSelector:
+    kubernetes.io/os: linux
+`);
+      assert.deepEqual(rows(ok(['get', 'runtimeclasses'])), [['NAME', 'HANDLER', 'AGE'], ['sandboxed', 'runsc', '<age>']]);
+      ok(['run', 'rc-pod', '--image=nginx', '--overrides={"spec":{"runtimeClassName":"sandboxed"}}']);
+      assert.equal(ok(['get', 'pod', 'rc-pod', '-o', 'jsonpath={.spec.overhead} {.spec.nodeSelector}']), '{"cpu":"250m","memory":"120Mi"} {"kubernetes.io/os":"linux"}');
+      assert.equal(
+        fails(['run', 'rc-missing', '--image=nginx', '--overrides={"spec":{"runtimeClassName":"nope"}}']),
+        'Error from server (Forbidden): pods "rc-missing" is forbidden: pod rejected: RuntimeClass "nope" not found',
+      );
+      assert.equal(
+        fails(['run', 'rc-overhead', '--image=nginx', '--overrides={"spec":{"overhead":{"cpu":"1"}}}']),
+        'Error from server (Forbidden): pods "rc-overhead" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+      );
+      assert.equal(
+        fails(['patch', 'runtimeclass', 'sandboxed', '--type=merge', '-p', '{"handler":"kata"}']),
+        'The RuntimeClass "sandboxed" is invalid: handler: Invalid value: "kata": field is immutable',
+      );
     });
   });
 });

@@ -43,6 +43,11 @@ export interface RuntimeManagerDeps {
   memoryCapacity: number;
   /** told the IPs read with PodSandboxStatus right after RunPodSandbox (the kubelet's status cache keeps them) */
   onSandboxIPs?: (sandboxId: string, ips: string[]) => void;
+  /**
+   * The CRI runtime handler of a RuntimeClass (upstream runtimeClassManager.LookupRuntimeHandler);
+   * rejects when the class does not exist. Without it the class name is passed through.
+   */
+  runtimeHandler?: (runtimeClassName: string) => Promise<string>;
 }
 
 /** Per-sync inputs the kubelet provides. */
@@ -106,7 +111,9 @@ export class KubeRuntimeManager {
       config = generateSandboxConfig(pod, a.attempt, this.d.kubeletDir, this.d.dns, ctx.cgroupParent);
       fs.mkdirSync(config.logDirectory, { recursive: true, mode: 0o755 }); // sync: see writeEtcHosts
       try {
-        sandboxId = await this.d.runtime.runPodSandbox(config, pod.spec?.runtimeClassName);
+        const rcName = pod.spec?.runtimeClassName;
+        const handler = rcName && this.d.runtimeHandler ? await this.d.runtimeHandler(rcName) : (rcName ?? undefined);
+        sandboxId = await this.d.runtime.runPodSandbox(config, handler || undefined);
       } catch (e) {
         this.event(pod, undefined, 'Warning', Reason.FailedCreatePodSandBox, Msg.createSandboxFailed(criErrorString(e)));
         r.failed = true;

@@ -14,6 +14,7 @@ test('admission plugins run once each, in upstream AllOrderedPlugins order', () 
     'PodSecurity',
     'Priority',
     'DefaultTolerationSeconds',
+    'RuntimeClass',
     'CertificateApproval',
     'CertificateSigning',
     'CertificateSubjectRestriction',

@@ -17,6 +17,7 @@ import { nodeRestriction } from './node-restriction.js';
 import { podSecurity, type PodSecurityOptions } from './pod-security.js';
 import { priority } from './priority.js';
 import { resourceQuota } from './resource-quota.js';
+import { runtimeClass } from './runtime-class.js';
 import { serviceAccount } from './service-account.js';
 
 /**
@@ -89,6 +90,7 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
     podSecurity(o.podSecurity),
     priority,
     defaultTolerationSeconds(),
+    runtimeClass,
     ...certificatePlugins(o.authorizer),
     quota,
   ];
