@@ -10,14 +10,15 @@
  *    `watch=0` / `watch=FALSE` list;
  *  - `kubectl certificate approve|deny` (a protobuf PUT to certificatesigningrequests/approval)
  *    is decoded and applied;
- *  - `/metrics` serves upstream's apiserver metrics to users bound to system:monitoring.
+ *  - `/metrics` serves upstream's apiserver metrics to users bound to system:monitoring;
+ *  - a CronJob whose schedule never fires gets the cronjob-controller's InvalidSchedule warning.
  */
 import { describe, it, before, after } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { parse as parseYAML } from 'yaml';
 import assert from 'node:assert/strict';
-import { startCluster, type Cluster } from './harness.js';
+import { eventually, startCluster, type Cluster } from './harness.js';
 import { createCSR } from '../../src/controllers/csr/sign.js';
 
 interface Meta {
@@ -144,5 +145,15 @@ describe('api semantics (e2e)', () => {
     }
     assert.equal(allowed.status, 200);
     assert.match(allowed.body, /^# TYPE apiserver_request_total counter$/m);
+  });
+
+  it('a CronJob that never fires (0 0 31 2 *) gets an InvalidSchedule warning event', async () => {
+    assert.equal(ok(['create', 'cronjob', 'never', '--image=busybox', '--schedule=0 0 31 2 *']).trim(), 'cronjob.batch/never created');
+    const line = await eventually(() => {
+      const out = ok(['get', 'events', '--field-selector', 'involvedObject.name=never,reason=InvalidSchedule', '-o', 'jsonpath={range .items[*]}{.type} {.source.component}: {.message}{"\\n"}{end}']);
+      return out.trim().split('\n')[0];
+    }, 20_000);
+    assert.equal(line, 'Warning cronjob-controller: invalid schedule: 0 0 31 2 * : time difference between two schedules is less than 1 second');
+    assert.equal(ok(['get', 'jobs', '-o', 'name']).trim(), '');
   });
 });

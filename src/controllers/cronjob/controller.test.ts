@@ -149,4 +149,12 @@ describe('CronJob controller', () => {
     await waitFor(async () => (await jobsOf('awake')).some((j) => j.metadata?.name === minute), 5000, 'this minute\'s Job of the CronJob created after it');
     assert.equal((await jobsOf('sleepy')).length, 0);
   });
+
+  it('a schedule that never fires (31 February): an InvalidSchedule warning, no Job', async () => {
+    await c.client.create(W.cronjobs, 'default', cronJob('never', { schedule: '0 0 31 2 *' }));
+    const ev = await waitFor(() => c.recorder.events.find((e) => e.obj.metadata?.name === 'never' && e.reason === 'InvalidSchedule'), 5000, 'InvalidSchedule');
+    assert.equal(ev.type, 'Warning');
+    assert.equal(ev.message, 'invalid schedule: 0 0 31 2 * : time difference between two schedules is less than 1 second');
+    assert.equal((await jobsOf('never')).length, 0);
+  });
 });

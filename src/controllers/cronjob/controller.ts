@@ -132,6 +132,11 @@ export async function startCronJobController(ctx: WorkloadControllerContext): Pr
       return { changed };
     }
     const recent = mostRecentScheduleTime(cj, now, sched);
+    if (recent.invalid !== undefined) {
+      // a user error in the spec: nothing to do until the CronJob changes (upstream syncCronJob)
+      recorder.event(cj, 'Warning', 'InvalidSchedule', `invalid schedule: ${cj.spec?.schedule ?? ''} : ${recent.invalid}`);
+      return { changed };
+    }
     if (recent.missed > MAX_MISSED_START_TIMES) {
       recorder.event(cj, 'Warning', 'TooManyMissedTimes', `too many missed start times: ${recent.missed}. Set or decrease .spec.startingDeadlineSeconds or check clock skew`);
     }

@@ -21,6 +21,11 @@ export interface RecentSchedule {
   mostRecent?: number;
   /** how many scheduled times were missed (capped count, for the TooManyMissedTimes event) */
   missed: number;
+  /**
+   * why the schedule cannot be acted on (a schedule that never fires, `0 0 31 2 *`: upstream's
+   * next times are both the zero time), for the InvalidSchedule event
+   */
+  invalid?: string;
 }
 
 /**
@@ -37,7 +42,8 @@ export function mostRecentScheduleTime(cj: CronJob, now: number, sched: Schedule
     if (deadline > earliest) earliest = deadline;
   }
   const t1 = sched.next(earliest);
-  if (t1 === undefined || t1 > now) return { earliest, missed: 0 };
+  if (t1 === undefined) return { earliest, missed: 0, invalid: 'time difference between two schedules is less than 1 second' };
+  if (t1 > now) return { earliest, missed: 0 };
   const t2 = sched.next(t1);
   if (t2 === undefined || t2 > now) return { earliest, mostRecent: t1, missed: 1 };
   // walk the remaining times; after many, jump close to now and walk from there
