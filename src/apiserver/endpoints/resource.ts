@@ -21,6 +21,7 @@ import { parseIncludeObject, toTable } from './table.js';
 import { serveWatch } from './watch.js';
 import { checkFieldValidation } from './field-validation.js';
 import { queryBool } from '../../apimachinery/query-params.js';
+import { checkPatchedTypes, checkTypes } from './typed-decode.js';
 import { managerName, updateFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
 
 /** What a resource handler needs besides the request. */
@@ -262,6 +263,7 @@ async function doCreate(c: ResourceContext, ns: string): Promise<void> {
   const neg = negotiateOutput(c.req.headers['accept'], false);
   const wc = writeContext(c);
   const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body));
+  checkTypes(c.store.def, obj);
   checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
   checkNamespace(c, obj, ns);
   const o = obj as Obj;
@@ -276,6 +278,7 @@ async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<vo
   const neg = negotiateOutput(c.req.headers['accept'], false);
   const wc = writeContext(c);
   const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body));
+  checkTypes(c.store.def, obj);
   checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
   checkNamespace(c, obj, ns);
   const o = obj as Obj;
@@ -322,6 +325,7 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
           ? serverSideApply(def, body, current, c.query, manager, scope)
           : applyPatch(def, fmt, c.req.headers['content-type'], body, current, c.info.name, c.query);
       const patched = r.object as Obj;
+      checkPatchedTypes(def, fmt, patched, fmt === 'strategic-merge-patch' ? patchValue(body) : undefined);
       if (!patched.metadata) patched.metadata = {};
       checkFieldValidation(def, patched, fieldValidation, wc.warnings, r.strictErrors, patchValue(body));
       dropNulls(patched);
