@@ -15,6 +15,8 @@ import { applyMergePatch, mergePatchBody } from '../../apimachinery/patch/merge-
 import type { JsonObject } from '../../apimachinery/patch/json-value.js';
 import { isStrategicMergeSupported, strategicMergePatch, strategicMergePatchBody } from '../../apimachinery/patch/strategic-merge-patch.js';
 import type { BodyFormat } from '../http/negotiate.js';
+import { tooDeep } from '../http/body.js';
+import { MAX_JSON_DEPTH } from '../http/json-syntax.js';
 import { applyFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
 import { queryBool } from '../../apimachinery/query-params.js';
 
@@ -86,6 +88,7 @@ function parseApplyBody(body: Buffer, query: URLSearchParams): KObject {
     throw newBadRequest(`error decoding YAML: ${e instanceof Error ? e.message : String(e)}`);
   }
   if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw newBadRequest('invalid object for apply patch');
+  if (tooDeep(applied, MAX_JSON_DEPTH)) throw newBadRequest(`error decoding YAML: yaml: exceeded max depth of ${MAX_JSON_DEPTH}`);
   return applied as KObject;
 }
 

@@ -10,6 +10,7 @@ import { failureStatus, newBadRequest, newInvalid, newMethodNotAllowed, newMetho
 import { forbidden, invalid, Path, tooLong, type FieldError } from '../../apimachinery/field-errors.js';
 import type { Storage } from '../../storage/interface.js';
 import { decodeDeleteOptions, decodeObjectBody } from '../http/body.js';
+import { depthExceededAt } from '../http/json-syntax.js';
 import { bodyFormat, negotiateOutput, type Negotiated } from '../http/negotiate.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { writeJSON, writeRawJSON } from '../http/respond.js';
@@ -262,7 +263,7 @@ function checkNamespace(c: ResourceContext, obj: KObject, ns: string): void {
 async function doCreate(c: ResourceContext, ns: string): Promise<void> {
   const neg = negotiateOutput(c.req.headers['accept'], false);
   const wc = writeContext(c);
-  const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body));
+  const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body, c.store.def.kind));
   checkTypes(c.store.def, obj);
   checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
   checkNamespace(c, obj, ns);
@@ -277,7 +278,7 @@ async function doCreate(c: ResourceContext, ns: string): Promise<void> {
 async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<void> {
   const neg = negotiateOutput(c.req.headers['accept'], false);
   const wc = writeContext(c);
-  const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body));
+  const obj = checkKind(c, decodeObjectBody(c.req.headers['content-type'], c.req.body, c.store.def.kind));
   checkTypes(c.store.def, obj);
   checkFieldValidation(c.store.def, obj, c.query.get('fieldValidation'), wc.warnings);
   checkNamespace(c, obj, ns);
@@ -312,6 +313,10 @@ async function doPatch(c: ResourceContext, ns: string, sub: string): Promise<voi
   const wc = writeContext(c);
   const fmt = bodyFormat(c.req.headers['content-type']);
   const body = c.req.body ?? Buffer.alloc(0);
+  if (fmt !== 'yaml' && fmt !== 'apply-patch' && depthExceededAt(body) >= 0) {
+    // patch bodies are held to the nesting limit of objects (http/json-syntax.ts)
+    throw newBadRequest(`error decoding patch: invalid character '${String.fromCharCode(body[depthExceededAt(body)]!)}' exceeded max depth`);
+  }
   const def = c.store.def;
   const fieldValidation = c.query.get('fieldValidation');
   const manager = managerOf(c, 'PatchOptions', fmt === 'apply-patch');

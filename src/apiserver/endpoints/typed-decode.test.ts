@@ -19,6 +19,7 @@ import type { Storage } from '../../storage/interface.js';
 import { APIServer } from '../apiserver.js';
 import type { ApiRequest, ResponseWriter } from '../http/types.js';
 import { base64Error, timeError } from '../openapi/typecheck.js';
+import { MAX_JSON_DEPTH } from '../http/json-syntax.js';
 
 interface Reply {
   status: number;
@@ -193,6 +194,41 @@ describe('typed decoding of built-in kinds', () => {
       await call(api, 'PUT', `${CMS}/t`, { ...cur, binaryData: { k: 7 } }),
       'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.binaryData of type []uint8',
     );
+  });
+
+  it("answers undecodable bodies with upstream's 'the object provided is unrecognized' wording", async () => {
+    badRequest(
+      await call(api, 'POST', CMS, '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":'),
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)',
+    );
+    badRequest(
+      await call(api, 'POST', CMS, '42'),
+      'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: json: cannot unmarshal number into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" } (3432)',
+    );
+  });
+
+  it('refuses bodies nested deeper than the limit with a 400, and patches that nest deeper on what is stored with a 422; within the limit no overflow', async () => {
+    const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+    const over = await call(api, 'POST', CMS, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":${deep(MAX_JSON_DEPTH)}}`);
+    assert.equal(over.status, 400, JSON.stringify(over.body).slice(0, 300));
+    assert.match(over.body.message, /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: invalid character '\[' exceeded max depth \(/);
+    const yaml = await call(api, 'POST', CMS, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deepy\nx: ${deep(MAX_JSON_DEPTH + 1)}\n`, 'application/yaml');
+    assert.equal(yaml.status, 400, JSON.stringify(yaml.body).slice(0, 300));
+    // within the limit: an unknown field is not decoded into anything (Warn: a warning), the object stored
+    const within = await call(api, 'POST', CMS, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":${deep(MAX_JSON_DEPTH - 2)}}`);
+    assert.equal(within.status, 201, JSON.stringify(within.body).slice(0, 300));
+    // a patch body over the limit is refused as it is decoded
+    for (const ct of ['application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json']) {
+      const r = await call(api, 'PATCH', `${CMS}/deep`, ct.includes('json-patch') ? `[{"op":"add","path":"/x","value":${deep(MAX_JSON_DEPTH)}}]` : `{"x":${deep(MAX_JSON_DEPTH)}}`, ct);
+      assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 300));
+    }
+    // a small JSON patch that nests deeper on what is stored: the result is refused
+    const chain = (n: number): string => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+    assert.equal((await call(api, 'POST', CMS, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"chain"},"y":${chain(MAX_JSON_DEPTH - 3)}}`)).status, 201);
+    const path = '/y' + '/a'.repeat(MAX_JSON_DEPTH - 4) + '/b';
+    const r = await call(api, 'PATCH', `${CMS}/chain`, `[{"op":"add","path":"${path}","value":[[[1]]]}]`, 'application/json-patch+json');
+    assert.equal(r.status, 422, JSON.stringify(r.body).slice(0, 300));
+    assert.match(r.body.message, /exceeded max depth/);
   });
 });
 

@@ -22,11 +22,28 @@ import type { KObject, ResourceDefinition } from '../../api/resource.js';
 import { newBadRequest, newInvalid, type StatusError } from '../../apimachinery/errors.js';
 import { invalid } from '../../apimachinery/field-errors.js';
 import { goSprint } from '../../apimachinery/patch/go-format.js';
+import { decodeObjectBody, tooDeep } from '../http/body.js';
+import { MAX_JSON_DEPTH } from '../http/json-syntax.js';
 import type { BodyFormat } from '../http/negotiate.js';
 import { findTypeMismatch, Kind, typeOfKind, type TypeMismatch } from '../openapi/typecheck.js';
 
+/** What names a kind: its group, version, kind (and schema, when it has one of its own). */
+export type KindOf = Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'schemaRef'>;
+
+/**
+ * Decodes a request body into a built-in kind: by Content-Type (http/body.ts), with
+ * upstream's wording for undecodable bodies, then type-checked ({@link checkTypes}).
+ * For subresource bodies (Scale, Binding, Eviction, TokenRequest).
+ * @throws StatusError 415, 400
+ */
+export function decodeTypedBody(contentType: string | undefined, body: Buffer | undefined, kind: KindOf): KObject {
+  const obj = decodeObjectBody(contentType, body, kind.kind);
+  checkTypes(kind, obj);
+  return obj;
+}
+
 /** The first type mismatch of a built-in object (undefined for custom kinds or when none). */
-function mismatchOf(def: ResourceDefinition, obj: KObject): TypeMismatch | undefined {
+function mismatchOf(def: KindOf, obj: KObject): TypeMismatch | undefined {
   const t = typeOfKind(def);
   if (!t) return undefined;
   return findTypeMismatch(obj, t, [], t.goName);
@@ -96,7 +113,7 @@ function applyMessage(def: ResourceDefinition, m: TypeMismatch): string {
  * Decodes a create or update body into the kind's type.
  * @throws StatusError 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: json: cannot unmarshal …`
  */
-export function checkTypes(def: ResourceDefinition, obj: KObject): void {
+export function checkTypes(def: KindOf, obj: KObject): void {
   const m = mismatchOf(def, obj);
   if (m) throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${jsonDecodeMessage(m)}`);
 }
@@ -105,9 +122,16 @@ export function checkTypes(def: ResourceDefinition, obj: KObject): void {
  * Decodes a patched object into the kind's type, with the error of the patch type's
  * decoding path (see the module comment).
  * @param patchBody the decoded patch (strategic merge patches print it in the error)
- * @throws StatusError 422 for JSON, merge and strategic merge patches, 400 for apply patches
+ * @throws StatusError 422 for JSON, merge and strategic merge patches, 400 for apply patches;
+ *   the same for results nested deeper than the body limit (http/json-syntax.ts)
  */
 export function checkPatchedTypes(def: ResourceDefinition, fmt: BodyFormat | undefined, patched: KObject, patchBody: unknown): void {
+  if (tooDeep(patched, MAX_JSON_DEPTH)) {
+    // patches nest on what is stored: the result is held to the body limit
+    const msg = `couldn't get version/kind; json parse error: invalid character '{' exceeded max depth`;
+    if (fmt === 'apply-patch') throw newBadRequest(`error decoding YAML: ${msg}`);
+    throw newInvalid({ group: '', kind: '' }, '', [invalid('patch', '<nested too deeply>', msg)]);
+  }
   const m = mismatchOf(def, patched);
   if (!m) return;
   throw patchTypeError(def, fmt, patched, patchBody, m);

@@ -7,7 +7,7 @@
  */
 import type { Obj } from '../../api/resource.js';
 import { newBadRequest, newConflict, newInvalid, successStatus } from '../../apimachinery/errors.js';
-import { decodeObjectBody } from '../http/body.js';
+import { decodeTypedBody } from '../endpoints/typed-decode.js';
 import { negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
@@ -29,7 +29,7 @@ export const podBinding: SubresourceHandler = {
   async handle(c) {
     if (c.info.verb !== 'create') throw newBadRequest(`${c.req.method} is not supported on pods/binding`);
     negotiateOutput(c.req.headers['accept'], false);
-    const b = decodeObjectBody(c.req.headers['content-type'], c.req.body) as Binding;
+    const b = decodeTypedBody(c.req.headers['content-type'], c.req.body, { group: '', version: 'v1', kind: 'Binding' }) as Binding;
     const name = c.info.name;
     const ns = c.info.namespace;
     if (b.metadata?.name && b.metadata.name !== name) throw newBadRequest('name in URL does not match name in Binding object');

@@ -16,7 +16,7 @@ import { failureStatus, newBadRequest, newConflict, newForbidden, newTooManyRequ
 import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
 import { rfc3339 } from '../registry/meta.js';
 import type { DeleteParams, Store, WriteContext } from '../registry/store.js';
-import { decodeObjectBody } from '../http/body.js';
+import { decodeTypedBody } from '../endpoints/typed-decode.js';
 import { negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
 import type { ResourceContext } from '../endpoints/resource.js';
@@ -184,7 +184,7 @@ export const podEviction: SubresourceHandler = {
   async handle(c, stores) {
     if (c.info.verb !== 'create') throw newBadRequest(`${c.req.method} is not supported on pods/eviction`);
     negotiateOutput(c.req.headers['accept'], false);
-    const ev = decodeObjectBody(c.req.headers['content-type'], c.req.body) as Eviction;
+    const ev = decodeTypedBody(c.req.headers['content-type'], c.req.body, { group: 'policy', version: 'v1', kind: 'Eviction' }) as Eviction;
     if (ev.apiVersion && ev.apiVersion !== 'policy/v1' && ev.apiVersion !== 'policy/v1beta1') {
       throw newBadRequest(`the API version in the data (${ev.apiVersion}) does not match the expected API version (policy/v1)`);
     }

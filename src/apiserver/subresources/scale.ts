@@ -15,6 +15,7 @@ import { validateNonnegativeField } from '../../apimachinery/validation.js';
 import { writeContext, type ResourceContext } from '../endpoints/resource.js';
 import { applyPatch } from '../endpoints/patch.js';
 import { decodeObjectBody } from '../http/body.js';
+import { checkTypes } from '../endpoints/typed-decode.js';
 import { bodyFormat, negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
 import type { SubresourceHandler } from './types.js';
@@ -143,10 +144,11 @@ export function scaleHandler(group: string, version: string, resource: string, v
         }
         case 'update': {
           const neg = negotiateOutput(c.req.headers['accept'], false);
-          const body = decodeObjectBody(c.req.headers['content-type'], c.req.body) as Scale;
+          const body = decodeObjectBody(c.req.headers['content-type'], c.req.body, 'Scale') as Scale;
           if (body.kind && body.kind !== 'Scale') {
             throw newBadRequest(`the object provided is unrecognized (must be of type Scale): ${body.kind} in version "${body.apiVersion ?? ''}" cannot be handled as a Scale`);
           }
+          checkTypes({ group: 'autoscaling', version: 'v1', kind: 'Scale' }, body);
           const s = await updateFromScale(c, ns, view, () => body);
           writeJSON(c.res, 200, s, { format: neg.format });
           return;
