@@ -10,7 +10,12 @@
  * By default the API server runs alone (--disable-scheduler --disable-controller-manager);
  * `--all` keeps the scheduler and controllers in the measured process.
  *
- * Usage: npm run bench:api [-- --pods 20000 --concurrency 64 --all]
+ * Each storage backend is measured in turn, side by side in one run: the embedded
+ * SQLite, then a real etcd (Debian's etcd-server on loopback, started here; `k8ts
+ * server --etcd-servers`), where creates per CPU-second are also given for the server
+ * and etcd together.
+ *
+ * Usage: npm run bench:api [-- --pods 20000 --concurrency 64 --all --backends sqlite,etcd]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
@@ -19,6 +24,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'node:https';
 import { parse } from 'yaml';
 import { ensureBuilt, freePort, ROOT } from '../test/e2e/harness.js';
+import { startTestEtcd, type TestEtcd } from '../test/support/etcd.js';
 
 const args = process.argv.slice(2);
 const arg = (n: string, d: number): number => {
@@ -27,6 +33,8 @@ const arg = (n: string, d: number): number => {
 };
 const PODS = arg('pods', 20000);
 const CONC = arg('concurrency', 64);
+const bi = args.indexOf('--backends');
+const BACKENDS = (bi >= 0 ? args[bi + 1]! : 'sqlite,etcd').split(',');
 
 function cpuTicks(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -57,12 +65,17 @@ function threadTicks(pid: number): Map<string, number> {
   return out;
 }
 
-async function main(): Promise<void> {
+async function main(backend: string): Promise<void> {
   ensureBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-bench-'));
   const port = await freePort();
+  let etcd: TestEtcd | undefined;
+  if (backend === 'etcd') etcd = await startTestEtcd();
+  else if (backend !== 'sqlite') throw new Error(`unknown backend ${backend}`);
+  console.log(`--- storage: ${etcd ? `etcd ${etcd.version} (${etcd.endpoint})` : 'sqlite'}`);
+  const storageArgs = etcd ? ['--etcd-servers', etcd.endpoint] : [];
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent', ...(args.includes('--all') ? [] : ['--disable-scheduler', '--disable-controller-manager'])], {
+  const proc = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent', ...storageArgs, ...(args.includes('--all') ? [] : ['--disable-scheduler', '--disable-controller-manager'])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const kc = join(dir, 'kubeconfig.yaml');
@@ -123,6 +136,7 @@ async function main(): Promise<void> {
   let next = 0;
   let failures = 0;
   const c0 = cpuTicks(proc.pid!);
+  const e0 = etcd ? cpuTicks(etcd.proc.pid) : 0;
   const th0 = threadTicks(proc.pid!);
   const w0 = performance.now();
   await Promise.all(
@@ -139,9 +153,11 @@ async function main(): Promise<void> {
   );
   const secs = (performance.now() - w0) / 1000;
   const cpu = (cpuTicks(proc.pid!) - c0) / TICK;
+  const etcdCPU = etcd ? (cpuTicks(etcd.proc.pid) - e0) / TICK : 0;
   console.log(
     `pod create: ${PODS} pods, ${CONC} concurrent: ${(PODS / secs).toFixed(0)} pods/s; server CPU ${cpu.toFixed(2)} s → ${(PODS / cpu).toFixed(0)} creates per CPU-second; failures ${failures}`,
   );
+  if (etcd) console.log(`  etcd CPU ${etcdCPU.toFixed(2)} s → ${(PODS / (cpu + etcdCPU)).toFixed(0)} creates per CPU-second of server + etcd`);
   const th1 = threadTicks(proc.pid!);
   console.log(
     `  server CPU by thread: ${[...th1]
@@ -158,7 +174,8 @@ async function main(): Promise<void> {
   proc.kill('SIGTERM');
   await new Promise((r) => proc.once('exit', r));
   agent?.destroy();
+  await etcd?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
-await main();
+for (const b of BACKENDS) await main(b);

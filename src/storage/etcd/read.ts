@@ -13,16 +13,42 @@ export interface ReadContext {
   client: EtcdClient;
   /** highest compacted revision this process has seen (own compactions, errors); a lower bound */
   knownCompactRev: number;
+  /** the current-revision read in flight, and the one callers arriving meanwhile share */
+  revInFlight?: Promise<number>;
+  revNext?: Promise<number>;
 }
 
-/** The store's current revision (the header of a count-only range on one key). */
-export async function currentRevision(ctx: ReadContext): Promise<number> {
+async function fetchRevision(ctx: ReadContext): Promise<number> {
   try {
     const res = await ctx.client.range({ key: ALL_KEYS, countOnly: true });
     return num(res.header.revision);
   } catch (err) {
     throw etcdError(err);
   }
+}
+
+/**
+ * The store's current revision (the header of a count-only range on one key). Calls
+ * are batched, as etcd batches linearizable reads: while one read is in flight, later
+ * callers share the next one, which starts after it (a read that began before a
+ * caller's call could miss a write that finished before it). The watch cache's
+ * consistent reads call this for every request.
+ */
+export function currentRevision(ctx: ReadContext): Promise<number> {
+  if (!ctx.revInFlight) {
+    const p = fetchRevision(ctx).finally(() => {
+      if (ctx.revInFlight === p) ctx.revInFlight = undefined;
+    });
+    ctx.revInFlight = p;
+    return p;
+  }
+  ctx.revNext ??= ctx.revInFlight
+    .catch(() => undefined)
+    .then(() => {
+      ctx.revNext = undefined;
+      return currentRevision(ctx);
+    });
+  return ctx.revNext;
 }
 
 /** True when etcd can still read at `revision` (≥ its compacted revision). */
