@@ -72,6 +72,9 @@ export interface ServerConfigOptions {
   encryptionProviderConfig?: string;
   /** PodSecurity defaults and exemptions */
   podSecurity?: PodSecurityOptions;
+  /** `--enable-admission-plugins` / `--disable-admission-plugins` (see admission/plugins/index.ts) */
+  enableAdmissionPlugins?: string[];
+  disableAdmissionPlugins?: string[];
 }
 
 /** The parts of {@link APIServerOptions} the configuration fills. */
@@ -102,7 +105,8 @@ const allowAll: DecisionAuthorizer = { name: 'AlwaysAllow', decide: () => ({ dec
 
 /**
  * Builds the configuration.
- * @throws Error on unreadable or invalid token, audit policy or encryption files
+ * @throws Error on unreadable or invalid token, audit policy or encryption files, and on
+ *   unknown admission plugin names
  */
 export function buildServerConfig(o: ServerConfigOptions = {}): ServerConfig {
   // authorization: the union of the modes, in the order given
@@ -129,7 +133,7 @@ export function buildServerConfig(o: ServerConfigOptions = {}): ServerConfig {
   tokenAuthenticators.push(saTokens, bootstrapTokens);
   const authentication = new Authentication(tokenAuthenticators);
 
-  const admission = admissionPlugins({ authorizer, podSecurity: o.podSecurity });
+  const admission = admissionPlugins({ authorizer, podSecurity: o.podSecurity, enable: o.enableAdmissionPlugins, disable: o.disableAdmissionPlugins });
   const auditor = o.auditor ?? (o.auditPolicyFile && o.auditLogPath ? Auditor.fromFiles(o.auditPolicyFile, o.auditLogPath) : undefined);
   let encryption: EncryptionConfig | undefined;
   if (o.encryptionProviderConfig) encryption = loadEncryptionConfig(o.encryptionProviderConfig);

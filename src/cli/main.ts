@@ -11,6 +11,7 @@ import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
+import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
 
 /** The node runtime flags `server` and `agent` share. */
 function withRuntimeOptions(c: Command): Command {
@@ -65,6 +66,8 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--cluster-cidr <cidr>', 'CIDR that node podCIDRs are carved from', '10.42.0.0/16')
   .option('--token-auth-file <file>', 'static bearer tokens (CSV: token,user,uid,"group1,group2")')
   .option('--authorization-mode <modes>', 'comma-separated authorizers: Node,RBAC,AlwaysAllow', 'Node,RBAC')
+  .option('--enable-admission-plugins <names>', 'admission plugins to enable besides the default-on ones (comma-separated, kube-apiserver names)')
+  .option('--disable-admission-plugins <names>', 'default-on admission plugins to disable (comma-separated, kube-apiserver names)')
   .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy')
   .option('--audit-log-path <file>', 'where audit events are written as JSON lines')
   .option('--encryption-provider-config <file>', 'EncryptionConfiguration for Secrets at rest')
@@ -80,6 +83,15 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
     if (bad) {
       console.error(`error: --authorization-mode: unknown authorizer ${JSON.stringify(bad)} (supported: Node, RBAC, AlwaysAllow)`);
       process.exit(2);
+    }
+    const pluginList = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
+    const enableAdmissionPlugins = pluginList(o.enableAdmissionPlugins);
+    const disableAdmissionPlugins = pluginList(o.disableAdmissionPlugins);
+    const admissionErrs = validateAdmissionFlags(enableAdmissionPlugins, disableAdmissionPlugins);
+    if (admissionErrs.length) {
+      // kube-apiserver's aggregate of its option errors
+      console.error(`Error: ${admissionErrs.length === 1 ? admissionErrs[0] : `[${admissionErrs.join(', ')}]`}`);
+      process.exit(1);
     }
     let storage: StorageConfig;
     try {
@@ -103,6 +115,8 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       clusterCIDR: o.clusterCidr,
       tokenAuthFile: o.tokenAuthFile,
       authorizationModes: String(o.authorizationMode).split(',').filter(Boolean) as AuthorizationMode[],
+      enableAdmissionPlugins,
+      disableAdmissionPlugins,
       auditPolicyFile: o.auditPolicyFile,
       auditLogPath: o.auditLogPath,
       encryptionProviderConfig: o.encryptionProviderConfig,

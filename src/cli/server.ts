@@ -60,6 +60,9 @@ export interface ServerOptions extends RuntimeFlags {
   tokenAuthFile?: string;
   /** `--audit-policy-file` and `--audit-log-path` */
   auditPolicyFile?: string;
+  /** `--enable-admission-plugins` / `--disable-admission-plugins` */
+  enableAdmissionPlugins?: string[];
+  disableAdmissionPlugins?: string[];
   auditLogPath?: string;
   /** `--encryption-provider-config` for Secrets at rest */
   encryptionProviderConfig?: string;
@@ -113,6 +116,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     auditLogPath: o.auditLogPath,
     encryptionProviderConfig: o.encryptionProviderConfig,
     authorizationModes: o.authorizationModes,
+    enableAdmissionPlugins: o.enableAdmissionPlugins,
+    disableAdmissionPlugins: o.disableAdmissionPlugins,
   });
   const [pki, rawStorage] = await Promise.all([
     ensurePKI(

@@ -63,11 +63,50 @@ export const ALL_ORDERED_PLUGINS: readonly string[] = [
   'AlwaysDeny',
 ];
 
+/**
+ * kube-apiserver v1.32's default-on plugins (every other plugin of
+ * {@link ALL_ORDERED_PLUGINS} is off unless `--enable-admission-plugins` names it).
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubeapiserver/options/plugins.go (DefaultOffAdmissionPlugins)
+ */
+export const DEFAULT_ON_PLUGINS: readonly string[] = [
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'DefaultStorageClass',
+  'PersistentVolumeClaimResize',
+  'DefaultTolerationSeconds',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'StorageObjectInUseProtection',
+  'Priority',
+  'TaintNodesByCondition',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'PodSecurity',
+  'ValidatingAdmissionPolicy',
+];
+
+/**
+ * What `k8ts server` enables without flags: upstream's default-on plugins plus
+ * NodeRestriction, which kubeadm (and k3s) clusters enable through
+ * `--enable-admission-plugins=NodeRestriction`.
+ */
+export const K8TS_DEFAULT_ON_PLUGINS: readonly string[] = [...DEFAULT_ON_PLUGINS, 'NodeRestriction'];
+
 export interface AdmissionOptions {
   /** decides CSR `approve`/`sign` on signers (CertificateApproval, CertificateSigning) */
   authorizer: UnionAuthorizer;
   /** PodSecurity defaults and exemptions */
   podSecurity?: PodSecurityOptions;
+  /** `--enable-admission-plugins`: plugins to run besides the default-on ones */
+  enable?: readonly string[];
+  /** `--disable-admission-plugins`: default-on plugins not to run */
+  disable?: readonly string[];
 }
 
 /** The enabled plugins, plus those that read the API server's stores directly (ResourceQuota writes quota status). */
@@ -77,12 +116,63 @@ export interface Admission {
 }
 
 /**
- * kube-apiserver's default-on plugins that k8ts implements, in {@link ALL_ORDERED_PLUGINS} order.
- * @throws Error when a plugin is out of upstream's order or listed twice (a programming error)
+ * The flag errors kube-apiserver reports at start (upstream AdmissionOptions.Validate), plus
+ * one for a plugin k8ts does not implement being enabled: `enable-admission-plugins plugin
+ * "X" is unknown`, `disable-admission-plugins plugin "X" is unknown`, `[X Y] in
+ * enable-admission-plugins and disable-admission-plugins overlapped`.
+ * @see https://github.com/kubernetes/apiserver/blob/v0.32.0/pkg/server/options/admission.go (Validate)
+ */
+export function validateAdmissionFlags(enable: readonly string[] = [], disable: readonly string[] = []): string[] {
+  const errs: string[] = [];
+  const known = new Set(ALL_ORDERED_PLUGINS);
+  for (const n of enable) {
+    if (!known.has(n)) errs.push(`enable-admission-plugins plugin ${JSON.stringify(n)} is unknown`);
+    else if (!IMPLEMENTED.has(n)) errs.push(`enable-admission-plugins plugin ${JSON.stringify(n)} is not implemented by k8ts (implemented: ${[...IMPLEMENTED].join(', ')})`);
+  }
+  for (const n of disable) if (!known.has(n)) errs.push(`disable-admission-plugins plugin ${JSON.stringify(n)} is unknown`);
+  const both = [...new Set(enable)].filter((n) => disable.includes(n)).sort();
+  if (both.length) errs.push(`[${both.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
+  return errs;
+}
+
+/**
+ * The names of the plugins that run, in {@link ALL_ORDERED_PLUGINS} order (upstream
+ * enabledPluginNames): the defaults and `enable`, without `disable`.
+ */
+export function enabledPluginNames(enable: readonly string[] = [], disable: readonly string[] = []): string[] {
+  const on = new Set([...K8TS_DEFAULT_ON_PLUGINS, ...enable]);
+  for (const n of disable) if (!enable.includes(n)) on.delete(n);
+  return ALL_ORDERED_PLUGINS.filter((n) => on.has(n));
+}
+
+/** Plugins k8ts implements (the others of upstream's list are not run even when on). */
+const IMPLEMENTED = new Set([
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'NodeRestriction',
+  'PodSecurity',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'CertificateSubjectRestriction',
+  'ResourceQuota',
+]);
+
+/**
+ * The enabled plugins k8ts implements, in {@link ALL_ORDERED_PLUGINS} order: the defaults
+ * ({@link K8TS_DEFAULT_ON_PLUGINS}) with `enable` added and `disable` removed.
+ * @throws Error with {@link validateAdmissionFlags}' messages for bad flags, or when a plugin is
+ *   out of upstream's order or listed twice (a programming error)
  */
 export function admissionPlugins(o: AdmissionOptions): Admission {
-  const quota = resourceQuota();
-  const plugins: AdmissionPlugin[] = [
+  const errs = validateAdmissionFlags(o.enable, o.disable);
+  if (errs.length) throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
+  const on = new Set(enabledPluginNames(o.enable, o.disable));
+  const quota = on.has('ResourceQuota') ? resourceQuota() : undefined;
+  const all: AdmissionPlugin[] = [
     namespaceLifecycle,
     limitRanger,
     serviceAccount(),
@@ -92,10 +182,11 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
     defaultTolerationSeconds(),
     runtimeClass,
     ...certificatePlugins(o.authorizer),
-    quota,
+    ...(quota ? [quota] : []),
   ];
+  const plugins = all.filter((p) => on.has(p.name));
   checkOrder(plugins.map((p) => p.name));
-  return { plugins, storeConsumers: [{ attach: (api) => quota.attach(api) }] };
+  return { plugins, storeConsumers: quota ? [{ attach: (api) => quota.attach(api) }] : [] };
 }
 
 /**
