@@ -19,6 +19,7 @@ import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting, newControllerRef } from '../util/controller-ref.js';
+import { adoptOrphans, ownedObjectHandlers } from '../util/owner-events.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../util/expectations.js';
 import { computeHash } from '../util/hash.js';
 import { CONTROLLER_REVISION_HASH_LABEL, type ControllerRevision, templatePatch, truncateHistory } from '../util/history.js';
@@ -91,39 +92,25 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
     for (const ds of dsInformer.list()) loop.enqueueObj(ds);
   };
 
-  podInformer.addEventHandler({
-    add(pod) {
-      const ds = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
-      if (ds) {
+  const enqueue = (ds: DaemonSet): void => loop.enqueueObj(ds);
+  const adopt = adoptOrphans(dsForOrphan, enqueue);
+  podInformer.addEventHandler(
+    ownedObjectHandlers<DaemonSet, Pod>({
+      resolve: resolveRef,
+      enqueue,
+      added(ds, pod) {
         expectations.creationObserved(keyOf(ds));
         if (pod.metadata?.deletionTimestamp) expectations.deletionObserved(keyOf(ds), keyOf(pod));
-        loop.enqueueObj(ds);
-      } else if (!controllerRefOf(pod)) for (const d of dsForOrphan(pod)) loop.enqueueObj(d);
-    },
-    update(old, cur) {
-      if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
-      const oldRef = controllerRefOf(old);
-      if (oldRef && oldRef.uid !== controllerRefOf(cur)?.uid) {
-        const o = resolveRef(old.metadata?.namespace ?? '', oldRef);
-        if (o) loop.enqueueObj(o);
-      }
-      const ds = resolveRef(cur.metadata?.namespace ?? '', controllerRefOf(cur));
-      if (!ds) {
-        if (!controllerRefOf(cur)) for (const d of dsForOrphan(cur)) loop.enqueueObj(d);
-        return;
-      }
-      if (cur.metadata?.deletionTimestamp) expectations.deletionObserved(keyOf(ds), keyOf(cur));
-      loop.enqueueObj(ds);
-      const minReady = ds.spec?.minReadySeconds ?? 0;
-      if (minReady > 0 && !isPodReady(old) && isPodReady(cur)) loop.enqueueAfter(keyOf(ds), minReady * 1000 + 100);
-    },
-    delete(pod) {
-      const ds = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
-      if (!ds) return;
-      expectations.deletionObserved(keyOf(ds), keyOf(pod));
-      loop.enqueueObj(ds);
-    },
-  });
+      },
+      updated(ds, old, cur) {
+        if (cur.metadata?.deletionTimestamp) expectations.deletionObserved(keyOf(ds), keyOf(cur));
+        const minReady = ds.spec?.minReadySeconds ?? 0;
+        if (minReady > 0 && !isPodReady(old) && isPodReady(cur)) loop.enqueueAfter(keyOf(ds), minReady * 1000 + 100);
+      },
+      deleted: (ds, pod) => expectations.deletionObserved(keyOf(ds), keyOf(pod)),
+      noOwner: (pod, event) => event !== 'delete' && adopt(pod),
+    }),
+  );
   nodeInformer.addEventHandler({
     add: enqueueAll,
     update(old, cur) {
@@ -139,12 +126,7 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
       loop.enqueueObj(ds);
     },
   });
-  const revChanged = (r: ControllerRevision): void => {
-    const ds = resolveRef(r.metadata?.namespace ?? '', controllerRefOf(r));
-    if (ds) loop.enqueueObj(ds);
-    else if (!controllerRefOf(r)) for (const d of dsForOrphan(r)) loop.enqueueObj(d);
-  };
-  revInformer.addEventHandler({ add: revChanged, update: (_o, r) => revChanged(r), delete: revChanged });
+  revInformer.addEventHandler(ownedObjectHandlers<DaemonSet, ControllerRevision>({ resolve: resolveRef, enqueue, noOwner: adoptOrphans(dsForOrphan, enqueue) }));
 
   /** A new revision of the current template (upstream snapshot); a name taken by other data bumps collisionCount and fails. */
   async function snapshot(ds: DaemonSet, revision: number): Promise<ControllerRevision> {

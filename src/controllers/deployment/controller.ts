@@ -27,6 +27,7 @@ import { R } from '../../client/types.js';
 import type { ReplicaSet } from '../replicaset/controller.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting, newControllerRef } from '../util/controller-ref.js';
+import { adoptOrphans, ownedObjectHandlers } from '../util/owner-events.js';
 import { computeHash } from '../util/hash.js';
 import { byControllerUID, byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
@@ -85,30 +86,9 @@ export async function startDeploymentController(ctx: WorkloadControllerContext):
 
   const resolveRef = controllerResolver(dInformer, 'Deployment');
   const deploymentsForOrphan = (rs: ReplicaSet): Deployment[] => controllersSelecting(dByNs.get(rs.metadata?.namespace ?? ''), rs, (d) => labelSelectorAsSelector(d.spec?.selector));
-  const enqueueForRS = (rs: ReplicaSet): void => {
-    const ref = controllerRefOf(rs);
-    if (ref) {
-      const d = resolveRef(rs.metadata?.namespace ?? '', ref);
-      if (d) loop.enqueueObj(d);
-      return;
-    }
-    for (const d of deploymentsForOrphan(rs)) loop.enqueueObj(d);
-  };
-
   dInformer.addEventHandler({ add: (d) => loop.enqueueObj(d), update: (_o, d) => loop.enqueueObj(d), delete: (d) => loop.enqueueObj(d) });
-  rsInformer.addEventHandler({
-    add: (rs) => enqueueForRS(rs),
-    update(old, cur) {
-      if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
-      const oldRef = controllerRefOf(old);
-      if (oldRef && oldRef.uid !== controllerRefOf(cur)?.uid) {
-        const d = resolveRef(old.metadata?.namespace ?? '', oldRef);
-        if (d) loop.enqueueObj(d);
-      }
-      enqueueForRS(cur);
-    },
-    delete: (rs) => enqueueForRS(rs),
-  });
+  const enqueue = (d: Deployment): void => loop.enqueueObj(d);
+  rsInformer.addEventHandler(ownedObjectHandlers<Deployment, ReplicaSet>({ resolve: resolveRef, enqueue, noOwner: adoptOrphans(deploymentsForOrphan, enqueue) }));
   podInformer.addEventHandler({
     // Recreate waits for old pods to go away
     delete(pod) {

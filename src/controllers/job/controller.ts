@@ -24,6 +24,7 @@ import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { claimObjects, controllerRefOf, controllerResolver } from '../util/controller-ref.js';
+import { ownedObjectHandlers } from '../util/owner-events.js';
 import { Expectations } from '../util/expectations.js';
 import { byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
@@ -89,41 +90,22 @@ export async function startJobController(ctx: WorkloadControllerContext): Promis
     return true;
   };
 
-  podInformer.addEventHandler({
-    add(pod) {
-      if (!hasTracking(pod)) removing.delete(pod.metadata?.uid ?? '');
-      const job = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
-      if (!job) {
-        checkOrphan(pod);
-        return;
-      }
-      const k = keyOf(job);
-      if (pod.metadata?.deletionTimestamp) expectations.deletionObserved(k, keyOf(pod));
-      else expectations.creationObserved(k);
-      loop.enqueue(k);
-    },
-    update(old, cur) {
-      if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
-      if (!hasTracking(cur)) removing.delete(cur.metadata?.uid ?? '');
-      const oldJob = resolveRef(old.metadata?.namespace ?? '', controllerRefOf(old));
-      const job = resolveRef(cur.metadata?.namespace ?? '', controllerRefOf(cur));
-      if (oldJob && oldJob !== job) loop.enqueueObj(oldJob);
-      if (!job) {
-        checkOrphan(cur);
-        return;
-      }
-      const k = keyOf(job);
-      if (cur.metadata?.deletionTimestamp && !old.metadata?.deletionTimestamp) expectations.deletionObserved(k, keyOf(cur));
-      loop.enqueue(k);
-    },
-    delete(pod) {
-      removing.delete(pod.metadata?.uid ?? '');
-      const job = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
-      if (!job) return;
-      expectations.deletionObserved(keyOf(job), keyOf(pod));
-      loop.enqueueObj(job);
-    },
-  });
+  podInformer.addEventHandler(
+    ownedObjectHandlers<Job, Pod>({
+      resolve: resolveRef,
+      enqueue: (job) => loop.enqueueObj(job),
+      observe(pod, event) {
+        if (event === 'delete' || !hasTracking(pod)) removing.delete(pod.metadata?.uid ?? '');
+      },
+      added: (job, pod) => (pod.metadata?.deletionTimestamp ? expectations.deletionObserved(keyOf(job), keyOf(pod)) : expectations.creationObserved(keyOf(job))),
+      updated(job, old, cur) {
+        if (cur.metadata?.deletionTimestamp && !old.metadata?.deletionTimestamp) expectations.deletionObserved(keyOf(job), keyOf(cur));
+      },
+      deleted: (job, pod) => expectations.deletionObserved(keyOf(job), keyOf(pod)),
+      // a pod whose Job is gone (or that never had one) may still hold the tracking finalizer
+      noOwner: (pod, event) => event !== 'delete' && checkOrphan(pod),
+    }),
+  );
   jobInformer.addEventHandler({
     add: (j) => loop.enqueueObj(j),
     update(old, cur) {

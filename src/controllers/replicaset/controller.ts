@@ -19,6 +19,7 @@ import { keyOf } from '../../client/informer.js';
 import { R, type ResourceRef } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting, isControlledBy, newControllerRef } from '../util/controller-ref.js';
+import { adoptOrphans, ownedObjectHandlers } from '../util/owner-events.js';
 import { Expectations } from '../util/expectations.js';
 import { byControllerUID, byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
@@ -135,57 +136,30 @@ export async function startReplicaSetController(ctx: WorkloadControllerContext, 
   /** ReplicaSets whose selector matches an orphan pod. */
   const rsForOrphan = (pod: Pod): ReplicaSet[] => controllersSelecting(rsByNs.get(pod.metadata?.namespace ?? ''), pod, gvk.selector);
 
-  const podDeleted = (pod: Pod): void => {
-    const rs = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
-    if (!rs) return;
-    const k = keyOf(rs);
-    expectations.deletionObserved(k, keyOf(pod));
-    loop.enqueue(k);
-  };
-
-  podInformer.addEventHandler({
-    add(pod) {
-      if (pod.metadata?.deletionTimestamp) return podDeleted(pod);
-      const ref = controllerRefOf(pod);
-      if (ref) {
-        const rs = resolveRef(pod.metadata?.namespace ?? '', ref);
-        if (!rs) return;
-        const k = keyOf(rs);
-        expectations.creationObserved(k);
-        loop.enqueue(k);
-        return;
-      }
-      for (const rs of rsForOrphan(pod)) loop.enqueueObj(rs);
-    },
-    update(old, cur) {
-      if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
-      const labelsChanged = !jsonEqual(old.metadata?.labels ?? {}, cur.metadata?.labels ?? {});
-      if (cur.metadata?.deletionTimestamp) {
-        podDeleted(cur);
-        if (labelsChanged) podDeleted(old);
-        return;
-      }
-      const curRef = controllerRefOf(cur);
-      const oldRef = controllerRefOf(old);
-      if (oldRef && oldRef.uid !== curRef?.uid) {
-        const o = resolveRef(old.metadata?.namespace ?? '', oldRef);
-        if (o) loop.enqueueObj(o);
-      }
-      if (curRef) {
-        const rs = resolveRef(cur.metadata?.namespace ?? '', curRef);
-        if (!rs) return;
-        loop.enqueueObj(rs);
+  const enqueue = (rs: ReplicaSet): void => loop.enqueueObj(rs);
+  const adopt = adoptOrphans(rsForOrphan, enqueue);
+  const labelsChanged = (old: Pod, cur: Pod): boolean => !jsonEqual(old.metadata?.labels ?? {}, cur.metadata?.labels ?? {});
+  podInformer.addEventHandler(
+    ownedObjectHandlers<ReplicaSet, Pod>({
+      resolve: resolveRef,
+      enqueue,
+      // a pod that is already going counts as a deletion, not a creation
+      added: (rs, pod) => (pod.metadata?.deletionTimestamp ? expectations.deletionObserved(keyOf(rs), keyOf(pod)) : expectations.creationObserved(keyOf(rs))),
+      updated(rs, old, cur) {
+        if (cur.metadata?.deletionTimestamp) return expectations.deletionObserved(keyOf(rs), keyOf(cur));
         // a pod that just became ready becomes available after minReadySeconds
         const minReady = rs.spec?.minReadySeconds ?? 0;
         if (!isPodReady(old) && isPodReady(cur) && minReady > 0) loop.enqueueAfter(keyOf(rs), minReady * 1000 + 1000);
-        return;
-      }
-      if (labelsChanged || oldRef) for (const rs of rsForOrphan(cur)) loop.enqueueObj(rs);
-    },
-    delete(pod) {
-      podDeleted(pod);
-    },
-  });
+      },
+      deleted: (rs, pod) => expectations.deletionObserved(keyOf(rs), keyOf(pod)),
+      // an orphan may be adopted when it appears, or when its labels or owner change
+      noOwner(pod, event, old) {
+        if (event === 'delete' || pod.metadata?.deletionTimestamp) return;
+        if (event === 'update' && old && !labelsChanged(old, pod) && !controllerRefOf(old)) return;
+        adopt(pod);
+      },
+    }),
+  );
   rsInformer.addEventHandler({
     add: (rs) => loop.enqueueObj(rs),
     update: (_o, rs) => loop.enqueueObj(rs),

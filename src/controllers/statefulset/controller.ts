@@ -19,6 +19,7 @@ import { keyOf } from '../../client/informer.js';
 import { R } from '../../client/types.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting } from '../util/controller-ref.js';
+import { adoptOrphans, ownedObjectHandlers } from '../util/owner-events.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../util/expectations.js';
 import { type ControllerRevision, createControllerRevision, equalRevision, newControllerRevision, nextRevision, sortRevisions, templateOfRevision, templatePatch, truncateHistory } from '../util/history.js';
 import { byControllerUID, byNamespace, Index } from '../util/informers.js';
@@ -101,33 +102,27 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
   const resolveRef = controllerResolver(setInformer, 'StatefulSet');
   const setsForOrphan = (o: KObject): StatefulSet[] => controllersSelecting(setsByNs.get(o.metadata?.namespace ?? ''), o, (s) => labelSelectorAsSelector(s.spec?.selector));
 
-  const podChanged = (pod: Pod, gone: boolean): void => {
-    const set = resolveRef(pod.metadata?.namespace ?? '', controllerRefOf(pod));
-    if (!set) {
-      if (!controllerRefOf(pod)) for (const s of setsForOrphan(pod)) loop.enqueueObj(s);
-      return;
-    }
+  const enqueue = (set: StatefulSet): void => loop.enqueueObj(set);
+  const adopt = adoptOrphans(setsForOrphan, enqueue);
+  const podObserved = (set: StatefulSet, pod: Pod, gone: boolean): void => {
     const k = keyOf(set);
     observe(k, `+${pod.metadata?.name}`);
     if (gone || pod.metadata?.deletionTimestamp) observe(k, `-${pod.metadata?.name}`);
-    loop.enqueue(k);
   };
-  podInformer.addEventHandler({
-    add: (p) => podChanged(p, false),
-    update(old, cur) {
-      if (old.metadata?.resourceVersion === cur.metadata?.resourceVersion) return;
-      const oldRef = controllerRefOf(old);
-      if (oldRef && oldRef.uid !== controllerRefOf(cur)?.uid) {
-        const o = resolveRef(old.metadata?.namespace ?? '', oldRef);
-        if (o) loop.enqueueObj(o);
-      }
-      podChanged(cur, false);
-      const set = resolveRef(cur.metadata?.namespace ?? '', controllerRefOf(cur));
-      const minReady = set?.spec?.minReadySeconds ?? 0;
-      if (set && minReady > 0 && !isPodReady(old) && isPodReady(cur)) loop.enqueueAfter(keyOf(set), minReady * 1000 + 100);
-    },
-    delete: (p) => podChanged(p, true),
-  });
+  podInformer.addEventHandler(
+    ownedObjectHandlers<StatefulSet, Pod>({
+      resolve: resolveRef,
+      enqueue,
+      added: (set, pod) => podObserved(set, pod, false),
+      updated(set, old, cur) {
+        podObserved(set, cur, false);
+        const minReady = set.spec?.minReadySeconds ?? 0;
+        if (minReady > 0 && !isPodReady(old) && isPodReady(cur)) loop.enqueueAfter(keyOf(set), minReady * 1000 + 100);
+      },
+      deleted: (set, pod) => podObserved(set, pod, true),
+      noOwner: adopt,
+    }),
+  );
   setInformer.addEventHandler({
     add: (s) => loop.enqueueObj(s),
     update: (_o, s) => loop.enqueueObj(s),
@@ -136,12 +131,7 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
       loop.enqueueObj(s);
     },
   });
-  const revChanged = (r: ControllerRevision): void => {
-    const set = resolveRef(r.metadata?.namespace ?? '', controllerRefOf(r));
-    if (set) loop.enqueueObj(set);
-    else if (!controllerRefOf(r)) for (const s of setsForOrphan(r)) loop.enqueueObj(s);
-  };
-  revInformer.addEventHandler({ add: revChanged, update: (_o, r) => revChanged(r), delete: revChanged });
+  revInformer.addEventHandler(ownedObjectHandlers<StatefulSet, ControllerRevision>({ resolve: resolveRef, enqueue, noOwner: adopt }));
   // a pod waiting for a stale claim to go is created once it is gone (claims carry the set's selector labels)
   claimInformer.addEventHandler({ delete: (cl) => setsForOrphan(cl).forEach((s) => loop.enqueueObj(s)) });
 
