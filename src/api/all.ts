@@ -48,6 +48,8 @@ import { resourceQuotaDefinition } from './core/v1/resourcequota/strategy.js';
 import { rbacDefinitions, type EscalationGuard } from './rbac/definitions.js';
 import { networkPolicyDefinition } from './networking/v1/networkpolicy/strategy.js';
 import { runtimeClassDefinition } from './node/v1/runtimeclass/strategy.js';
+import { flowSchemaDefinition } from './flowcontrol/v1/flowschema/strategy.js';
+import { priorityLevelConfigurationDefinition } from './flowcontrol/v1/prioritylevelconfiguration/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
 export interface AllDefinitionsOptions {
@@ -105,6 +107,8 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
     ingressClassDefinition as ResourceDefinition,
     networkPolicyDefinition as ResourceDefinition,
     runtimeClassDefinition as ResourceDefinition,
+    flowSchemaDefinition as ResourceDefinition,
+    priorityLevelConfigurationDefinition as ResourceDefinition,
     ...storageV1Definitions,
     ...admissionRegistrationV1Definitions,
     apiServiceDefinition as ResourceDefinition,

@@ -77,6 +77,11 @@ export interface TablePrinter<T extends KObject = KObject> {
   columns: TableColumnDefinition[];
   /** One row's cells for one object. `now` for ages. May return several rows for one object (rare). */
   cells(obj: Obj<T>, now: Date): unknown[];
+  /**
+   * The order of a list's rows when it is not the storage order (upstream's list printers
+   * that sort, e.g. FlowSchemas by matching precedence). Negative: `a` first.
+   */
+  listOrder?(a: Obj<T>, b: Obj<T>): number;
 }
 
 /** Options of a DELETE the strategy sees. */

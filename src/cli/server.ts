@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import type { UserInfo } from '../api/resource.js';
 import { allDefinitions, computedDefinitions } from '../api/all.js';
 import { ensureLocalAPIServices } from '../apiserver/bootstrap/apiservices.js';
+import { ensureFlowControlBootstrap } from '../apiserver/bootstrap/flowcontrol.js';
 import { APIServer } from '../apiserver/apiserver.js';
 import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
 import { ensurePKI } from '../pki/pki.js';
@@ -177,6 +178,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
   await config.bootstrap(clientFor(identities.apiserver));
   await ensureLocalAPIServices(clientFor(identities.apiserver), api.definitions);
+  await ensureFlowControlBootstrap(clientFor(identities.apiserver));
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
   bootstrapped = true;

@@ -193,6 +193,7 @@ ${extra}`;
           'v1.coordination.k8s.io',
           'v1.discovery.k8s.io',
           'v1.events.k8s.io',
+          'v1.flowcontrol.apiserver.k8s.io',
           'v1.networking.k8s.io',
           'v1.node.k8s.io',
           'v1.policy',
@@ -258,6 +259,42 @@ scheduling:
       assert.equal(
         fails(['patch', 'runtimeclass', 'sandboxed', '--type=merge', '-p', '{"handler":"kata"}']),
         'The RuntimeClass "sandboxed" is invalid: handler: Invalid value: "kata": field is immutable',
+      );
+    });
+  });
+
+  describe('flowcontrol.apiserver.k8s.io/v1', () => {
+    it('the mandatory and suggested bootstrap FlowSchemas and PriorityLevelConfigurations, in matching order, none dangling', () => {
+      assert.deepEqual(rows(ok(['get', 'flowschemas'])), [
+        ['NAME', 'PRIORITYLEVEL', 'MATCHINGPRECEDENCE', 'DISTINGUISHERMETHOD', 'AGE', 'MISSINGPL'],
+        ['exempt', 'exempt', '1', '<none>', '<age>', 'False'],
+        ['probes', 'exempt', '2', '<none>', '<age>', 'False'],
+        ['system-leader-election', 'leader-election', '100', 'ByUser', '<age>', 'False'],
+        ['endpoint-controller', 'workload-high', '150', 'ByUser', '<age>', 'False'],
+        ['workload-leader-election', 'leader-election', '200', 'ByUser', '<age>', 'False'],
+        ['system-node-high', 'node-high', '400', 'ByUser', '<age>', 'False'],
+        ['system-nodes', 'system', '500', 'ByUser', '<age>', 'False'],
+        ['kube-controller-manager', 'workload-high', '800', 'ByNamespace', '<age>', 'False'],
+        ['kube-scheduler', 'workload-high', '800', 'ByNamespace', '<age>', 'False'],
+        ['kube-system-service-accounts', 'workload-high', '900', 'ByNamespace', '<age>', 'False'],
+        ['service-accounts', 'workload-low', '9000', 'ByUser', '<age>', 'False'],
+        ['global-default', 'global-default', '9900', 'ByUser', '<age>', 'False'],
+        ['catch-all', 'catch-all', '10000', 'ByUser', '<age>', 'False'],
+      ]);
+      assert.deepEqual(rows(ok(['get', 'prioritylevelconfigurations'])), [
+        ['NAME', 'TYPE', 'NOMINALCONCURRENCYSHARES', 'QUEUES', 'HANDSIZE', 'QUEUELENGTHLIMIT', 'AGE'],
+        ['catch-all', 'Limited', '5', '<none>', '<none>', '<none>', '<age>'],
+        ['exempt', 'Exempt', '<none>', '<none>', '<none>', '<none>', '<age>'],
+        ['global-default', 'Limited', '20', '128', '6', '50', '<age>'],
+        ['leader-election', 'Limited', '10', '16', '4', '50', '<age>'],
+        ['node-high', 'Limited', '40', '64', '6', '50', '<age>'],
+        ['system', 'Limited', '30', '64', '6', '50', '<age>'],
+        ['workload-high', 'Limited', '40', '128', '6', '50', '<age>'],
+        ['workload-low', 'Limited', '100', '128', '6', '50', '<age>'],
+      ]);
+      assert.equal(
+        fails(['create', '-f', '-'], 'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: mine}\nspec:\n  matchingPrecedence: 20000\n  priorityLevelConfiguration: {name: workload-low}\n'),
+        'The FlowSchema "mine" is invalid: spec.matchingPrecedence: Invalid value: 20000: must not be greater than 10000',
       );
     });
   });

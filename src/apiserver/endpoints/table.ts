@@ -55,8 +55,11 @@ export interface TableOptions {
 
 /** Builds a Table for a list of objects (or one object). */
 export function toTable(def: ResourceDefinition, items: (CachedObject | Obj)[], opts: TableOptions): Record<string, unknown> {
+  const objOf = (o: CachedObject | Obj): Obj => ('obj' in o && 'rv' in o ? (o as CachedObject).obj : (o as Obj));
+  const order = def.table?.listOrder;
+  if (order && items.length > 1) items = [...items].sort((a, b) => order(objOf(a), objOf(b)));
   const rows = items.map((o) => {
-    const obj = 'obj' in o && 'rv' in o ? (o as CachedObject).obj : (o as Obj);
+    const obj = objOf(o);
     const row: Record<string, unknown> = { cells: tableCells(def, obj, opts.now) };
     const ro = rowObject(o, opts.includeObject);
     if (ro !== undefined) row.object = ro;
