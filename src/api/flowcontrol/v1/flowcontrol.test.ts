@@ -60,7 +60,7 @@ test('FlowSchema and PriorityLevelConfiguration: defaults and validation message
   const p = { metadata: { name: 'mine' }, spec: { type: 'Limited', limited: { lendablePercent: 120, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 9 } } } } } as unknown as O<PriorityLevelConfiguration>;
   plc.defaults!(p);
   assert.equal(p.spec!.limited!.nominalConcurrencyShares, 30);
-  assert.equal(p.spec!.limited!.limitResponse.queuing!.queueLengthLimit, 50);
+  assert.equal(p.spec!.limited!.limitResponse?.queuing?.queueLengthLimit, 50);
   assert.deepEqual(plc.validate!(p, ctx).map(fieldErrorString), [
     'spec.limited.lendablePercent: Invalid value: 120: must be between 0 and 100, inclusive',
     'spec.limited.limitResponse.queuing.handSize: Invalid value: 9: should not be greater than queues (4)',
