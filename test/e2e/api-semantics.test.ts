@@ -11,7 +11,8 @@
  *  - `kubectl certificate approve|deny` (a protobuf PUT to certificatesigningrequests/approval)
  *    is decoded and applied;
  *  - `/metrics` serves upstream's apiserver metrics to users bound to system:monitoring;
- *  - a CronJob whose schedule never fires gets the cronjob-controller's InvalidSchedule warning.
+ *  - a CronJob whose schedule never fires gets the cronjob-controller's InvalidSchedule warning;
+ *  - a get or list at a future resourceVersion waits (3 s) and answers 504 Timeout, not older data.
  */
 import { describe, it, before, after } from 'node:test';
 import { readFileSync } from 'node:fs';
@@ -155,5 +156,41 @@ describe('api semantics (e2e)', () => {
     }, 20_000);
     assert.equal(line, 'Warning cronjob-controller: invalid schedule: 0 0 31 2 * : time difference between two schedules is less than 1 second');
     assert.equal(ok(['get', 'jobs', '-o', 'name']).trim(), '');
+  });
+
+  it('get and list at a future resourceVersion: 504 Too large resource version after waiting', async () => {
+    ok(['create', 'configmap', 'future', '--from-literal=a=b']);
+    const kc = parseYAML(readFileSync(c.kubeconfig, 'utf8')) as {
+      clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+      users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
+    };
+    const b64 = (x: string): Buffer => Buffer.from(x, 'base64');
+    // plain HTTPS: client-go would retry on Retry-After
+    const get = (path: string): Promise<{ status: number; body: string; retryAfter?: string }> =>
+      new Promise((resolve, reject) => {
+        const u = kc.users[0]!.user;
+        const req = request(new URL(path, kc.clusters[0]!.cluster.server), { ca: b64(kc.clusters[0]!.cluster['certificate-authority-data']), cert: b64(u['client-certificate-data']), key: b64(u['client-key-data']) }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, retryAfter: res.headers['retry-after'] as string | undefined }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const current = Number((JSON.parse(ok(['get', '--raw', '/api/v1/namespaces/default/configmaps'])) as Meta).metadata.resourceVersion);
+    const future = current + 1_000_000;
+    for (const path of [`/api/v1/namespaces/default/configmaps?resourceVersion=${future}`, `/api/v1/namespaces/default/configmaps/future?resourceVersion=${future}`]) {
+      const t0 = Date.now();
+      const r = await get(path);
+      assert.ok(Date.now() - t0 >= 2900, `${path} waited ${Date.now() - t0} ms`);
+      assert.equal(r.status, 504, path);
+      assert.equal(r.retryAfter, '1');
+      const st = JSON.parse(r.body) as { reason: string; message: string; code: number; details: { causes: { reason: string; message: string }[]; retryAfterSeconds: number } };
+      assert.equal(st.reason, 'Timeout');
+      assert.match(st.message, new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
+      assert.deepEqual(st.details, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+    }
+    // a current or past resourceVersion is served at once
+    assert.equal((await get(`/api/v1/namespaces/default/configmaps/future?resourceVersion=${current}`)).status, 200);
   });
 });

@@ -146,7 +146,7 @@ export async function handleResource(c: ResourceContext): Promise<void> {
 
 async function doGet(c: ResourceContext, ns: string): Promise<void> {
   const neg = negotiateOutput(c.req.headers['accept'], true);
-  const o = await c.store.get(ns, c.info.name);
+  const o = await c.store.get(ns, c.info.name, c.query.get('resourceVersion') ?? undefined);
   sendObject(c, 200, o, neg);
 }
 

@@ -182,9 +182,14 @@ export class Store {
 
   // ------------------------------------------------------------------ reads
 
-  /** Reads one object (consistent with every acknowledged write). */
-  async get(ns: string, name: string): Promise<CachedObject> {
-    await this.cache.sync();
+  /**
+   * Reads one object: consistent with every acknowledged write, or (`resourceVersion` other
+   * than "0") not older than that version.
+   * @throws StatusError 404, 400 for a malformed resourceVersion, 504 for a future one
+   */
+  async get(ns: string, name: string, resourceVersion?: string): Promise<CachedObject> {
+    if (resourceVersion && resourceVersion !== '0') await this.waitUntilFresh(this.parseRV(resourceVersion));
+    else await this.cache.sync();
     const o = this.cache.get(this.key(ns, name));
     if (!o) throw newNotFound(this.groupResource, name);
     return o;
@@ -209,8 +214,8 @@ export class Store {
     const limit = p.limit && p.limit > 0 ? p.limit : 0;
     const rvParam = p.resourceVersion;
     if (!limit && !p.continue) {
-      if (rvParam && rvParam !== '0') this.parseRV(rvParam);
-      if (rvParam === '0') await this.cache.start();
+      if (rvParam && rvParam !== '0') await this.waitUntilFresh(this.parseRV(rvParam));
+      else if (rvParam === '0') await this.cache.start();
       else await this.cache.sync();
       const all = this.cache.list(this.listPrefix(ns));
       const items = filter.empty ? all : all.filter((o) => filter.matches(o));
@@ -226,6 +231,8 @@ export class Store {
       startAfter = tok.startAfter;
     } else if (rvParam && rvParam !== '0' && p.resourceVersionMatch === 'Exact') {
       revision = this.parseRV(rvParam);
+    } else if (rvParam && rvParam !== '0') {
+      await this.waitUntilFresh(this.parseRV(rvParam));
     }
     const items: CachedObject[] = [];
     let more = false;
@@ -265,7 +272,7 @@ export class Store {
           );
         throw newResourceExpired(`too old resource version: ${revision} (${e.compacted})`);
       }
-      if (e instanceof FutureRevisionError) throw newTimeoutTooLarge(e.requested);
+      if (e instanceof FutureRevisionError) throw newTimeoutTooLarge(e.requested, e.current);
       throw e;
     }
     const res: ListResult = { items, resourceVersion: revision };
@@ -274,6 +281,21 @@ export class Store {
       if (filter.empty) res.remainingItemCount = remaining;
     }
     return res;
+  }
+
+  /**
+   * Waits until the cache is at `rv` or later, at most 3 s (upstream watch cache
+   * waitUntilFreshAndBlock).
+   * @throws StatusError 504 `Timeout: Too large resource version: <rv>, current: <current>`
+   */
+  private async waitUntilFresh(rv: number): Promise<void> {
+    await this.cache.sync();
+    const deadline = performance.now() + FRESHNESS_TIMEOUT_MS;
+    while (this.cache.resourceVersion < rv) {
+      if (performance.now() >= deadline) throw newTimeoutTooLarge(rv, this.cache.resourceVersion);
+      await new Promise((r) => setTimeout(r, 50));
+      await this.cache.sync();
+    }
   }
 
   private parseRV(rv: string): number {
@@ -680,13 +702,20 @@ export class Store {
   }
 }
 
-function newTimeoutTooLarge(rv: number): StatusError {
+/** How long a read at a future resourceVersion waits for it (upstream blockTimeout). */
+const FRESHNESS_TIMEOUT_MS = 3000;
+
+/**
+ * 504 for a resourceVersion beyond the current one (upstream NewTooLargeResourceVersionError).
+ * @see https://github.com/kubernetes/apiserver/blob/v0.32.0/pkg/storage/errors.go
+ */
+function newTimeoutTooLarge(rv: number, current: number): StatusError {
   return new StatusError({
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: `Too large resource version: ${rv}, current: 0`,
+    message: `Timeout: Too large resource version: ${rv}, current: ${current}`,
     reason: 'Timeout',
     details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
     code: 504,
