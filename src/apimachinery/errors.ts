@@ -102,16 +102,53 @@ export class StatusError extends Error {
 
 /** Builds a failure Status. */
 export function failureStatus(code: number, reason: StatusReason, message: string, details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details) s.details = details;
-  return s;
+  // members in metav1.Status's Go order: …, message, reason, details, code
+  return details
+    ? { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, details, code }
+    : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
 }
 
 /** A Success Status (used e.g. by DELETE of collections and exec). */
 export function successStatus(details?: StatusDetails): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 } as Status;
-  if (details) s.details = details;
-  return s;
+  return details
+    ? { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details, code: 200 }
+    : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+}
+
+const STATUS_DETAILS_FIELDS = ['name', 'group', 'kind', 'uid', 'causes', 'retryAfterSeconds'] as const;
+
+/**
+ * A Status as Go's encoding/json writes metav1.Status: members in struct order (kind,
+ * apiVersion, metadata, status, message, reason, details, code; details and causes in
+ * theirs) and the `omitempty` members left out when empty (message, reason, code 0).
+ * @see https://github.com/kubernetes/apimachinery/blob/v0.32.0/pkg/apis/meta/v1/types.go (Status, StatusDetails, StatusCause)
+ */
+export function statusInOrder(s: Status): Status {
+  const out: Record<string, unknown> = { kind: s.kind ?? 'Status', apiVersion: s.apiVersion ?? 'v1', metadata: s.metadata ?? {} };
+  if (s.status) out.status = s.status;
+  if (s.message) out.message = s.message;
+  if (s.reason) out.reason = s.reason;
+  const d = s.details as (StatusDetails & Record<string, unknown>) | undefined;
+  if (d) {
+    const details: Record<string, unknown> = {};
+    for (const f of STATUS_DETAILS_FIELDS) {
+      const v = d[f];
+      if (v === undefined || v === '' || v === 0 || (Array.isArray(v) && v.length === 0)) continue;
+      details[f] = f === 'causes' && Array.isArray(v) ? v.map(causeInOrder) : v;
+    }
+    for (const [k, v] of Object.entries(d)) if (!(k in details) && v !== undefined && !(STATUS_DETAILS_FIELDS as readonly string[]).includes(k)) details[k] = v;
+    out.details = details;
+  }
+  if (s.code) out.code = s.code;
+  return out as unknown as Status;
+}
+
+function causeInOrder(c: StatusCause): StatusCause {
+  const out: StatusCause = {};
+  if (c.reason) out.reason = c.reason;
+  if (c.message) out.message = c.message;
+  if (c.field) out.field = c.field;
+  return out;
 }
 
 /** Is `e` a StatusError with the given reason? */

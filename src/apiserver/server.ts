@@ -14,6 +14,7 @@ import { failureStatus, newRequestEntityTooLarge } from '../apimachinery/errors.
 import type { APIServer } from './apiserver.js';
 import { MAX_REQUEST_BODY_BYTES } from './http/body.js';
 import { writeError } from './http/respond.js';
+import { isPrettyPrint } from './http/negotiate.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
 
 export interface ListenOptions {
@@ -67,7 +68,10 @@ class NodeResponseWriter implements ResponseWriter {
   private fired = false;
   private closers: (() => void)[] | undefined;
 
-  constructor(private readonly res: ServerResponse) {}
+  constructor(
+    private readonly res: ServerResponse,
+    readonly pretty = false,
+  ) {}
 
   /** the response's 'close': the client went away or the response ended */
   private readonly fire = (): void => {
@@ -120,9 +124,19 @@ class NodeResponseWriter implements ResponseWriter {
   }
 }
 
-/** Adapts a Node ServerResponse to the pipeline's ResponseWriter. */
-export function responseWriter(res: ServerResponse): ResponseWriter {
-  return new NodeResponseWriter(res);
+/**
+ * Adapts a Node ServerResponse to the pipeline's ResponseWriter.
+ * @param pretty JSON replies are indented (see {@link isPrettyPrint})
+ */
+export function responseWriter(res: ServerResponse, pretty = false): ResponseWriter {
+  return new NodeResponseWriter(res, pretty);
+}
+
+/** Whether a request asks for indented JSON: `?pretty=…` or a human's User-Agent (upstream isPrettyPrint). */
+function wantsPretty(req: IncomingMessage): boolean {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  return isPrettyPrint(q < 0 ? undefined : url.slice(q + 1), req.headers['user-agent']);
 }
 
 /** The request headers as the pipeline takes them: Node's object itself unless a header is multi-valued. */
@@ -151,7 +165,7 @@ export function listen(api: APIServer, o: ListenOptions, upgrade?: UpgradeHandle
       ...(o.connectionsCheckingInterval ? { connectionsCheckingInterval: o.connectionsCheckingInterval } : {}),
     },
     (req, res) => {
-      const rw = responseWriter(res);
+      const rw = responseWriter(res, wantsPretty(req));
       const chunks: Buffer[] = [];
       let size = 0;
       let tooLarge = false;

@@ -89,7 +89,7 @@ describe('API server for kubectl drain / debug and kind-less clients', () => {
   it('creates and updates from bodies without apiVersion/kind (JSON and YAML), defaulted from the URL', async () => {
     const c = await call(api, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'nokind' }, data: { a: 'b' } });
     assert.equal(c.status, 201, JSON.stringify(c.body));
-    assert.deepEqual(Object.keys(c.body).slice(0, 2), ['apiVersion', 'kind']);
+    assert.deepEqual(Object.keys(c.body).slice(0, 2), ['kind', 'apiVersion']);
     assert.equal(c.body.apiVersion, 'v1');
     assert.equal(c.body.kind, 'ConfigMap');
     const y = await call(api, 'POST', '/api/v1/namespaces/default/configmaps', 'metadata:\n  name: yaml-nokind\ndata:\n  k: v\n', 'application/yaml');

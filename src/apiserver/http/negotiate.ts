@@ -106,3 +106,31 @@ export function bodyFormat(contentType: string | undefined): BodyFormat | undefi
       return undefined;
   }
 }
+
+/** Go's strconv.ParseBool: the spellings it accepts, true/false; anything else is undefined (an error there). */
+function parseGoBool(v: string): boolean | undefined {
+  switch (v) {
+    case '1': case 't': case 'T': case 'TRUE': case 'true': case 'True':
+      return true;
+    case '0': case 'f': case 'F': case 'FALSE': case 'false': case 'False':
+      return false;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Whether JSON replies are indented, as upstream's negotiation decides: the `pretty`
+ * query parameter when it is given (a value strconv.ParseBool rejects means false),
+ * else a User-Agent of a human's tool (starting with `curl`, `Wget` or `Mozilla/5.0`).
+ * @param rawQuery the URL's query string (without `?`), or undefined
+ * @see https://github.com/kubernetes/apiserver/blob/v0.32.0/pkg/endpoints/handlers/negotiation/negotiate.go (isPrettyPrint)
+ */
+export function isPrettyPrint(rawQuery: string | undefined, userAgent: string | undefined): boolean {
+  if (rawQuery !== undefined && rawQuery.includes('pretty')) {
+    const pp = new URLSearchParams(rawQuery).get('pretty');
+    if (pp !== null && pp !== '') return parseGoBool(pp) ?? false;
+  }
+  if (userAgent === undefined) return false;
+  return userAgent.startsWith('curl') || userAgent.startsWith('Wget') || userAgent.startsWith('Mozilla/5.0');
+}

@@ -2,7 +2,7 @@
  * Writing responses: JSON objects, pre-serialised JSON, and metav1.Status errors
  * (the one error format every client understands).
  */
-import { StatusError, toStatusError } from '../../apimachinery/errors.js';
+import { StatusError, statusInOrder, toStatusError } from '../../apimachinery/errors.js';
 import type { ResponseWriter } from './types.js';
 import { stringify as toYAML } from 'yaml';
 
@@ -25,14 +25,21 @@ const NO_OPTIONS: ResponseOptions = {};
  * Content-Length: a response whose length is known goes out as one write (head and
  * body together) instead of Node's chunked encoding of a body ended after writeHead
  * (size line, body, CRLF and the last-chunk marker as separate pieces).
+ *
+ * JSON ends with a newline, as Go's json.Encoder writes it upstream; when the client
+ * asked for pretty output (`res.pretty`) it is indented by two spaces instead, without
+ * the newline (json.MarshalIndent).
+ * @see https://github.com/kubernetes/apimachinery/blob/v0.32.0/pkg/runtime/serializer/json/json.go (doEncode)
  */
 export function writeRawJSON(res: ResponseWriter, status: number, json: string, opts: ResponseOptions = NO_OPTIONS): void {
   if (res.closed) return;
-  let body = json;
+  let body: string;
   let ct = 'application/json';
   if (opts.format === 'yaml') {
     body = toYAML(JSON.parse(json));
     ct = 'application/yaml';
+  } else {
+    body = res.pretty === true ? JSON.stringify(JSON.parse(json), null, 2) : json + '\n';
   }
   const headers: Record<string, string | string[]> = {
     'Content-Type': ct,
@@ -58,5 +65,5 @@ export function writeError(res: ResponseWriter, err: unknown, warnings?: string[
   }
   const headers: Record<string, string> = {};
   if (se.status.details?.retryAfterSeconds) headers['Retry-After'] = String(se.status.details.retryAfterSeconds);
-  writeJSON(res, se.code, se.status, { warnings, headers });
+  writeJSON(res, se.code, statusInOrder(se.status), { warnings, headers });
 }

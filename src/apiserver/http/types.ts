@@ -28,4 +28,6 @@ export interface ResponseWriter {
   /** called once when the client goes away or the response ends */
   onClose(cb: () => void): void;
   readonly closed: boolean;
+  /** JSON replies are indented (`?pretty=true`, or curl's User-Agent; see negotiate.ts isPrettyPrint) */
+  readonly pretty?: boolean;
 }

@@ -32,6 +32,8 @@ import {
   type WriteOptions,
 } from '../../storage/interface.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
+import { wireShaperFor, type WireShaper } from '../../api/wire-shape.js';
+import { customResourceSchema } from '../openapi/custom.js';
 import { CachedObject, decodeStored, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
 import { type ObjectFilter, buildFilter } from './selectors.js';
 import { WatchCache } from './watch-cache.js';
@@ -120,6 +122,8 @@ export class Store {
   readonly encode: (obj: Obj) => string;
   /** served object → stored value and (without storage conversion) its wire JSON for any revision */
   private readonly encodeFull: (obj: Obj) => EncodedObject;
+  /** an object being written → upstream's member order and zero-valued required fields (built-in kinds) */
+  private readonly wire: WireShaper;
 
   constructor(def: ResourceDefinition, opts: StoreOptions) {
     this.def = def;
@@ -138,6 +142,7 @@ export class Store {
       : decodeStored;
     this.encode = conv ? (o) => encodeForStorage(conv.toStored(o)) : encodeForStorage;
     this.encodeFull = conv ? (o) => new WholeEncoding(encodeForStorage(conv.toStored(o))) : encodeObject;
+    this.wire = wireShaperFor(def.group, def.kind, def.openAPIV3Schema !== undefined || customResourceSchema(def) !== undefined);
     this.groupResource = { group: def.group, resource: def.resource };
     this.groupKind = { group: def.group, kind: def.kind };
     this.gvr = { group: def.group, version: def.version, resource: def.resource };
@@ -342,6 +347,7 @@ export class Store {
       attrs.name = meta.name ?? ''; // set from generateName meanwhile
       await this.admission!.validate(attrs);
     }
+    obj = this.wire(obj);
     if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
     const key = this.key(ns, meta.name!);
     try {
@@ -427,7 +433,7 @@ export class Store {
         return { obj: await this.create(ns, obj, wc), created: true };
       }
       const old = current.obj;
-      const obj = await tryUpdate(current.clone());
+      let obj = await tryUpdate(current.clone());
       const meta = obj.metadata;
       if (meta.name !== undefined && meta.name !== name) {
         throw newBadRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
@@ -484,6 +490,7 @@ export class Store {
       // Go struct order: here the same members may come in another order), and changes of
       // managedFields timestamps alone are no changes (IgnoreManagedFieldsTimestampsTransformer)
       if (equalIgnoringManagedFieldsTimestamps(obj, old)) return { obj: current, created: false };
+      obj = this.wire(obj);
       const enc = this.encodeFull(obj);
       if (wc.dryRun) return { obj: new CachedObject(key, obj, current.rv), created: false };
       // finalizers emptied on an object being deleted with zero grace: remove it now
@@ -528,7 +535,7 @@ export class Store {
     let current = this.cache.get(key);
     for (let attempt = 0; ; attempt++) {
       if (!current) throw newNotFound(this.groupResource, name);
-      const obj = fn(current.clone());
+      const obj = this.wire(fn(current.clone()));
       if (dryRun) return new CachedObject(key, obj, current.rv);
       try {
         const rev = current.rv;
@@ -585,7 +592,7 @@ export class Store {
         const step = def.deleteStep(old, p, wc.now);
         if (step.kind === 'keep') return { obj: old, deleted: false };
         if (step.kind === 'update') {
-          const obj = step.obj;
+          let obj = step.obj;
           // the propagation policy's finalizers apply to a strategy's own first step too
           // (namespaces, CRDs), as upstream's stores do before updating
           const gcFinalizers = deletionFinalizersForGarbageCollection(def, obj.metadata.finalizers, p.propagationPolicy);
@@ -593,6 +600,7 @@ export class Store {
             if (gcFinalizers.length) obj.metadata.finalizers = gcFinalizers;
             else delete obj.metadata.finalizers;
           }
+          obj = this.wire(obj);
           if (wc.dryRun) return { obj, deleted: false };
           try {
             const kv = await this.storage.update(key, this.encode(obj), current.rv, this.writeOpts);
@@ -617,7 +625,7 @@ export class Store {
       const hasFinalizers = ((gcFinalizers ?? old.metadata.finalizers)?.length ?? 0) > 0;
       if (grace !== undefined || hasFinalizers) {
         // graceful path: set (or shorten) deletionTimestamp and keep the object
-        const obj = current.clone();
+        let obj = current.clone();
         const m = obj.metadata;
         if (gcFinalizers) {
           if (gcFinalizers.length) m.finalizers = gcFinalizers;
@@ -639,6 +647,7 @@ export class Store {
           m.deletionGracePeriodSeconds = g;
         }
         if (grace !== undefined || hasFinalizers) {
+          obj = this.wire(obj);
           if (wc.dryRun) return { obj, deleted: false };
           try {
             const kv = await this.storage.update(key, this.encode(obj), current.rv, this.writeOpts);
