@@ -28,7 +28,12 @@ export function patchUnprocessable(cause: string): StatusError {
   return err;
 }
 
-/** 500 with no reason and the raw error text: what upstream answers for a plain Go error. */
+/**
+ * 400 BadRequest with the raw error text of a patch the merge code cannot apply (no merge
+ * key, an unknown `$patch`, list elements of different types). Upstream passes these
+ * plain Go errors through as 500 with no reason; the patch is the client's error, so it
+ * is answered 4xx here, with upstream's text.
+ */
 export function patchInternal(message: string): StatusError {
-  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+  return new StatusError(failureStatus(400, 'BadRequest', message));
 }

@@ -332,17 +332,17 @@ describe('strategicMergePatch: maps, nulls, directives', () => {
 });
 
 describe('strategicMergePatch: errors as the API server answers them', () => {
-  it('500 without reason when a merge list element lacks its merge key', () => {
+  it('400 (upstream: 500) when a merge list element lacks its merge key', () => {
     assert.deepEqual(
       statusOf(() => strategicMergePatch(storedPod(), { spec: { containers: [{ image: 'x' }] } }, 'v1/Pod')),
-      { code: 500, reason: undefined, message: 'map: map[image:x] does not contain declared merge key: name' },
+      { code: 400, reason: 'BadRequest', message: 'map: map[image:x] does not contain declared merge key: name' },
     );
   });
 
-  it('500 for an unknown $patch directive', () => {
+  it('400 (upstream: 500) for an unknown $patch directive', () => {
     assert.deepEqual(statusOf(() => strategicMergePatch(storedPod(), { spec: { $patch: 'merge' } }, 'v1/Pod')), {
-      code: 500,
-      reason: undefined,
+      code: 400,
+      reason: 'BadRequest',
       message: 'unknown patch type: merge in map: map[$patch:merge]',
     });
   });
@@ -360,7 +360,7 @@ describe('strategicMergePatch: errors as the API server answers them', () => {
     });
   });
 
-  it('500 when the patch list does not follow $setElementOrder', () => {
+  it('400 (upstream: 500) when the patch list does not follow $setElementOrder', () => {
     const s = statusOf(() =>
       strategicMergePatch(
         storedPod(),
@@ -368,7 +368,7 @@ describe('strategicMergePatch: errors as the API server answers them', () => {
         'v1/Pod',
       ),
     );
-    assert.equal(s.code, 500);
+    assert.equal(s.code, 400);
     assert.equal(s.message, "The order in patch list:\n[map[name:b]]\n doesn't match $setElementOrder list:\n[map[name:a]]\n");
   });
 
@@ -377,9 +377,9 @@ describe('strategicMergePatch: errors as the API server answers them', () => {
     assert.deepEqual(s, { code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request' });
   });
 
-  it('500 for list elements of different types', () => {
+  it('400 (upstream: 500) for list elements of different types', () => {
     const s = statusOf(() => strategicMergePatch({ metadata: { finalizers: ['a'] } }, { metadata: { finalizers: [['x']] } }, 'v1/Pod'));
-    assert.deepEqual(s, { code: 500, reason: undefined, message: 'list element types are not identical: [[a] [[x]]]' });
+    assert.deepEqual(s, { code: 400, reason: 'BadRequest', message: 'list element types are not identical: [[a] [[x]]]' });
   });
 
   it('415 for kinds without strategic merge support (custom resources)', () => {

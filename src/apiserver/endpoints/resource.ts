@@ -150,12 +150,23 @@ async function doGet(c: ResourceContext, ns: string): Promise<void> {
   sendObject(c, 200, o, neg);
 }
 
+const INT64_MAX = 9223372036854775807n;
+const INT64_MIN = -9223372036854775808n;
+
+/**
+ * An int64 query parameter (`limit`, `timeoutSeconds`, `gracePeriodSeconds`) as upstream's
+ * parameter codec reads it (strconv.ParseInt), held to JavaScript's safe integers: values
+ * beyond them mean "no bound" to every use here.
+ * @throws StatusError 400 `strconv.ParseInt: parsing "abc": invalid syntax` / `…: value out of range`
+ */
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw newBadRequest(`invalid value for ${name}: ${v}`);
-  return n;
+  if (!/^[+-]?\d+$/.test(v)) throw newBadRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  const big = BigInt(v);
+  if (big > INT64_MAX || big < INT64_MIN) throw newBadRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
+  const n = Number(big);
+  return n > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : n < Number.MIN_SAFE_INTEGER ? Number.MIN_SAFE_INTEGER : n;
 }
 
 async function doList(c: ResourceContext, ns: string): Promise<void> {

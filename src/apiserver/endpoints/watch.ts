@@ -144,7 +144,8 @@ export async function serveWatch(
     }
   }
 
-  const timeoutMs = (p.timeoutSeconds && p.timeoutSeconds > 0 ? p.timeoutSeconds : 1800 + Math.floor(Math.random() * 1800)) * 1000;
+  // a timer holds at most 2^31-1 ms (~24.8 days); longer asks mean "no sooner than that"
+  const timeoutMs = Math.min((p.timeoutSeconds && p.timeoutSeconds > 0 ? p.timeoutSeconds : 1800 + Math.floor(Math.random() * 1800)) * 1000, 2_147_483_647);
   await new Promise<void>((resolve) => {
     const bookmarkTimer = p.allowWatchBookmarks
       ? setInterval(() => sendBookmark(Math.max(lastRV, store.cache.resourceVersion)), BOOKMARK_INTERVAL_MS)
