@@ -154,6 +154,10 @@ export function buildServerConfig(o: ServerConfigOptions = {}): ServerConfig {
           attach: (api) => {
             saTokens.lookup = api.lookup;
             bootstrapTokens.lookup = api.lookup;
+            // a deleted account (or legacy token Secret) fails at once, not after the token cache's TTL
+            for (const resource of ['serviceaccounts', 'secrets']) {
+              api.store('', resource)?.cache.addListener({ onEvent: (ev) => ev.type === 'DELETED' && saTokens.invalidateCache() });
+            }
           },
         },
       ],

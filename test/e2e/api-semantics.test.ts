@@ -12,7 +12,8 @@
  *    is decoded and applied;
  *  - `/metrics` serves upstream's apiserver metrics to users bound to system:monitoring;
  *  - a CronJob whose schedule never fires gets the cronjob-controller's InvalidSchedule warning;
- *  - a get or list at a future resourceVersion waits (3 s) and answers 504 Timeout, not older data.
+ *  - a get or list at a future resourceVersion waits (3 s) and answers 504 Timeout, not older data;
+ *  - a deleted ServiceAccount's token is refused at once (401), though it was just used.
  */
 import { describe, it, before, after } from 'node:test';
 import { readFileSync } from 'node:fs';
@@ -192,5 +193,27 @@ describe('api semantics (e2e)', () => {
     }
     // a current or past resourceVersion is served at once
     assert.equal((await get(`/api/v1/namespaces/default/configmaps/future?resourceVersion=${current}`)).status, 200);
+  });
+
+  it("a deleted ServiceAccount's token stops working at once", async () => {
+    ok(['create', 'serviceaccount', 'shortlived']);
+    const token = ok(['create', 'token', 'shortlived']).trim();
+    const kc = parseYAML(readFileSync(c.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
+    const get = (): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request(new URL('/api', kc.clusters[0]!.cluster.server), { ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64'), headers: { Authorization: `Bearer ${token}` } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    assert.equal((await get()).status, 200);
+    assert.equal((await get()).status, 200); // now cached
+    ok(['delete', 'serviceaccount', 'shortlived']);
+    const r = await get();
+    assert.equal(r.status, 401);
+    assert.equal((JSON.parse(r.body) as { message: string }).message, 'Unauthorized');
   });
 });

@@ -182,6 +182,14 @@ export class ServiceAccountTokens implements TokenAuthenticator {
     return { token, expirationTimestamp: new Date((iat + spec.expirationSeconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') };
   }
 
+  /**
+   * Forgets every cached authentication: called when a ServiceAccount or Secret is deleted,
+   * so the tokens bound to it fail from the next request on instead of after the cache TTL.
+   */
+  invalidateCache(): void {
+    this.cache.clear();
+  }
+
   /** Validates against the API server's audiences. */
   async authenticateToken(token: string): Promise<UserInfo | undefined> {
     const hit = this.cache.get(token);

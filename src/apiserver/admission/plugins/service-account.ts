@@ -41,7 +41,7 @@ export function tokenVolume(name: string): Volume {
 export interface ServiceAccountOptions {
   /** lookups of a missing `default` ServiceAccount (created by the controller right after its namespace); upstream 10 */
   retries?: number;
-  /** ms between them; upstream 100–200 */
+  /** ms between them, plus up to as much again at random (upstream 100–200) */
   retryDelayMs?: number;
 }
 
@@ -135,7 +135,7 @@ export function serviceAccount(o: ServiceAccountOptions = {}): AdmissionPlugin {
   const getServiceAccount = async (lookup: ObjectLookup, ns: string, name: string): Promise<ServiceAccount> => {
     const attempts = name === DEFAULT_SA ? retries : 1;
     for (let i = 0; i < attempts; i++) {
-      if (i) await new Promise((r) => setTimeout(r, delay));
+      if (i) await new Promise((r) => setTimeout(r, delay + Math.floor(Math.random() * delay)));
       const sa = (await lookup.get(SA_R, ns, name)) as ServiceAccount | undefined;
       if (sa) return sa;
     }
