@@ -13,14 +13,13 @@ import { type FieldError, invalid, notSupported, Path, required } from '../../..
 import { formatLabels, formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { jsonEqual, validateImmutableField } from '../../../../apimachinery/validation.js';
 import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
-import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
-import { collisionCountNotDecremented, CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, nonNegativeCounts, prepareWorkloadCreate, selectorColumn } from '../shared/strategy.js';
+import { collisionCountNotDecremented, nonNegativeCounts, prepareWorkloadCreate, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
 import {
   intOrPercentValue,
   isNotMoreThan100Percent,
-  layoutContainerCells,
   type PodTemplate,
   setPodTemplateDefaults,
   validateOptionalNonnegative,
@@ -157,14 +156,10 @@ export const daemonSetDefinition: ResourceDefinition<K<DaemonSet>> = {
       column('Up-to-date', 'integer', 'The total number of nodes that are running updated daemon pod'),
       column('Available', 'integer', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)'),
       column('Node Selector', 'string', "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node."),
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      selectorColumn('A label query over pods that are managed by the daemon set.'),
+      ...workloadTailColumns('A label query over pods that are managed by the daemon set.'),
     ],
     cells(obj, now) {
       const st = obj.status ?? ({} as DaemonSetStatus);
-      const [names, images] = layoutContainerCells(obj.spec?.template?.spec?.containers);
       return [
         obj.metadata.name ?? '',
         st.desiredNumberScheduled ?? 0,
@@ -173,19 +168,9 @@ export const daemonSetDefinition: ResourceDefinition<K<DaemonSet>> = {
         st.updatedNumberScheduled ?? 0,
         st.numberAvailable ?? 0,
         formatLabels(obj.spec?.template?.spec?.nodeSelector),
-        translateTimestampSince(obj.metadata.creationTimestamp, now),
-        names,
-        images,
-        formatLabelSelector(obj.spec?.selector),
+        ...workloadTailCells(obj.metadata.creationTimestamp, obj.spec?.template?.spec?.containers, now, formatLabelSelector(obj.spec?.selector)),
       ];
     },
   },
-  status: {
-    prepareForUpdate(obj, old) {
-      keepSpec(obj, old);
-    },
-    validateUpdate(obj, old) {
-      return [...validateDaemonSetStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)];
-    },
-  },
+  status: workloadStatusStrategy<O<DaemonSet>>((obj, old) => [...validateDaemonSetStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)]),
 };

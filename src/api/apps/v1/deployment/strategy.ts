@@ -14,25 +14,13 @@ import type { Deployment, DeploymentSpec, DeploymentStatus } from 'kubernetes-ty
 import { type FieldError, forbidden, invalid, notSupported, Path, required } from '../../../../apimachinery/field-errors.js';
 import { formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { validateImmutableField } from '../../../../apimachinery/validation.js';
-import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
-import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
-import {
-  collisionCountNotDecremented,
-  CONTAINERS_COLUMN,
-  IMAGES_COLUMN,
-  keepSpec,
-  nonNegativeCounts,
-  notAboveReplicas,
-  prepareWorkloadCreate,
-  prepareWorkloadUpdate,
-  selectorColumn,
-} from '../shared/strategy.js';
+import { collisionCountNotDecremented, podTemplatePrepare, validateReplicaCounts, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
 import {
   intOrPercentValue,
   isNotMoreThan100Percent,
-  layoutContainerCells,
   type PodTemplate,
   setPodTemplateDefaults,
   validateOptionalNonnegative,
@@ -101,12 +89,11 @@ export function validateDeploymentSpec(spec: DeploymentSpec | undefined): FieldE
 
 /** Upstream ValidateDeploymentStatus. */
 export function validateDeploymentStatus(st: DeploymentStatus | undefined): FieldError[] {
-  const p = Path.root('status');
-  const s = (st ?? {}) as Record<string, unknown>;
-  const errs = nonNegativeCounts(s, ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'], p);
-  errs.push(...notAboveReplicas(s, ['updatedReplicas', 'readyReplicas', 'availableReplicas'], p));
-  if ((st?.availableReplicas ?? 0) > (st?.readyReplicas ?? 0)) errs.push(invalid(p.child('availableReplicas'), st?.availableReplicas ?? 0, 'cannot be greater than readyReplicas'));
-  return errs;
+  return validateReplicaCounts(
+    st,
+    ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'],
+    ['updatedReplicas', 'readyReplicas', 'availableReplicas'],
+  );
 }
 
 /** apps/v1 deployments. */
@@ -126,14 +113,7 @@ export const deploymentDefinition: ResourceDefinition<K<Deployment>> = {
   defaults(obj) {
     setDeploymentDefaults(obj);
   },
-  prepareForCreate(obj) {
-    prepareWorkloadCreate(obj);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, undefined);
-  },
-  prepareForUpdate(obj, old) {
-    prepareWorkloadUpdate(obj, old, true);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, old.spec?.template?.spec as never);
-  },
+  ...podTemplatePrepare<O<Deployment>>((o) => o.spec?.template?.spec, true),
   validate(obj: O<Deployment>) {
     return validateDeploymentSpec(obj.spec);
   },
@@ -148,32 +128,18 @@ export const deploymentDefinition: ResourceDefinition<K<Deployment>> = {
       column('Ready', 'string', 'Number of the pod with ready state'),
       column('Up-to-date', 'string', 'Total number of non-terminated pods targeted by this deployment that have the desired template spec.'),
       column('Available', 'string', 'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.'),
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      selectorColumn('Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.'),
+      ...workloadTailColumns('Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.'),
     ],
     cells(obj, now) {
       const st = obj.status ?? {};
-      const [names, images] = layoutContainerCells(obj.spec?.template?.spec?.containers);
       return [
         obj.metadata.name ?? '',
         `${st.readyReplicas ?? 0}/${obj.spec?.replicas ?? 0}`,
         st.updatedReplicas ?? 0,
         st.availableReplicas ?? 0,
-        translateTimestampSince(obj.metadata.creationTimestamp, now),
-        names,
-        images,
-        formatLabelSelector(obj.spec?.selector),
+        ...workloadTailCells(obj.metadata.creationTimestamp, obj.spec?.template?.spec?.containers, now, formatLabelSelector(obj.spec?.selector)),
       ];
     },
   },
-  status: {
-    prepareForUpdate(obj, old) {
-      keepSpec(obj, old, true);
-    },
-    validateUpdate(obj, old) {
-      return [...validateDeploymentStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)];
-    },
-  },
+  status: workloadStatusStrategy<O<Deployment>>((obj, old) => [...validateDeploymentStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)], true),
 };

@@ -7,15 +7,14 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/apps/replicaset/strategy.go
  */
 import type { ReplicaSet, ReplicaSetSpec, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
-import { type FieldError, invalid, Path } from '../../../../apimachinery/field-errors.js';
+import { type FieldError, Path } from '../../../../apimachinery/field-errors.js';
 import { formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { validateImmutableField } from '../../../../apimachinery/validation.js';
-import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
-import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
-import { CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, nonNegativeCounts, notAboveReplicas, prepareWorkloadCreate, prepareWorkloadUpdate, selectorColumn } from '../shared/strategy.js';
-import { layoutContainerCells, type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative, validateTemplateForController, validateWorkloadSelector } from '../shared/template.js';
+import { podTemplatePrepare, validateReplicaCounts, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
+import { type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative, validateTemplateForController, validateWorkloadSelector } from '../shared/template.js';
 
 const SPEC = Path.root('spec');
 
@@ -39,12 +38,7 @@ export function validateReplicaSetSpec(spec: ReplicaSetSpec | undefined): FieldE
 
 /** Upstream ValidateReplicaSetStatus. */
 export function validateReplicaSetStatus(st: ReplicaSetStatus | undefined): FieldError[] {
-  const p = Path.root('status');
-  const s = (st ?? {}) as Record<string, unknown>;
-  const errs = nonNegativeCounts(s, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'], p);
-  errs.push(...notAboveReplicas(s, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'], p));
-  if ((st?.availableReplicas ?? 0) > (st?.readyReplicas ?? 0)) errs.push(invalid(p.child('availableReplicas'), st?.availableReplicas ?? 0, 'cannot be greater than readyReplicas'));
-  return errs;
+  return validateReplicaCounts(st, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']);
 }
 
 /** apps/v1 replicasets. */
@@ -64,14 +58,7 @@ export const replicaSetDefinition: ResourceDefinition<K<ReplicaSet>> = {
   defaults(obj) {
     setReplicaSetDefaults(obj);
   },
-  prepareForCreate(obj) {
-    prepareWorkloadCreate(obj);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, undefined);
-  },
-  prepareForUpdate(obj, old) {
-    prepareWorkloadUpdate(obj, old);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, old.spec?.template?.spec as never);
-  },
+  ...podTemplatePrepare<O<ReplicaSet>>((o) => o.spec?.template?.spec),
   validate(obj: O<ReplicaSet>) {
     return validateReplicaSetSpec(obj.spec);
   },
@@ -89,31 +76,17 @@ export const replicaSetDefinition: ResourceDefinition<K<ReplicaSet>> = {
       column('Desired', 'integer', 'Replicas is the number of desired pods.'),
       column('Current', 'integer', 'Replicas is the most recently observed number of replicas.'),
       column('Ready', 'integer', 'The number of ready replicas for this replica set.'),
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      selectorColumn('Selector is a label query over pods that should match the replica count.'),
+      ...workloadTailColumns('Selector is a label query over pods that should match the replica count.'),
     ],
     cells(obj, now) {
-      const [names, images] = layoutContainerCells(obj.spec?.template?.spec?.containers);
       return [
         obj.metadata.name ?? '',
         obj.spec?.replicas ?? 0,
         obj.status?.replicas ?? 0,
         obj.status?.readyReplicas ?? 0,
-        translateTimestampSince(obj.metadata.creationTimestamp, now),
-        names,
-        images,
-        formatLabelSelector(obj.spec?.selector),
+        ...workloadTailCells(obj.metadata.creationTimestamp, obj.spec?.template?.spec?.containers, now, formatLabelSelector(obj.spec?.selector)),
       ];
     },
   },
-  status: {
-    prepareForUpdate(obj, old) {
-      keepSpec(obj, old);
-    },
-    validateUpdate(obj) {
-      return validateReplicaSetStatus(obj.status);
-    },
-  },
+  status: workloadStatusStrategy<O<ReplicaSet>>((obj) => validateReplicaSetStatus(obj.status)),
 };

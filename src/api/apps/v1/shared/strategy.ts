@@ -7,8 +7,10 @@
  */
 import { type FieldError, invalid, Path } from '../../../../apimachinery/field-errors.js';
 import { jsonEqual, validateNonnegativeField } from '../../../../apimachinery/validation.js';
-import { column } from '../../../core/v1/shared/printing.js';
+import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
+import { AGE_COLUMN, column, translateTimestampSince } from '../../../core/v1/shared/printing.js';
 import type { TableColumnDefinition } from '../../../resource.js';
+import { layoutContainerCells } from './template.js';
 
 interface WithSpecStatus {
   metadata: object;
@@ -83,4 +85,86 @@ export const IMAGES_COLUMN: TableColumnDefinition = column('Images', 'string', '
 /** The Selector (-o wide) column. */
 export function selectorColumn(description: string): TableColumnDefinition {
   return column('Selector', 'string', description, 1);
+}
+
+/**
+ * The replica counts of a workload's status, as upstream's Validate<Kind>Status: each of
+ * `counts` non-negative, each of `capped` not above `replicas`, and `availableReplicas`
+ * not above `readyReplicas` (upstream words the last one `readyReplicas` for ReplicaSets
+ * and Deployments, `status.readyReplicas` for StatefulSets: `readyName`).
+ */
+export function validateReplicaCounts(
+  st: { availableReplicas?: number; readyReplicas?: number } | undefined,
+  counts: string[],
+  capped: string[],
+  readyName = 'readyReplicas',
+): FieldError[] {
+  const p = Path.root('status');
+  const s = (st ?? {}) as Record<string, unknown>;
+  const errs = nonNegativeCounts(s, counts, p);
+  errs.push(...notAboveReplicas(s, capped, p));
+  if ((st?.availableReplicas ?? 0) > (st?.readyReplicas ?? 0)) errs.push(invalid(p.child('availableReplicas'), st?.availableReplicas ?? 0, `cannot be greater than ${readyName}`));
+  return errs;
+}
+
+/**
+ * prepareForCreate / prepareForUpdate of a workload with a pod template, the same in every
+ * upstream workload strategy: {@link prepareWorkloadCreate} / {@link prepareWorkloadUpdate},
+ * then the pod fields of disabled features dropped from the template.
+ * @param podSpecOf where the template's pod spec sits (`spec.template.spec`; a CronJob's
+ *   `spec.jobTemplate.spec.template.spec`)
+ * @param bumpOnAnnotations Deployments: annotation changes bump the generation too
+ */
+export function podTemplatePrepare<T extends WithSpecStatus>(
+  podSpecOf: (obj: T) => unknown,
+  bumpOnAnnotations = false,
+): { prepareForCreate(obj: T): void; prepareForUpdate(obj: T, old: T): void } {
+  return {
+    prepareForCreate(obj) {
+      prepareWorkloadCreate(obj);
+      dropDisabledPodFields(podSpecOf(obj) as never, undefined);
+    },
+    prepareForUpdate(obj, old) {
+      prepareWorkloadUpdate(obj, old, bumpOnAnnotations);
+      dropDisabledPodFields(podSpecOf(obj) as never, podSpecOf(old) as never);
+    },
+  };
+}
+
+/**
+ * A workload's status subresource: the spec (with `keepLabels`, the labels too) comes
+ * from the stored object, `validateUpdate` checks the new status.
+ */
+export function workloadStatusStrategy<T extends WithSpecStatus>(
+  validateUpdate: (obj: T, old: T) => FieldError[],
+  keepLabels = false,
+): { prepareForUpdate(obj: T, old: T): void; validateUpdate(obj: T, old: T): FieldError[] } {
+  return {
+    prepareForUpdate(obj, old) {
+      keepSpec(obj, old, keepLabels);
+    },
+    validateUpdate,
+  };
+}
+
+/**
+ * The columns a workload printer ends with: AGE, then the -o wide CONTAINERS, IMAGES and
+ * (with a description) SELECTOR.
+ */
+export function workloadTailColumns(selectorDescription?: string): TableColumnDefinition[] {
+  return [AGE_COLUMN, CONTAINERS_COLUMN, IMAGES_COLUMN, ...(selectorDescription === undefined ? [] : [selectorColumn(selectorDescription)])];
+}
+
+/**
+ * The cells for {@link workloadTailColumns}: the age, the template's container names and
+ * images, and (when given) the selector text.
+ */
+export function workloadTailCells(
+  creationTimestamp: string | undefined,
+  containers: { name: string; image?: string }[] | undefined,
+  now: Date,
+  selector?: string,
+): (string | number)[] {
+  const [names, images] = layoutContainerCells(containers);
+  return [translateTimestampSince(creationTimestamp, now), names, images, ...(selector === undefined ? [] : [selector])];
 }

@@ -11,27 +11,16 @@
 import type { StatefulSet, StatefulSetSpec, StatefulSetStatus } from 'kubernetes-types/apps/v1.js';
 import { type FieldError, forbidden, invalid, notSupported, Path, required } from '../../../../apimachinery/field-errors.js';
 import { jsonEqual, nameIsDNSLabel, validateAnnotations, validateLabels } from '../../../../apimachinery/validation.js';
-import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
 import type { PodSpec } from '../../../core/v1/pod/types.js';
 import { validatePodSpecificAnnotations } from '../../../core/v1/pod/validation.js';
-import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
-import {
-  collisionCountNotDecremented,
-  CONTAINERS_COLUMN,
-  IMAGES_COLUMN,
-  keepSpec,
-  nonNegativeCounts,
-  notAboveReplicas,
-  prepareWorkloadCreate,
-  prepareWorkloadUpdate,
-} from '../shared/strategy.js';
+import { collisionCountNotDecremented, podTemplatePrepare, validateReplicaCounts, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
 import {
   compileSelector,
   intOrPercentValue,
   isNotMoreThan100Percent,
-  layoutContainerCells,
   type PodTemplate,
   setPodTemplateDefaults,
   validateOptionalNonnegative,
@@ -134,14 +123,12 @@ export function validateStatefulSetSpec(spec: StatefulSetSpec | undefined): Fiel
 
 /** Upstream ValidateStatefulSetStatus. */
 export function validateStatefulSetStatus(st: StatefulSetStatus | undefined): FieldError[] {
-  const p = Path.root('status');
-  const s = (st ?? {}) as Record<string, unknown>;
-  const errs = nonNegativeCounts(s, ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount'], p);
-  errs.push(...notAboveReplicas(s, ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'], p));
-  if ((st?.availableReplicas ?? 0) > (st?.readyReplicas ?? 0)) {
-    errs.push(invalid(p.child('availableReplicas'), st?.availableReplicas ?? 0, 'cannot be greater than status.readyReplicas'));
-  }
-  return errs;
+  return validateReplicaCounts(
+    st,
+    ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount'],
+    ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'],
+    'status.readyReplicas',
+  );
 }
 
 const UPDATABLE = ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'] as const;
@@ -164,14 +151,7 @@ export const statefulSetDefinition: ResourceDefinition<K<StatefulSet>> = {
   defaults(obj) {
     setStatefulSetDefaults(obj);
   },
-  prepareForCreate(obj) {
-    prepareWorkloadCreate(obj);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, undefined);
-  },
-  prepareForUpdate(obj, old) {
-    prepareWorkloadUpdate(obj, old);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, old.spec?.template?.spec as never);
-  },
+  ...podTemplatePrepare<O<StatefulSet>>((o) => o.spec?.template?.spec),
   validate(obj: O<StatefulSet>) {
     return validateStatefulSetSpec(obj.spec);
   },
@@ -194,18 +174,14 @@ export const statefulSetDefinition: ResourceDefinition<K<StatefulSet>> = {
     return errs;
   },
   table: {
-    columns: [NAME_COLUMN, column('Ready', 'string', 'Number of the pod with ready state'), AGE_COLUMN, CONTAINERS_COLUMN, IMAGES_COLUMN],
+    columns: [NAME_COLUMN, column('Ready', 'string', 'Number of the pod with ready state'), ...workloadTailColumns()],
     cells(obj, now) {
-      const [names, images] = layoutContainerCells(obj.spec?.template?.spec?.containers);
-      return [obj.metadata.name ?? '', `${obj.status?.readyReplicas ?? 0}/${obj.spec?.replicas ?? 0}`, translateTimestampSince(obj.metadata.creationTimestamp, now), names, images];
+      return [
+        obj.metadata.name ?? '',
+        `${obj.status?.readyReplicas ?? 0}/${obj.spec?.replicas ?? 0}`,
+        ...workloadTailCells(obj.metadata.creationTimestamp, obj.spec?.template?.spec?.containers, now),
+      ];
     },
   },
-  status: {
-    prepareForUpdate(obj, old) {
-      keepSpec(obj, old);
-    },
-    validateUpdate(obj, old) {
-      return [...validateStatefulSetStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)];
-    },
-  },
+  status: workloadStatusStrategy<O<StatefulSet>>((obj, old) => [...validateStatefulSetStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)]),
 };

@@ -11,9 +11,8 @@
 import type { CronJob, CronJobSpec, JobSpec } from 'kubernetes-types/batch/v1.js';
 import { type FieldError, invalid, notSupported, Path, required } from '../../../../apimachinery/field-errors.js';
 import { formatLabelSelector } from '../../../../apimachinery/labels.js';
-import { CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, prepareWorkloadCreate, prepareWorkloadUpdate, selectorColumn } from '../../../apps/v1/shared/strategy.js';
+import { CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, podTemplatePrepare, selectorColumn } from '../../../apps/v1/shared/strategy.js';
 import { layoutContainerCells, type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative } from '../../../apps/v1/shared/template.js';
-import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
 import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
@@ -96,14 +95,7 @@ export const cronJobDefinition: ResourceDefinition<K<CronJob>> = {
   defaults(obj) {
     setCronJobDefaults(obj);
   },
-  prepareForCreate(obj) {
-    prepareWorkloadCreate(obj);
-    dropDisabledPodFields(obj.spec?.jobTemplate?.spec?.template?.spec as never, undefined);
-  },
-  prepareForUpdate(obj, old) {
-    prepareWorkloadUpdate(obj, old);
-    dropDisabledPodFields(obj.spec?.jobTemplate?.spec?.template?.spec as never, old.spec?.jobTemplate?.spec?.template?.spec as never);
-  },
+  ...podTemplatePrepare<O<CronJob>>((o) => o.spec?.jobTemplate?.spec?.template?.spec),
   validate(obj: O<CronJob>) {
     const errs = validateCronJobSpec(obj.spec, undefined);
     const name = obj.metadata.name ?? '';

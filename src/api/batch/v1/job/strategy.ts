@@ -18,10 +18,9 @@ import { humanDuration } from '../../../../apimachinery/duration.js';
 import { Path } from '../../../../apimachinery/field-errors.js';
 import { formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { nameIsDNSSubdomain } from '../../../../apimachinery/validation.js';
-import { nonNegativeCounts, CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, prepareWorkloadCreate, prepareWorkloadUpdate, selectorColumn } from '../../../apps/v1/shared/strategy.js';
-import { layoutContainerCells, type PodTemplate, setPodTemplateDefaults } from '../../../apps/v1/shared/template.js';
-import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
-import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
+import { nonNegativeCounts, podTemplatePrepare, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../../../apps/v1/shared/strategy.js';
+import { type PodTemplate, setPodTemplateDefaults } from '../../../apps/v1/shared/template.js';
+import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL, validateJob, validateJobUpdate } from './validation.js';
@@ -111,14 +110,7 @@ export const jobDefinition: ResourceDefinition<K<Job>> = {
   defaults(obj) {
     setJobDefaults(obj);
   },
-  prepareForCreate(obj) {
-    prepareWorkloadCreate(obj);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, undefined);
-  },
-  prepareForUpdate(obj, old) {
-    prepareWorkloadUpdate(obj, old);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, old.spec?.template?.spec as never);
-  },
+  ...podTemplatePrepare<O<Job>>((o) => o.spec?.template?.spec),
   hooks: {
     // the selector needs the UID, which the store assigns after prepareForCreate
     async beforeCreate(obj) {
@@ -142,31 +134,17 @@ export const jobDefinition: ResourceDefinition<K<Job>> = {
       column('Status', 'string', 'Status of the job.'),
       column('Completions', 'string', 'The number of pods which reached phase Succeeded.'),
       column('Duration', 'string', 'Time required to complete the job.'),
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      selectorColumn('A label query over pods that should match the pod count.'),
+      ...workloadTailColumns('A label query over pods that should match the pod count.'),
     ],
     cells(obj, now) {
-      const [names, images] = layoutContainerCells(obj.spec?.template?.spec?.containers);
       return [
         obj.metadata.name ?? '',
         jobStatusText(obj),
         jobCompletionsText(obj),
         jobDuration(obj, now),
-        translateTimestampSince(obj.metadata.creationTimestamp, now),
-        names,
-        images,
-        formatLabelSelector(obj.spec?.selector),
+        ...workloadTailCells(obj.metadata.creationTimestamp, obj.spec?.template?.spec?.containers, now, formatLabelSelector(obj.spec?.selector)),
       ];
     },
   },
-  status: {
-    prepareForUpdate(obj, old) {
-      keepSpec(obj, old);
-    },
-    validateUpdate(obj) {
-      return nonNegativeCounts((obj.status ?? {}) as Record<string, unknown>, ['active', 'succeeded', 'failed', 'ready', 'terminating'], Path.root('status'));
-    },
-  },
+  status: workloadStatusStrategy<O<Job>>((obj) => nonNegativeCounts((obj.status ?? {}) as Record<string, unknown>, ['active', 'succeeded', 'failed', 'ready', 'terminating'], Path.root('status'))),
 };

@@ -14,11 +14,10 @@ import type { ReplicationController, ReplicationControllerSpec, ReplicationContr
 import { type FieldError, Path, required } from '../../../../apimachinery/field-errors.js';
 import { validateLabels } from '../../../../apimachinery/validation.js';
 import { validateReplicaSetStatus } from '../../../apps/v1/replicaset/strategy.js';
-import { CONTAINERS_COLUMN, IMAGES_COLUMN, keepSpec, prepareWorkloadCreate, prepareWorkloadUpdate, selectorColumn } from '../../../apps/v1/shared/strategy.js';
-import { layoutContainerCells, type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative, validateTemplateForController } from '../../../apps/v1/shared/template.js';
+import { podTemplatePrepare, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../../../apps/v1/shared/strategy.js';
+import { type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative, validateTemplateForController } from '../../../apps/v1/shared/template.js';
 import type { ResourceDefinition } from '../../../resource.js';
-import { dropDisabledPodFields } from '../pod/strategy.js';
-import { AGE_COLUMN, column, formatLabels, NAME_COLUMN, translateTimestampSince } from '../shared/printing.js';
+import { column, formatLabels, NAME_COLUMN, } from '../shared/printing.js';
 import type { K, O } from '../shared/types.js';
 
 const SPEC = Path.root('spec');
@@ -75,14 +74,7 @@ export const replicationControllerDefinition: ResourceDefinition<K<ReplicationCo
   defaults(obj) {
     setReplicationControllerDefaults(obj);
   },
-  prepareForCreate(obj) {
-    prepareWorkloadCreate(obj);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, undefined);
-  },
-  prepareForUpdate(obj, old) {
-    prepareWorkloadUpdate(obj, old);
-    dropDisabledPodFields(obj.spec?.template?.spec as never, old.spec?.template?.spec as never);
-  },
+  ...podTemplatePrepare<O<ReplicationController>>((o) => o.spec?.template?.spec),
   validate(obj) {
     return validateReplicationControllerSpec(obj.spec);
   },
@@ -98,31 +90,17 @@ export const replicationControllerDefinition: ResourceDefinition<K<ReplicationCo
       column('Desired', 'integer', 'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller'),
       column('Current', 'integer', 'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller'),
       column('Ready', 'integer', 'The number of ready replicas for this replication controller.'),
-      AGE_COLUMN,
-      CONTAINERS_COLUMN,
-      IMAGES_COLUMN,
-      selectorColumn('Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors'),
+      ...workloadTailColumns('Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors'),
     ],
     cells(obj, now) {
-      const [names, images] = layoutContainerCells(obj.spec?.template?.spec?.containers);
       return [
         obj.metadata.name ?? '',
         obj.spec?.replicas ?? 0,
         obj.status?.replicas ?? 0,
         obj.status?.readyReplicas ?? 0,
-        translateTimestampSince(obj.metadata.creationTimestamp, now),
-        names,
-        images,
-        formatLabels(obj.spec?.selector),
+        ...workloadTailCells(obj.metadata.creationTimestamp, obj.spec?.template?.spec?.containers, now, formatLabels(obj.spec?.selector)),
       ];
     },
   },
-  status: {
-    prepareForUpdate(obj, old) {
-      keepSpec(obj, old);
-    },
-    validateUpdate(obj) {
-      return validateReplicationControllerStatus(obj.status);
-    },
-  },
+  status: workloadStatusStrategy<O<ReplicationController>>((obj) => validateReplicationControllerStatus(obj.status)),
 };
