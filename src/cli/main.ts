@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
 import { runAgent } from './agent.js';
@@ -76,6 +76,10 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
+  .addOption(
+    // tests only: lets a test see the header timeout of never-used connections in seconds
+    new Option('--request-header-timeout-ms <ms>', 'ms a connection may take to send a request\'s headers (default 60000)').argParser((v) => parseInt(v, 10)).hideHelp(),
+  )
   .action(async (o) => {
     checkRuntime(o.runtime);
     const modes = String(o.authorizationMode).split(',').filter(Boolean);
@@ -129,6 +133,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       disableAgent: !!o.disableAgent,
       disableScheduler: !!o.disableScheduler,
       disableControllerManager: !!o.disableControllerManager,
+      requestHeaderTimeoutMs: o.requestHeaderTimeoutMs,
     });
     stopOnSignals(() => s.stop());
   });

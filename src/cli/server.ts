@@ -78,6 +78,8 @@ export interface ServerOptions extends RuntimeFlags {
   /** do not run the controllers in this process (k3s --disable-controller-manager) */
   disableControllerManager?: boolean;
   quiet?: boolean;
+  /** ms a connection may take to send a request's headers (listener default 60 000); tests shorten it */
+  requestHeaderTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -165,6 +167,9 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       cert: pki.server.cert + pki.ca.cert,
       key: pki.server.key,
       clientCA: pki.ca.cert,
+      ...(o.requestHeaderTimeoutMs
+        ? { headersTimeout: o.requestHeaderTimeoutMs, connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(o.requestHeaderTimeoutMs / 4))) }
+        : {}),
     },
     upgrades,
   );
