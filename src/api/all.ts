@@ -48,6 +48,8 @@ import { resourceQuotaDefinition } from './core/v1/resourcequota/strategy.js';
 import { rbacDefinitions, type EscalationGuard } from './rbac/definitions.js';
 import { networkPolicyDefinition } from './networking/v1/networkpolicy/strategy.js';
 import { runtimeClassDefinition } from './node/v1/runtimeclass/strategy.js';
+import { componentStatusDefinition } from './core/v1/componentstatus/definition.js';
+import { virtualDefinition } from './authorization/virtual.js';
 import { flowSchemaDefinition } from './flowcontrol/v1/flowschema/strategy.js';
 import { priorityLevelConfigurationDefinition } from './flowcontrol/v1/prioritylevelconfiguration/strategy.js';
 
@@ -122,6 +124,9 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
   return defs;
 }
 
+/** core/v1 bindings: the legacy way to bind a pod (POST only; see src/apiserver/subresources/pod-binding.ts). */
+const bindingDefinition = virtualDefinition({ group: '', version: 'v1', resource: 'bindings', kind: 'Binding', namespaced: true }, 'core/v1#Binding');
+
 /**
  * The computed, create-only resources (access reviews, TokenReview, SelfSubjectReview):
  * never stored; their definitions give discovery and OpenAPI, and the API server
@@ -129,5 +134,10 @@ export function allDefinitions(opts: AllDefinitionsOptions): ResourceDefinition[
  * Served beside {@link allDefinitions}: `[...allDefinitions(o), ...computedDefinitions()]`.
  */
 export function computedDefinitions(): ResourceDefinition[] {
-  return [...authorizationDefinitions(), ...authenticationDefinitions()];
+  return [
+    bindingDefinition,
+    componentStatusDefinition,
+    ...authorizationDefinitions(),
+    ...authenticationDefinitions(),
+  ];
 }

@@ -11,11 +11,12 @@ import type { UserInfo } from '../api/resource.js';
 import { allDefinitions, computedDefinitions } from '../api/all.js';
 import { ensureLocalAPIServices } from '../apiserver/bootstrap/apiservices.js';
 import { ensureFlowControlBootstrap } from '../apiserver/bootstrap/flowcontrol.js';
+import { componentStatusResource, type ComponentProbes } from '../api/core/v1/componentstatus/definition.js';
 import { APIServer } from '../apiserver/apiserver.js';
 import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
 import { ensurePKI } from '../pki/pki.js';
 import { listen } from '../apiserver/server.js';
-import { podBinding } from '../apiserver/subresources/pod-binding.js';
+import { bindingsResource, podBinding } from '../apiserver/subresources/pod-binding.js';
 import { scaleSubresources } from '../apiserver/subresources/scale.js';
 import { podEviction } from '../apiserver/subresources/pod-eviction.js';
 import { ClientEventRecorder } from '../client/events.js';
@@ -138,10 +139,22 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   // /readyz fails until the cluster's bootstrap objects exist (RBAC roles, the default
   // namespace and Service, the node join token), as upstream's post-start hooks
   let bootstrapped = false;
+  const bindings = bindingsResource();
+  // the components kube-apiserver probes for componentstatuses; scheduler and controllers run
+  // in this process unless disabled (then probing their ports fails as upstream's would)
+  const refused = (port: number) => async () => ({ healthy: false, error: `Get "https://127.0.0.1:${port}/healthz": dial tcp 127.0.0.1:${port}: connect: connection refused` });
+  const ok = async () => ({ healthy: true, message: 'ok' });
+  const componentProbes: ComponentProbes = [
+    ['scheduler', o.disableScheduler ? refused(10259) : ok],
+    ['controller-manager', o.disableControllerManager ? refused(10257) : ok],
+    ['etcd-0', async () => (await storage.currentRevision(), { healthy: true, message: 'ok' })],
+  ];
   const api = new APIServer({
     readyChecks: { 'poststarthook/rbac/bootstrap-roles': () => bootstrapped },
     storage,
     ...config.apiServer,
+    virtualResources: [...(config.apiServer.virtualResources ?? []), bindings, componentStatusResource(componentProbes)],
+    storeConsumers: [...(config.apiServer.storeConsumers ?? []), bindings],
     definitions: [...allDefinitions({ serviceCIDR: o.serviceClusterIPRange, rbacEscalationGuard: config.rbacEscalationGuard }), ...computedDefinitions()],
     subresources: [
       podBinding,

@@ -6,10 +6,20 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, MANIFESTS, type Cluster } from './harness.js';
 
 const m = (f: string): string => join(MANIFESTS, f);
+
+/** kubectl's fixed-width table split at the header's column starts (cells may be empty). */
+function columns(out: string): string[][] {
+  const lines = out.trimEnd().split('\n');
+  const header = lines[0]!;
+  const starts: number[] = [];
+  for (const mt of header.matchAll(/\S+/g)) starts.push(mt.index!);
+  return lines.map((l) => starts.map((st, i) => l.slice(st, i + 1 < starts.length ? starts[i + 1] : undefined).trim()));
+}
 
 /** The table's lines split into whitespace-separated cells, the AGE column ("0s", "3s") masked as `<age>`. */
 function rows(out: string, ageColumn = 'AGE'): string[][] {
@@ -296,6 +306,53 @@ scheduling:
         fails(['create', '-f', '-'], 'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: mine}\nspec:\n  matchingPrecedence: 20000\n  priorityLevelConfiguration: {name: workload-low}\n'),
         'The FlowSchema "mine" is invalid: spec.matchingPrecedence: Invalid value: 20000: must not be greater than 10000',
       );
+    });
+  });
+
+  describe('core/v1 bindings and componentstatuses', () => {
+    it('POST bindings binds the named pod, as pods/binding; a bound pod conflicts', () => {
+      ok(['apply', '-f', '-'], 'apiVersion: v1\nkind: Pod\nmetadata: {name: unbound}\nspec:\n  schedulerName: nobody\n  containers: [{name: c, image: nginx}]\n');
+      const binding = 'apiVersion: v1\nkind: Binding\nmetadata: {name: unbound}\ntarget: {apiVersion: v1, kind: Node, name: e2e-node}\n';
+      // the server answers with a Success Status (upstream BindingREST), which kubectl names as it can
+      assert.equal(ok(['create', '-f', '-'], binding).trim(), 'status/<unknown> created');
+      assert.equal(ok(['get', 'pod', 'unbound', '-o', 'jsonpath={.spec.nodeName}']), 'e2e-node');
+      assert.equal(fails(['create', '-f', '-'], binding), 'Error from server (Conflict): error when creating "STDIN": Operation cannot be fulfilled on bindings "unbound": pod unbound is already assigned to node "e2e-node"');
+    });
+
+    it('`kubectl get cs` lists scheduler, controller-manager and etcd-0, Healthy', () => {
+      const r = c.kubectl(['get', 'componentstatuses']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(columns(r.stdout), [
+        ['NAME', 'STATUS', 'MESSAGE', 'ERROR'],
+        ['scheduler', 'Healthy', 'ok', ''],
+        ['controller-manager', 'Healthy', 'ok', ''],
+        ['etcd-0', 'Healthy', 'ok', ''],
+      ]);
+      assert.equal(ok(['get', 'cs', 'etcd-0', '-o', 'jsonpath={.conditions[0].type}={.conditions[0].status}']), 'Healthy=True');
+      assert.equal(fails(['get', 'cs', 'nope']), 'Error from server (NotFound): componentstatuses "nope" not found');
+    });
+  });
+
+  describe('kubectl api-resources', () => {
+    it("lists exactly a v1.32 cluster's rows (test/fixtures/api-resources/v1.32.txt)", () => {
+      const want = readFileSync(join(MANIFESTS, '..', 'api-resources', 'v1.32.txt'), 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => l.split('|'));
+      const got = columns(ok(['api-resources']));
+      assert.deepEqual(got[0], ['NAME', 'SHORTNAMES', 'APIVERSION', 'NAMESPACED', 'KIND']);
+      assert.deepEqual(got.slice(1), want);
+    });
+
+    it('-o wide: verbs and categories of the computed and extension resources', () => {
+      const wide = columns(ok(['api-resources', '-o', 'wide']));
+      assert.deepEqual(wide[0], ['NAME', 'SHORTNAMES', 'APIVERSION', 'NAMESPACED', 'KIND', 'VERBS', 'CATEGORIES']);
+      const row = (name: string, apiVersion: string): string[] => wide.find((r) => r[0] === name && r[2] === apiVersion)!.slice(5);
+      assert.deepEqual(row('bindings', 'v1'), ['create', '']);
+      assert.deepEqual(row('componentstatuses', 'v1'), ['get,list', '']);
+      assert.deepEqual(row('validatingwebhookconfigurations', 'admissionregistration.k8s.io/v1'), ['create,delete,deletecollection,get,list,patch,update,watch', 'api-extensions']);
+      assert.deepEqual(row('apiservices', 'apiregistration.k8s.io/v1'), ['create,delete,deletecollection,get,list,patch,update,watch', 'api-extensions']);
+      assert.deepEqual(row('storageclasses', 'storage.k8s.io/v1'), ['create,delete,deletecollection,get,list,patch,update,watch', '']);
     });
   });
 });

@@ -17,7 +17,16 @@ export interface VirtualResource {
    * Computes the response object from the request body (already decoded, kind checked).
    * @throws StatusError (Invalid, BadRequest…)
    */
-  create(body: KObject, ctx: { user: UserInfo; namespace: string }): Promise<KObject>;
+  create?(body: KObject, ctx: { user: UserInfo; namespace: string }): Promise<KObject>;
+  /**
+   * Computed reads (componentstatuses): the definition gives the table printer; `get`
+   * returns undefined for an unknown name (404).
+   */
+  read?: {
+    def: ResourceDefinition;
+    get(name: string): Promise<KObject | undefined>;
+    list(): Promise<KObject[]>;
+  };
 }
 
 /** A create-only definition for discovery; writing it through the generic store is refused. */

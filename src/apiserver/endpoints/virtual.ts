@@ -8,7 +8,9 @@
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/endpoints/handlers/create.go
  */
 import type { VirtualResource } from '../../api/authorization/virtual.js';
-import { newBadRequest, newUnauthorized } from '../../apimachinery/errors.js';
+import { newBadRequest, newMethodNotSupported, newNotFound, newUnauthorized } from '../../apimachinery/errors.js';
+import type { Obj } from '../../api/resource.js';
+import { toTable } from './table.js';
 import { decodeObjectBody } from '../http/body.js';
 import { negotiateOutput } from '../http/negotiate.js';
 import type { RequestInfo } from '../http/request-info.js';
@@ -25,9 +27,12 @@ export class VirtualResources {
 
   /** The computed resource that serves this request: a POST to its collection in its scope; undefined otherwise (the generic store answers). */
   match(method: string, info: RequestInfo): VirtualResource | undefined {
-    if (method !== 'POST' || !info.isResourceRequest || info.name || info.subresource) return undefined;
+    if (!info.isResourceRequest || info.subresource) return undefined;
     const v = this.byGVR.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
-    return v && v.namespaced === !!info.namespace ? v : undefined;
+    if (!v || v.namespaced !== !!info.namespace) return undefined;
+    if (method === 'POST' && !info.name && v.create) return v;
+    if (method === 'GET' && v.read && (info.verb === 'get' || info.verb === 'list')) return v;
+    return undefined;
   }
 }
 
@@ -38,9 +43,11 @@ export class VirtualResources {
 export async function serveVirtual(v: VirtualResource, info: RequestInfo, req: ApiRequest, res: ResponseWriter): Promise<void> {
   const user = req.user;
   if (!user) throw newUnauthorized();
+  if (req.method === 'GET' && v.read) return serveVirtualRead(v.read, info, req, res);
+  if (!v.create) throw newMethodNotSupported({ group: v.group, resource: v.resource }, 'create');
   const neg = negotiateOutput(req.headers['accept'], false);
   const body = decodeObjectBody(req.headers['content-type'], req.body);
-  const want = `${v.group}/${v.version}`;
+  const want = v.group ? `${v.group}/${v.version}` : v.version;
   // missing parts default from the URL, as upstream's decoder does
   body.apiVersion ||= want;
   body.kind ||= v.kind;
@@ -49,4 +56,28 @@ export async function serveVirtual(v: VirtualResource, info: RequestInfo, req: A
   }
   const out = await v.create(body, { user, namespace: info.namespace });
   writeJSON(res, 201, out, { format: neg.format });
+}
+
+/**
+ * GET of a computed resource (get or list), as JSON or as the Table kubectl asks for.
+ * @throws StatusError 404 for an unknown name
+ */
+async function serveVirtualRead(r: NonNullable<VirtualResource['read']>, info: RequestInfo, req: ApiRequest, res: ResponseWriter): Promise<void> {
+  const neg = negotiateOutput(req.headers['accept'], true);
+  const now = new Date();
+  const def = r.def;
+  if (info.verb === 'get') {
+    const o = await r.get(info.name);
+    if (!o) throw newNotFound({ group: def.group, resource: def.resource }, info.name);
+    if (neg.transform === 'Table') writeJSON(res, 200, toTable(def, [o as Obj], { includeObject: 'Metadata', now }), { format: neg.format });
+    else writeJSON(res, 200, o, { format: neg.format });
+    return;
+  }
+  const items = await r.list();
+  if (neg.transform === 'Table') {
+    writeJSON(res, 200, toTable(def, items as Obj[], { includeObject: 'Metadata', now }), { format: neg.format });
+    return;
+  }
+  const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+  writeJSON(res, 200, { kind: def.listKind, apiVersion, metadata: {}, items }, { format: neg.format });
 }

@@ -13,6 +13,9 @@ import { writeJSON } from '../http/respond.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { applyPodBinding, validatePodBinding } from '../../api/core/v1/pod/binding.js';
 import type { SubresourceHandler } from './types.js';
+import type { VirtualResource } from '../../api/authorization/virtual.js';
+import type { StoreConsumer } from '../apiserver.js';
+import type { Store } from '../registry/store.js';
 
 interface Binding {
   metadata?: { name?: string; namespace?: string; uid?: string; annotations?: Record<string, string> };
@@ -36,23 +39,60 @@ export const podBinding: SubresourceHandler = {
     if (b.metadata?.namespace && b.metadata.namespace !== ns) {
       throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    const errs = validatePodBinding({ metadata: b.metadata, target: b.target ?? {} });
-    if (errs.length) throw newInvalid({ group: '', kind: 'Binding' }, name, errs);
-    const gr = { group: '', resource: 'pods/binding' };
-    const dry = c.query.getAll('dryRun').includes('All');
-    await c.store.guaranteedUpdate(
-      ns,
-      name,
-      (pod: Obj) => {
-        if (b.metadata?.uid && b.metadata.uid !== pod.metadata.uid) {
-          throw newConflict(gr, name, `Precondition failed: UID in precondition: ${b.metadata.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
-        }
-        const err = applyPodBinding(pod as Pod, b.target!.name!, b.metadata?.annotations, c.now);
-        if (err) throw newConflict(gr, name, err);
-        return pod;
-      },
-      dry,
-    );
+    await bindPod(c.store, ns, name, b, c.now, c.query.getAll('dryRun').includes('All'), 'pods/binding');
     writeJSON(c.res, 201, { ...successStatus(), code: 201 });
   },
 };
+
+/**
+ * Validates a Binding and assigns pod `name` to its target node (upstream BindingREST.Create).
+ * @throws StatusError Invalid for a malformed Binding, Conflict for a UID mismatch or an already bound pod, NotFound for a missing pod
+ */
+export async function bindPod(pods: Pick<Store, 'guaranteedUpdate'>, ns: string, name: string, b: Binding, now: Date, dryRun: boolean, resource: string): Promise<void> {
+  const errs = validatePodBinding({ metadata: b.metadata, target: b.target ?? {} });
+  if (errs.length) throw newInvalid({ group: '', kind: 'Binding' }, name, errs);
+  const gr = { group: '', resource };
+  await pods.guaranteedUpdate(
+    ns,
+    name,
+    (pod: Obj) => {
+      if (b.metadata?.uid && b.metadata.uid !== pod.metadata.uid) {
+        throw newConflict(gr, name, `Precondition failed: UID in precondition: ${b.metadata.uid}, UID in object meta: ${pod.metadata.uid ?? ''}`);
+      }
+      const err = applyPodBinding(pod as Pod, b.target!.name!, b.metadata?.annotations, now);
+      if (err) throw newConflict(gr, name, err);
+      return pod;
+    },
+    dryRun,
+  );
+}
+
+/**
+ * The legacy `bindings` resource: POST /api/v1/namespaces/{ns}/bindings with the pod's
+ * name in the Binding's metadata binds that pod, as pods/{name}/binding does (upstream
+ * serves both with the pod registry's BindingREST). A store consumer: the pod store is
+ * taken from the API server on attach.
+ */
+export function bindingsResource(): VirtualResource & StoreConsumer {
+  let pods: Store | undefined;
+  return {
+    group: '',
+    version: 'v1',
+    resource: 'bindings',
+    kind: 'Binding',
+    namespaced: true,
+    attach(api) {
+      pods = api.store('', 'pods');
+    },
+    async create(body, ctx) {
+      const b = body as Binding;
+      const name = b.metadata?.name ?? '';
+      if (b.metadata?.namespace && b.metadata.namespace !== ctx.namespace) {
+        throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      if (!pods) throw new Error('bindings: the pod store is not attached');
+      await bindPod(pods, ctx.namespace, name, b, new Date(), false, 'bindings');
+      return { ...successStatus(), code: 201 };
+    },
+  };
+}
