@@ -330,4 +330,27 @@ describe('kubelet server through a CRI streaming server', () => {
     }
     session.close();
   });
+
+  it('serves port-forward over WebSocket channels (v4.channel.k8s.io): port prefixes, then data both ways', async () => {
+    const ws = await openWebSocket(srv.port, '/portForward/default/web?port=8080', ['v4.channel.k8s.io'], pki);
+    assert.equal(ws.protocol, 'v4.channel.k8s.io');
+    const frames: Buffer[] = [];
+    const data = (): string => Buffer.concat(frames.filter((f) => f[0] === 0).slice(1).map((f) => f.subarray(1))).toString();
+    const echoed = new Promise<void>((resolve) =>
+      ws.on('message', (d: Buffer) => {
+        frames.push(d);
+        if (data() === 'HELLO') resolve();
+      }),
+    );
+    ws.send(Buffer.from([0, ...Buffer.from('hello')]));
+    await echoed;
+    // each channel first carries the port, 2 bytes little-endian (8080 = 0x1f90)
+    assert.deepEqual(frames.slice(0, 2).map((f) => [...f]), [[0, 0x90, 0x1f], [1, 0x90, 0x1f]]);
+    assert.ok(!frames.some((f) => f[0] === 1 && f.length > 3), 'nothing on the error channel');
+    ws.close();
+  });
+
+  it('port-forward over WebSocket channels needs a port', async () => {
+    await assert.rejects(openWebSocket(srv.port, '/portForward/default/web', ['v4.channel.k8s.io'], pki));
+  });
 });

@@ -30,6 +30,7 @@ import { SPDY_REMOTE_COMMAND_PROTOCOLS } from './cri-streams.js';
 import { certificateUser, forbiddenText, headerList, mastersOnly, verbOf, writeRawText, writeSpdyUpgrade, writeText, type KubeletAuthorizer } from './http.js';
 import { servePortForward } from './portforward.js';
 import { serveSpdyRemoteCommand, serveWebSocketRemoteCommand } from './remotecommand.js';
+import { parsePortForwardPorts, serveWebSocketPortForward, WEBSOCKET_PORT_FORWARD_PROTOCOLS } from './portforward-websocket.js';
 import { prepareAttach, prepareExec, preparePortForward, type RemoteCommandRunner, type StreamOptions } from './streams.js';
 
 /** Options of {@link startKubeletServer}. */
@@ -240,12 +241,25 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
 
     if (r.kind === 'portForward') {
       let chosen: string | undefined;
+      let channels: ChannelProtocol | undefined;
+      let ports: number[] = [];
       if (websocket) {
         const offered = parseSubprotocols(req.headers['sec-websocket-protocol']);
-        if (!offered.includes(PortForwardTunnelProtocol)) {
-          return writeRawText(socket, 400, `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${PortForwardTunnelProtocol}]`);
+        if (offered.includes(PortForwardTunnelProtocol)) chosen = PortForwardTunnelProtocol;
+        else {
+          // the channel protocol of client libraries: the first offered one served, or none offered
+          const name = offered.length ? WEBSOCKET_PORT_FORWARD_PROTOCOLS.find((x) => offered.includes(x)) : '';
+          channels = name === undefined ? undefined : negotiateChannelProtocol(name ? [name] : []);
+          if (!channels) {
+            return writeRawText(socket, 400, `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${[PortForwardTunnelProtocol, ...WEBSOCKET_PORT_FORWARD_PROTOCOLS].join(' ')}]`);
+          }
+          try {
+            ports = parsePortForwardPorts(url.searchParams);
+          } catch (e) {
+            return writeRawText(socket, 400, (e as Error).message);
+          }
+          chosen = channels.name;
         }
-        chosen = PortForwardTunnelProtocol;
       } else {
         const offered = headerList(req, 'x-stream-protocol-version');
         if (!offered.includes(PortForwardProtocol)) {
@@ -257,7 +271,10 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
       }
       const pod = lookupPod(r.ns, r.pod, r.uid);
       const forwarder = await preparePortForward(o.runtime, await readySandboxId(o.runtime, pod));
-      if (websocket) {
+      if (channels) {
+        const ch = channels;
+        acceptWebSocket(req, socket, head, chosen, (ws) => serveWebSocketPortForward(ws, ch, ports, forwarder));
+      } else if (websocket) {
         acceptWebSocket(req, socket, head, chosen, (ws) => servePortForward(spdyOverWebSocket(ws, { role: 'server' }), forwarder, o.streamCreationTimeoutMs));
       } else {
         writeSpdyUpgrade(socket, chosen);
