@@ -188,3 +188,27 @@ test('protobuf: gnostic Document with the same paths, definitions and YAML vendo
   assert.equal(meta._ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
   assert.equal(d.protobuf(), d.protobuf(), 'encoded once');
 });
+
+test('every built-in definition is one kubectl\'s v2 models can read: one type at most, arrays with items, references resolved', async () => {
+  const { allDefinitions } = await import('../../../api/all.js');
+  const doc = build(allDefinitions({ serviceCIDR: '10.96.0.0/12' }));
+  const problems: string[] = [];
+  const visit = (s: unknown, path: string): void => {
+    if (s === null || typeof s !== 'object') return;
+    const o = s as Record<string, unknown>;
+    if (typeof o.$ref === 'string') {
+      if (!doc.definitions[o.$ref.slice('#/definitions/'.length)]) problems.push(`${path}: unresolved ${o.$ref}`);
+      return;
+    }
+    if (Array.isArray(o.type)) problems.push(`${path}: several types`);
+    if (o.type === 'array' && (o.items === null || typeof o.items !== 'object')) problems.push(`${path}: array without items`);
+    if (o.type !== undefined && !['object', 'array', 'string', 'integer', 'number', 'boolean'].includes(o.type as string)) problems.push(`${path}: type ${String(o.type)}`);
+    for (const k of ['oneOf', 'anyOf', 'not', 'nullable']) if (k in o) problems.push(`${path}: ${k}`);
+    for (const [name, p] of Object.entries((o.properties ?? {}) as Record<string, unknown>)) visit(p, `${path}.${name}`);
+    if (o.items) visit(o.items, `${path}[]`);
+    if (o.additionalProperties && typeof o.additionalProperties === 'object') visit(o.additionalProperties, `${path}{}`);
+  };
+  for (const [name, s] of Object.entries(doc.definitions)) visit(s, name);
+  assert.deepEqual(problems, []);
+  assert.ok(Object.keys(doc.definitions).length > 300);
+});
