@@ -13,7 +13,8 @@
  *  - `/metrics` serves upstream's apiserver metrics to users bound to system:monitoring;
  *  - a CronJob whose schedule never fires gets the cronjob-controller's InvalidSchedule warning;
  *  - a get or list at a future resourceVersion waits (3 s) and answers 504 Timeout, not older data;
- *  - a deleted ServiceAccount's token is refused at once (401), though it was just used.
+ *  - a deleted ServiceAccount's token is refused at once (401), though it was just used;
+ *  - the kubelet's Node carries managedFields: its registration and its status writes.
  */
 import { describe, it, before, after } from 'node:test';
 import { readFileSync } from 'node:fs';
@@ -215,5 +216,16 @@ describe('api semantics (e2e)', () => {
     const r = await get();
     assert.equal(r.status, 401);
     assert.equal((JSON.parse(r.body) as { message: string }).message, 'Unauthorized');
+  });
+
+  it("the kubelet's Node records managedFields for its registration and its status writes", () => {
+    const n = JSON.parse(ok(['get', 'node', 'e2e-node', '-o', 'json', '--show-managed-fields'])) as Meta & {
+      metadata: { managedFields?: { manager: string; operation: string; subresource?: string; fieldsV1?: Record<string, unknown> }[] };
+    };
+    const entries = n.metadata.managedFields ?? [];
+    const main = entries.find((e) => e.manager === 'kubelet' && e.operation === 'Update' && !e.subresource);
+    const status = entries.find((e) => e.manager === 'kubelet' && e.operation === 'Update' && e.subresource === 'status');
+    assert.ok(main?.fieldsV1?.['f:metadata'], JSON.stringify(entries));
+    assert.ok(status?.fieldsV1?.['f:status'], JSON.stringify(entries));
   });
 });
