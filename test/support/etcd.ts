@@ -42,12 +42,16 @@ export interface TestEtcdOptions {
    * etcd 3.4) into a new data dir for this member's name and peer URL first
    */
   restoreFrom?: string;
+  /** listen on these ports (to restart an etcd where its clients expect it); default free ones */
+  ports?: { client: number; peer: number };
 }
 
 export interface TestEtcd {
   /** the client URL, for `--etcd-servers` */
   endpoint: string;
   dataDir: string;
+  /** the ports it listens on */
+  ports: { client: number; peer: number };
   /** client TLS files when started with `tls` */
   tls?: EtcdTLSFiles & { serverCertFile: string; serverKeyFile: string };
   /** e.g. `3.4.23` */
@@ -107,7 +111,7 @@ export async function startTestEtcd(o: TestEtcdOptions = {}): Promise<TestEtcd> 
   const name = o.name ?? 'default';
   const tls = o.tlsFrom ?? (o.tls ? await makeCerts(tmp.path) : undefined);
   const scheme = tls ? 'https' : 'http';
-  const [cport, pport] = [await freePort(), await freePort()];
+  const [cport, pport] = o.ports ? [o.ports.client, o.ports.peer] : [await freePort(), await freePort()];
   const endpoint = `${scheme}://127.0.0.1:${cport}`;
   const peer = `http://127.0.0.1:${pport}`;
   if (o.restoreFrom) {
@@ -149,6 +153,7 @@ export async function startTestEtcd(o: TestEtcdOptions = {}): Promise<TestEtcd> 
   return {
     endpoint,
     dataDir,
+    ports: { client: cport, peer: pport },
     tls,
     version: etcdVersion(),
     proc,

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startTestEtcd, type TestEtcd } from '../../../test/support/etcd.js';
 import { runBackendTests } from '../backend-tests.js';
 import { CompactedError, StorageError } from '../interface.js';
+import { collect } from '../backend-tests/watch.js';
 import { COMPACT_REV_KEY } from './compactor.js';
 import { EtcdStorage, type EtcdStorageOptions } from './etcd.js';
 
@@ -25,6 +28,19 @@ after(async () => {
 });
 
 runBackendTests({ name: 'etcd', newBackend: () => open() });
+
+/** Retries `fn` until it resolves (while a restarted etcd comes back), up to 30 s. */
+async function waitFor<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
 
 /** A manual `every`: `fire()` runs the compactor's tick. */
 function manualEvery() {
@@ -74,6 +90,34 @@ describe('etcd storage', () => {
     const err = await s1.get(`${p}a`, { revision: r1 - 1 }).catch((e: unknown) => e);
     assert.ok(err instanceof CompactedError);
     assert.equal((await s1.get(`${p}a`)).kv?.value, '2');
+  });
+
+  it('watchers keep going across an etcd restart (the live watch is re-opened from the next revision)', { timeout: 120_000 }, async () => {
+    const own = await startTestEtcd();
+    const data = join(own.dataDir, '..', 'kept');
+    let second: TestEtcd | undefined;
+    try {
+      const s = await EtcdStorage.open({ endpoints: [own.endpoint], compactionIntervalMs: false });
+      const w = collect(s, '/registry/r/');
+      await w.start(await s.currentRevision());
+      const a = await s.create('/registry/r/a', '1');
+      await w.waitFor(1);
+      // stop etcd, keep its data, start it again on the same ports
+      await own.proc.stop();
+      renameSync(own.dataDir, data);
+      second = await startTestEtcd({ dataDir: data, ports: own.ports });
+      const b = await waitFor(() => s.create('/registry/r/b', '2'));
+      const events = await w.waitFor(2);
+      w.stop();
+      assert.deepEqual(events, [
+        { type: 'create', kv: a },
+        { type: 'create', kv: b },
+      ]);
+      await s.close();
+    } finally {
+      await second?.stop();
+      await own.stop();
+    }
   });
 
   it('connects over TLS with a client certificate, and fails to open without one', { timeout: 60_000 }, async () => {
