@@ -344,6 +344,19 @@ scheduling:
       assert.deepEqual(got.slice(1), want);
     });
 
+    it('kubectl explain finds the new kinds in the OpenAPI v3 documents', () => {
+      for (const [what, field] of [
+        ['storageclasses.provisioner', 'provisioner'],
+        ['apiservices.spec.groupPriorityMinimum', 'groupPriorityMinimum'],
+        ['validatingwebhookconfigurations.webhooks.rules.resources', 'resources'],
+        ['flowschemas.spec.matchingPrecedence', 'matchingPrecedence'],
+        ['networkpolicies.spec.podSelector', 'podSelector'],
+        ['runtimeclasses.handler', 'handler'],
+      ]) {
+        assert.match(ok(['explain', what!]), new RegExp(`^FIELD: +${field} `, 'm'), what);
+      }
+    });
+
     it('-o wide: verbs and categories of the computed and extension resources', () => {
       const wide = columns(ok(['api-resources', '-o', 'wide']));
       assert.deepEqual(wide[0], ['NAME', 'SHORTNAMES', 'APIVERSION', 'NAMESPACED', 'KIND', 'VERBS', 'CATEGORIES']);

@@ -31,6 +31,16 @@ export function controllerUser(name: string): { username: string; groups: string
 
 /** controller name → rules */
 export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
+  'attachdetach-controller': [
+    rule(['list', 'watch'], '', ['persistentvolumes', 'persistentvolumeclaims']),
+    rule(['get', 'list', 'watch'], '', ['nodes']),
+    rule(['patch', 'update'], '', ['nodes/status']),
+    rule(['list', 'watch'], '', ['pods']),
+    eventsRule(),
+    rule(['get', 'create', 'delete', 'list', 'watch'], 'storage.k8s.io', ['volumeattachments']),
+    rule(['get', 'list', 'watch'], 'storage.k8s.io', ['csidrivers']),
+    rule(['get', 'list', 'watch'], 'storage.k8s.io', ['csinodes']),
+  ],
   'clusterrole-aggregation-controller': [rule(['escalate', 'get', 'list', 'patch', 'update', 'watch'], 'rbac.authorization.k8s.io', ['clusterroles'])],
   'cronjob-controller': [
     rule(['get', 'list', 'watch', 'update'], 'batch', ['cronjobs']),
