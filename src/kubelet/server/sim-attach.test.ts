@@ -12,12 +12,17 @@ import { simAttach } from './sim-streams.js';
  * A runtime without a streaming server whose "main process" is a tiny shell: each
  * stdin line `echo X` appends X to the CRI log, `exit` stops the container.
  */
-function fakeRuntime(logPath: string, withStdin: boolean): { rt: Runtime; fed: string[] } {
+function fakeRuntime(logPath: string, withStdin: boolean, onFollowerPoll?: () => void): { rt: Runtime; fed: string[] } {
   let state = 'CONTAINER_RUNNING';
+  let statusCalls = 0;
   const fed: string[] = [];
   const log = (msg: string): void => appendFileSync(logPath, `2026-01-01T00:00:00.000000000Z stdout F ${msg}\n`);
   const rt = {
-    containerStatus: async () => ({ logPath, state }),
+    // the first call finds the log; later ones are the follower asking, at the end of the log, whether to go on
+    containerStatus: async () => {
+      if (++statusCalls === 2) onFollowerPoll?.();
+      return { logPath, state };
+    },
     ...(withStdin
       ? {
           inProcessStreaming: {
@@ -75,17 +80,18 @@ describe('simAttach with stdin (kubectl debug -i / attach -i on the simulated ru
     try {
       const logPath = join(dir, '0.log');
       writeFileSync(logPath, '');
-      const { rt, fed } = fakeRuntime(logPath, false);
+      // a line the process writes once the follower sits at the end of the log
+      const { rt, fed } = fakeRuntime(logPath, false, () => appendFileSync(logPath, '2026-01-01T00:00:01.000000000Z stdout F later\n'));
       const stdin = new PassThrough();
       const s = io(stdin);
       const ac = new AbortController();
       s.io.signal = ac.signal;
       stdin.end('echo hi\n');
       const done = simAttach(rt, 'c1', s.io, 10);
-      setTimeout(() => {
-        appendFileSync(logPath, '2026-01-01T00:00:01.000000000Z stdout F later\n');
-        setTimeout(() => ac.abort(), 100);
-      }, 50);
+      // detach once that line has come through (the proving event), not after a fixed delay
+      const deadline = Date.now() + 10_000;
+      while (!s.out().includes('later') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      ac.abort();
       await done;
       assert.deepEqual(fed, []);
       assert.equal(s.out(), 'later\n');
