@@ -54,7 +54,7 @@ import { flowSchemaDefinition } from './flowcontrol/v1/flowschema/strategy.js';
 import { priorityLevelConfigurationDefinition } from './flowcontrol/v1/prioritylevelconfiguration/strategy.js';
 
 /** Cluster-wide settings some definitions need. */
-export interface AllDefinitionsOptions {
+interface AllDefinitionsOptions {
   /** Service ClusterIP range(s), e.g. `10.96.0.0/12` (one CIDR, or IPv4,IPv6) */
   serviceCIDR: string;
   /** NodePort range, default `30000-32767` */

@@ -7,7 +7,7 @@
 import type { ResourceDefinition } from '../resource.js';
 import { virtualDefinition } from '../authorization/virtual.js';
 
-export const AUTHN_GROUP = 'authentication.k8s.io';
+const AUTHN_GROUP = 'authentication.k8s.io';
 export const TOKEN_REVIEW = { group: AUTHN_GROUP, version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', namespaced: false };
 export const SELF_SUBJECT_REVIEW = { group: AUTHN_GROUP, version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false };
 

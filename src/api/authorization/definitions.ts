@@ -10,7 +10,7 @@ import { type FieldError, invalid, Path, required } from '../../apimachinery/fie
 import type { ResourceDefinition } from '../resource.js';
 import { virtualDefinition } from './virtual.js';
 
-export const AUTHZ_GROUP = 'authorization.k8s.io';
+const AUTHZ_GROUP = 'authorization.k8s.io';
 
 export const SAR = { group: AUTHZ_GROUP, version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false };
 export const SSAR = { group: AUTHZ_GROUP, version: 'v1', resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', namespaced: false };

@@ -25,7 +25,7 @@ function goList(v: string[]): string {
   return `[]string{${v.map((s) => JSON.stringify(s)).join(', ')}}`;
 }
 
-export function validatePolicyRule(rule: PolicyRule, namespaced: boolean, p: Path): FieldError[] {
+function validatePolicyRule(rule: PolicyRule, namespaced: boolean, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   if (!rule.verbs?.length) errs.push(required(p.child('verbs'), 'verbs must contain at least one value'));
   const urls = rule.nonResourceURLs ?? [];

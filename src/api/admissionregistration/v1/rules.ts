@@ -20,7 +20,7 @@ export const MATCH_POLICIES = sorted(['Exact', 'Equivalent']);
 const OPERATIONS = sorted(['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 const SCOPES = sorted(['Cluster', 'Namespaced', '*']);
 /** AdmissionReview versions the server accepts (upstream AcceptedAdmissionReviewVersions). */
-export const ACCEPTED_ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
+const ACCEPTED_ADMISSION_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 
 const hasWildcard = (xs: readonly string[]): boolean => xs.includes('*');
 
@@ -59,7 +59,7 @@ function validateResources(resources: readonly string[], p: Path): FieldError[] 
 
 /** Upstream validateRuleWithOperations (+ validateRule with subresources allowed). */
 /** RuleWithOperations with the Rule fields kubernetes-types leaves out of its declaration. */
-export type FullRule = RuleWithOperations & { resources?: string[]; scope?: string };
+type FullRule = RuleWithOperations & { resources?: string[]; scope?: string };
 
 export function validateRuleWithOperations(rule: RuleWithOperations, p: Path): FieldError[] {
   const r = rule as FullRule;

@@ -23,7 +23,7 @@ const SIDE_EFFECTS = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 
 /** Upstream SetDefaults_{Validating,Mutating}Webhook, _Rule and _ServiceReference. */
-export function defaultWebhook(h: Webhook, mutating: boolean): void {
+function defaultWebhook(h: Webhook, mutating: boolean): void {
   h.failurePolicy ??= 'Fail';
   h.matchPolicy ??= 'Equivalent';
   h.namespaceSelector ??= {};
@@ -65,7 +65,7 @@ function validateWebhook(h: Webhook, mutating: boolean, opts: HookOptions, p: Pa
 }
 
 /** Upstream validate{Mutating,Validating}WebhookConfiguration (without ObjectMeta). */
-export function validateWebhooks(hooks: readonly Webhook[] | undefined, mutating: boolean, opts: HookOptions): FieldError[] {
+function validateWebhooks(hooks: readonly Webhook[] | undefined, mutating: boolean, opts: HookOptions): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   (hooks ?? []).forEach((h, i) => {

@@ -95,7 +95,7 @@ function validateAuditAnnotation(name: string, a: AuditAnnotation, p: Path): Fie
 }
 
 /** Upstream validateValidatingAdmissionPolicySpec (no CEL compilation). */
-export function validateValidatingAdmissionPolicy(obj: O<ValidatingAdmissionPolicy>, checkMatchConditions = true): FieldError[] {
+function validateValidatingAdmissionPolicy(obj: O<ValidatingAdmissionPolicy>, checkMatchConditions = true): FieldError[] {
   const spec = obj.spec ?? {};
   const errs: FieldError[] = [];
   if (spec.failurePolicy === undefined || spec.failurePolicy === null) errs.push(required(SPEC.child('failurePolicy'), ''));

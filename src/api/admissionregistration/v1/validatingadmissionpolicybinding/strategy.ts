@@ -59,7 +59,7 @@ function validateActions(actions: readonly string[] | undefined, p: Path): Field
 }
 
 /** Upstream validateValidatingAdmissionPolicyBindingSpec. */
-export function validateBinding(obj: O<ValidatingAdmissionPolicyBinding>): FieldError[] {
+function validateBinding(obj: O<ValidatingAdmissionPolicyBinding>): FieldError[] {
   const spec = obj.spec ?? {};
   const errs: FieldError[] = [];
   const policy = spec.policyName ?? '';

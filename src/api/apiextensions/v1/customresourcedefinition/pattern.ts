@@ -16,7 +16,7 @@ const MAX_REPEAT = 1000;
 /** Deepest group nesting Go's regexp accepts. */
 const MAX_NESTING = 1000;
 /** Budget of the size estimate (atoms, repetitions multiplied out). */
-export const MAX_PATTERN_SIZE = 100_000;
+const MAX_PATTERN_SIZE = 100_000;
 /** Compiled patterns kept (least recently used dropped first). */
 const CACHE_SIZE = 512;
 

@@ -149,7 +149,7 @@ function validateSpec(spec: CRDSpec, p: Path): FieldError[] {
 }
 
 /** Upstream ValidateCustomResourceDefinitionNames (spec.names and status.acceptedNames). */
-export function validateNames(n: CustomResourceDefinitionNames | undefined, p: Path): FieldError[] {
+function validateNames(n: CustomResourceDefinitionNames | undefined, p: Path): FieldError[] {
   if (!n) return [];
   const errs: FieldError[] = [];
   const dns = (v: string): string => isDNS1035Label(v).join(',');
@@ -291,7 +291,7 @@ type Level = 'root' | 'field' | 'item';
  * Structural schema rules (upstream ValidateStructural plus the OpenAPI checks of
  * ValidateCustomResourceDefinitionOpenAPISchema), errors sorted by their text as upstream.
  */
-export function validateStructural(s: CRSchema, p: Path): FieldError[] {
+function validateStructural(s: CRSchema, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   walkStructural(s, 'root', p, errs);
   return errs.sort((a, b) => (fieldErrorString(a) < fieldErrorString(b) ? -1 : 1));

@@ -9,7 +9,7 @@
 import type { APIService, APIServiceCondition } from './strategy.js';
 
 /** Discovery priorities of the built-in group-versions: [groupPriorityMinimum, versionPriority]. */
-export const API_VERSION_PRIORITIES: ReadonlyMap<string, readonly [number, number]> = new Map([
+const API_VERSION_PRIORITIES: ReadonlyMap<string, readonly [number, number]> = new Map([
   ['/v1', [18000, 1]],
   ['apiregistration.k8s.io/v1', [18000, 15]],
   ['apps/v1', [17800, 15]],
@@ -34,10 +34,10 @@ export const API_VERSION_PRIORITIES: ReadonlyMap<string, readonly [number, numbe
 ]);
 
 /** The message of a local APIService's Available condition. */
-export const LOCAL_AVAILABLE_MESSAGE = 'Local APIServices are always available';
+const LOCAL_AVAILABLE_MESSAGE = 'Local APIServices are always available';
 
 /** `<version>.<group>` (`v1.` for the core group). */
-export const apiServiceName = (group: string, version: string): string => `${version}.${group}`;
+const apiServiceName = (group: string, version: string): string => `${version}.${group}`;
 
 /**
  * The local APIService of a built-in group-version, or undefined when upstream has no

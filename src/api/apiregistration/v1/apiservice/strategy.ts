@@ -58,7 +58,7 @@ function decodeCABundle(obj: APIService): number {
 }
 
 /** kube-aggregator ValidateAPIService (the name check included; ObjectMeta's other rules are the store's). */
-export function validateAPIService(obj: O<APIService>): FieldError[] {
+function validateAPIService(obj: O<APIService>): FieldError[] {
   const spec = obj.spec ?? {};
   const group = spec.group ?? '';
   const version = spec.version ?? '';
@@ -93,7 +93,7 @@ export function validateAPIService(obj: O<APIService>): FieldError[] {
 }
 
 /** The AVAILABLE cell: the Available condition's status, with its reason when not True. */
-export function availableCell(obj: APIService): string {
+function availableCell(obj: APIService): string {
   const c = (obj.status?.conditions ?? []).find((x) => x.type === 'Available');
   if (!c) return 'Unknown';
   if (c.status === 'True') return c.status;

@@ -20,7 +20,7 @@ function validateRevision(r: O<ControllerRevision>): FieldError[] {
 }
 
 /** `daemonset.apps/name` for the controlling owner, `<none>` without one (upstream formatResourceName). */
-export function controllerName(r: O<ControllerRevision>): string {
+function controllerName(r: O<ControllerRevision>): string {
   const ref = r.metadata.ownerReferences?.find((o) => o.controller);
   if (!ref) return '<none>';
   const slash = ref.apiVersion.indexOf('/');

@@ -30,10 +30,10 @@ import {
 
 const SPEC = Path.root('spec');
 /** The annotation upstream's v1 conversion carries the internal templateGeneration in. */
-export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 
 /** Upstream SetDefaults_DaemonSet plus the template defaults. */
-export function setDaemonSetDefaults(ds: DaemonSet): void {
+function setDaemonSetDefaults(ds: DaemonSet): void {
   const spec = (ds.spec ??= {} as DaemonSetSpec);
   const us = (spec.updateStrategy ??= {});
   if (!us.type) us.type = 'RollingUpdate';
@@ -69,7 +69,7 @@ function validateUpdateStrategy(spec: DaemonSetSpec, p: Path): FieldError[] {
 }
 
 /** Upstream ValidateDaemonSetSpec. */
-export function validateDaemonSetSpec(spec: DaemonSetSpec | undefined): FieldError[] {
+function validateDaemonSetSpec(spec: DaemonSetSpec | undefined): FieldError[] {
   const s = spec ?? ({} as DaemonSetSpec);
   const errs: FieldError[] = [];
   errs.push(...validateWorkloadSelector(s.selector, SPEC.child('selector'), 'daemonset'));
@@ -81,7 +81,7 @@ export function validateDaemonSetSpec(spec: DaemonSetSpec | undefined): FieldErr
 }
 
 /** Upstream validateDaemonSetStatus. */
-export function validateDaemonSetStatus(st: DaemonSetStatus | undefined): FieldError[] {
+function validateDaemonSetStatus(st: DaemonSetStatus | undefined): FieldError[] {
   return nonNegativeCounts(
     (st ?? {}) as Record<string, unknown>,
     [

@@ -19,14 +19,14 @@ import { type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative, 
 const SPEC = Path.root('spec');
 
 /** Upstream SetDefaults_ReplicaSet plus the template defaults. */
-export function setReplicaSetDefaults(rs: ReplicaSet): void {
+function setReplicaSetDefaults(rs: ReplicaSet): void {
   const spec = (rs.spec ??= {} as ReplicaSetSpec);
   if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
   setPodTemplateDefaults(spec.template as PodTemplate);
 }
 
 /** Upstream ValidateReplicaSetSpec. */
-export function validateReplicaSetSpec(spec: ReplicaSetSpec | undefined): FieldError[] {
+function validateReplicaSetSpec(spec: ReplicaSetSpec | undefined): FieldError[] {
   const s = spec ?? ({} as ReplicaSetSpec);
   const errs: FieldError[] = [];
   errs.push(...validateOptionalNonnegative(s.replicas, SPEC.child('replicas')));

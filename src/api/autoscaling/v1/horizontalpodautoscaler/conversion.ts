@@ -19,7 +19,7 @@ import { defaultHorizontalPodAutoscaler } from '../../v2/horizontalpodautoscaler
 export const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';
 export const BEHAVIOR_ANNOTATION = 'autoscaling.alpha.kubernetes.io/behavior';
 export const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions';
-export const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
+const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
 const ANNOTATIONS = [METRICS_ANNOTATION, BEHAVIOR_ANNOTATION, CONDITIONS_ANNOTATION, CURRENT_METRICS_ANNOTATION];
 
 type V1HPA = K<V1>;

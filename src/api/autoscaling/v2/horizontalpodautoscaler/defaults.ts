@@ -11,7 +11,7 @@ import type { HorizontalPodAutoscaler, HPAScalingRules } from 'kubernetes-types/
 import type { O } from '../../../core/v1/shared/types.js';
 
 /** Upstream autoscaling.DefaultCPUUtilization (percent). */
-export const DEFAULT_CPU_UTILIZATION = 80;
+const DEFAULT_CPU_UTILIZATION = 80;
 
 type Rules = { -readonly [K in keyof HPAScalingRules]: HPAScalingRules[K] };
 

@@ -20,7 +20,7 @@ const POLICY_TYPES = ['Percent', 'Pods'];
 const TARGET_TYPES = new Set(['Utilization', 'Value', 'AverageValue']);
 
 /** Upstream path.IsValidPathSegmentName. */
-export function isValidPathSegmentName(name: string): string[] {
+function isValidPathSegmentName(name: string): string[] {
   if (name === '.' || name === '..') return [`may not be '${name}'`];
   const out: string[] = [];
   if (name.includes('/')) out.push(`may not contain '/'`);
@@ -29,7 +29,7 @@ export function isValidPathSegmentName(name: string): string[] {
 }
 
 /** Upstream ValidateCrossVersionObjectReference. */
-export function validateCrossVersionObjectReference(ref: CrossVersionObjectReference | undefined, p: Path): FieldError[] {
+function validateCrossVersionObjectReference(ref: CrossVersionObjectReference | undefined, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   const kind = ref?.kind ?? '';
   const name = ref?.name ?? '';

@@ -22,7 +22,7 @@ import { isKnownZone, parseSchedule, ScheduleError } from './schedule.js';
 const SPEC = Path.root('spec');
 
 /** Upstream SetDefaults_CronJob plus the job template's pod template defaults. */
-export function setCronJobDefaults(cj: CronJob): void {
+function setCronJobDefaults(cj: CronJob): void {
   const spec = (cj.spec ??= {} as CronJobSpec);
   if (!spec.concurrencyPolicy) spec.concurrencyPolicy = 'Allow';
   if (spec.suspend === undefined || spec.suspend === null) spec.suspend = false;
@@ -46,7 +46,7 @@ function validateTimeZone(tz: string | undefined | null, p: Path): FieldError[] 
 }
 
 /** Upstream validateCronJobSpec. */
-export function validateCronJobSpec(spec: CronJobSpec | undefined, old: CronJobSpec | undefined): FieldError[] {
+function validateCronJobSpec(spec: CronJobSpec | undefined, old: CronJobSpec | undefined): FieldError[] {
   const s = spec ?? ({} as CronJobSpec);
   const errs: FieldError[] = [];
   const sp = SPEC.child('schedule');

@@ -28,7 +28,7 @@ import { CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGA
 const MAX_INT32 = 2147483647;
 
 /** Upstream SetDefaults_Job on the Job spec (also used for CronJob job templates' pod specs). */
-export function setJobDefaults(job: Job): void {
+function setJobDefaults(job: Job): void {
   const spec = (job.spec ??= {} as JobSpec);
   if ((spec.completions === undefined || spec.completions === null) && (spec.parallelism === undefined || spec.parallelism === null)) {
     spec.completions = 1;
@@ -49,7 +49,7 @@ export function setJobDefaults(job: Job): void {
 }
 
 /** Upstream generateSelector: job-name and controller-uid labels on the template, controller-uid in the selector. */
-export function generateJobSelector(job: O<Job>): void {
+function generateJobSelector(job: O<Job>): void {
   const spec = job.spec!;
   const tmeta = ((spec.template ??= {} as JobSpec['template']).metadata ??= {});
   const labels = (tmeta.labels ??= {});
@@ -68,7 +68,7 @@ function hasCondition(st: JobStatus | undefined, type: string): boolean {
 }
 
 /** The STATUS cell (upstream printJob). */
-export function jobStatusText(job: O<Job>): string {
+function jobStatusText(job: O<Job>): string {
   const st = job.status;
   if (hasCondition(st, 'Complete')) return 'Complete';
   if (hasCondition(st, 'Failed')) return 'Failed';
@@ -79,7 +79,7 @@ export function jobStatusText(job: O<Job>): string {
 }
 
 /** The COMPLETIONS cell: `1/1`, `0/1 of 3` (upstream printJob). */
-export function jobCompletionsText(job: O<Job>): string {
+function jobCompletionsText(job: O<Job>): string {
   const succeeded = job.status?.succeeded ?? 0;
   if (job.spec?.completions !== undefined && job.spec.completions !== null) return `${succeeded}/${job.spec.completions}`;
   const par = job.spec?.parallelism ?? 0;

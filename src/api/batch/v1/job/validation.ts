@@ -129,7 +129,7 @@ export function validateJobSpecFields(spec: JobSpec, p: Path): FieldError[] {
 }
 
 /** Upstream ValidateJobSpec: the fields plus the selector, which must match the template labels. */
-export function validateJobSpec(spec: JobSpec, p: Path): FieldError[] {
+function validateJobSpec(spec: JobSpec, p: Path): FieldError[] {
   const errs = validateJobSpecFields(spec, p);
   if (!spec.selector) errs.push(required(p.child('selector'), ''));
   else errs.push(...validateLabelSelector(spec.selector, p.child('selector')));
@@ -153,7 +153,7 @@ function hasLabel(meta: ObjectMeta | undefined, p: Path, key: string, value: str
 }
 
 /** Upstream validateGeneratedSelector: the template carries the generated labels and the selector selects them. */
-export function validateGeneratedSelector(job: { metadata: ObjectMeta; spec?: JobSpec }): FieldError[] {
+function validateGeneratedSelector(job: { metadata: ObjectMeta; spec?: JobSpec }): FieldError[] {
   const spec = job.spec;
   if (!spec || spec.manualSelector || !spec.selector) return [];
   const errs: FieldError[] = [];

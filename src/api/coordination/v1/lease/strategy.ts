@@ -29,7 +29,7 @@ export interface Lease extends Omit<Lease130, 'spec'> {
 }
 
 /** Upstream ValidateLeaseSpec. */
-export function validateLeaseSpec(lease: O<Lease>): FieldError[] {
+function validateLeaseSpec(lease: O<Lease>): FieldError[] {
   const errs: FieldError[] = [];
   const s = lease.spec ?? {};
   const p = Path.root('spec');

@@ -14,7 +14,7 @@ import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../sha
 import type { K, O } from '../shared/types.js';
 
 /** Upstream core.MaxSecretSize, also the ConfigMap limit: 1 MiB. */
-export const MAX_CONFIGMAP_SIZE = 1024 * 1024;
+const MAX_CONFIGMAP_SIZE = 1024 * 1024;
 const IMMUTABLE_MSG = 'field is immutable when `immutable` is set';
 
 function checkDecode(obj: O<ConfigMap>): void {
@@ -30,7 +30,7 @@ function checkDecode(obj: O<ConfigMap>): void {
 }
 
 /** Upstream ValidateConfigMap (without ObjectMeta, which the store validates). */
-export function validateConfigMap(cm: O<ConfigMap>): FieldError[] {
+function validateConfigMap(cm: O<ConfigMap>): FieldError[] {
   const errs: FieldError[] = [];
   let total = 0;
   const dataPath = Path.root('data');
@@ -54,7 +54,7 @@ export function validateConfigMap(cm: O<ConfigMap>): FieldError[] {
 }
 
 /** Upstream ValidateConfigMapUpdate: an immutable ConfigMap keeps `immutable`, data and binaryData. */
-export function validateConfigMapUpdate(cm: O<ConfigMap>, old: O<ConfigMap>): FieldError[] {
+function validateConfigMapUpdate(cm: O<ConfigMap>, old: O<ConfigMap>): FieldError[] {
   const errs: FieldError[] = [];
   if (old.immutable === true) {
     if (cm.immutable !== true) errs.push(forbidden('immutable', IMMUTABLE_MSG));

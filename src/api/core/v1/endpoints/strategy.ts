@@ -37,7 +37,7 @@ function validateEndpointPort(port: EndpointPort, requireName: boolean, p: Path)
 }
 
 /** Upstream ValidateEndpoints (without ObjectMeta). */
-export function validateEndpoints(ep: O<Endpoints>): FieldError[] {
+function validateEndpoints(ep: O<Endpoints>): FieldError[] {
   const errs: FieldError[] = [];
   (ep.subsets ?? []).forEach((ss, i) => {
     const p = Path.root('subsets').index(i);
@@ -53,7 +53,7 @@ export function validateEndpoints(ep: O<Endpoints>): FieldError[] {
 }
 
 /** ENDPOINTS cell: up to three `ip:port`, then ` + N more...` (upstream formatEndpoints). */
-export function formatEndpoints(ep: O<Endpoints>): string {
+function formatEndpoints(ep: O<Endpoints>): string {
   const subsets = ep.subsets ?? [];
   if (subsets.length === 0) return '<none>';
   const list: string[] = [];

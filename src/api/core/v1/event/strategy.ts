@@ -26,7 +26,7 @@ export function validatePathSegmentName(name: string, prefix: boolean): string[]
 }
 
 /** Upstream ToSelectableFields for events (core field names). */
-export function eventSelectableFields(e: O<Event>): Record<string, string> {
+function eventSelectableFields(e: O<Event>): Record<string, string> {
   const io = e.involvedObject ?? {};
   return {
     'involvedObject.kind': io.kind ?? '',

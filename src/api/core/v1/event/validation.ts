@@ -11,15 +11,15 @@ import { isDNS1123Subdomain, isQualifiedName, validateImmutableField, jsonEqual 
 import type { O } from '../shared/types.js';
 
 /** Limits of the events.k8s.io API. */
-export const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
-export const ACTION_LENGTH_LIMIT = 128;
-export const REASON_LENGTH_LIMIT = 128;
-export const NOTE_LENGTH_LIMIT = 1024;
+const REPORTING_INSTANCE_LENGTH_LIMIT = 128;
+const ACTION_LENGTH_LIMIT = 128;
+const REASON_LENGTH_LIMIT = 128;
+const NOTE_LENGTH_LIMIT = 1024;
 
 const len = (s: string | undefined): number => Buffer.byteLength(s ?? '', 'utf8');
 
 /** Upstream legacyValidateEvent: namespace agreement, and the new-style fields when eventTime is set. */
-export function legacyValidateEvent(e: O<Event>): FieldError[] {
+function legacyValidateEvent(e: O<Event>): FieldError[] {
   const errs: FieldError[] = [];
   const ns = e.metadata.namespace ?? '';
   const ioNs = e.involvedObject?.namespace ?? '';

@@ -20,13 +20,6 @@ export function getPodCondition(status: PodStatus | undefined, type: string): [n
   return [-1, undefined];
 }
 
-/** The condition of `type`, if present (upstream GetPodConditionFromList). */
-export function findPodCondition(conditions: PodCondition[] | undefined, type: string): PodCondition | undefined {
-  if (!conditions) return undefined;
-  for (const c of conditions) if (c.type === type) return c;
-  return undefined;
-}
-
 /**
  * Add or update a condition in place (upstream v1 UpdatePodCondition): lastTransitionTime
  * becomes `now` unless the status is unchanged, in which case the old one is kept.
@@ -53,7 +46,7 @@ export function updatePodCondition(status: PodStatus, condition: PodCondition, n
 }
 
 /** Ready condition is True (upstream IsPodReadyConditionTrue). */
-export function isPodReadyConditionTrue(status: PodStatus | undefined): boolean {
+function isPodReadyConditionTrue(status: PodStatus | undefined): boolean {
   return getPodCondition(status, 'Ready')[1]?.status === 'True';
 }
 
@@ -72,11 +65,6 @@ export function isPodPhaseTerminal(phase: string | undefined): boolean {
   return phase === 'Succeeded' || phase === 'Failed';
 }
 
-/** The pod's phase is terminal (upstream IsPodTerminal). */
-export function isPodTerminal(pod: Pod): boolean {
-  return isPodPhaseTerminal(pod.status?.phase);
-}
-
 /**
  * Ready for at least `minReadySeconds` (upstream IsPodAvailable).
  *
@@ -90,9 +78,4 @@ export function isPodAvailable(pod: Pod, minReadySeconds: number, now: Date): bo
   if (!c?.lastTransitionTime) return false;
   const t = Date.parse(c.lastTransitionTime);
   return !Number.isNaN(t) && t + minReadySeconds * 1000 < now.getTime();
-}
-
-/** Whether the pod is being deleted. */
-export function isPodTerminating(pod: Pod): boolean {
-  return !!pod.metadata?.deletionTimestamp;
 }

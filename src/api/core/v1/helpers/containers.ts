@@ -3,18 +3,18 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/api/v1/pod/util.go
  */
-import type { Container, ContainerStatus, EphemeralContainer, PodSpec, PodStatus } from '../pod/types.js';
+import type { Container, EphemeralContainer, PodSpec, } from '../pod/types.js';
 
 /** Which list a container comes from (upstream ContainerType bit mask). */
-export const ContainerType = {
+const ContainerType = {
   Containers: 1,
   InitContainers: 2,
   EphemeralContainers: 4,
 } as const;
-export type ContainerTypeName = 'containers' | 'initContainers' | 'ephemeralContainers';
+type ContainerTypeName = 'containers' | 'initContainers' | 'ephemeralContainers';
 
 /** Every container type. */
-export const ALL_CONTAINER_TYPES = ContainerType.Containers | ContainerType.InitContainers | ContainerType.EphemeralContainers;
+const ALL_CONTAINER_TYPES = ContainerType.Containers | ContainerType.InitContainers | ContainerType.EphemeralContainers;
 
 /**
  * Calls `fn` for each container of the selected types, in upstream order: init containers,
@@ -61,23 +61,6 @@ export function podHasContainer(spec: PodSpec | undefined, name: string): boolea
     return true;
   });
   return found;
-}
-
-/** The status of the named container among `statuses`, if any (upstream GetContainerStatus). */
-export function getContainerStatus(statuses: ContainerStatus[] | undefined, name: string): ContainerStatus | undefined {
-  if (!statuses) return undefined;
-  for (const s of statuses) if (s.name === name) return s;
-  return undefined;
-}
-
-/** The status of the named container in any of the three status lists (upstream GetExistingContainerStatus, all lists). */
-export function findContainerStatus(status: PodStatus | undefined, name: string): ContainerStatus | undefined {
-  if (!status) return undefined;
-  return (
-    getContainerStatus(status.containerStatuses, name) ??
-    getContainerStatus(status.initContainerStatuses, name) ??
-    getContainerStatus(status.ephemeralContainerStatuses, name)
-  );
 }
 
 /** Names of all containers in upstream visit order (init, regular, ephemeral). */

@@ -10,7 +10,7 @@
  *
  * @see https://github.com/kubernetes/component-helpers/blob/v0.32.0/resource/helpers.go
  */
-import { addQuantity, compareQuantity, formatQuantity, milliValue, parseQuantityJSON, type Quantity, value, ZERO_QUANTITY } from '../../../../apimachinery/quantity.js';
+import { addQuantity, compareQuantity, formatQuantity, milliValue, parseQuantityJSON, type Quantity, value, } from '../../../../apimachinery/quantity.js';
 import type { Container, Pod, ResourceList } from '../pod/types.js';
 
 /** Parsed resources: name → Quantity. */
@@ -37,7 +37,7 @@ export function quantityOf(v: string | number): Quantity {
 }
 
 /** Parse a JSON resource list; malformed values throw QuantityParseError. */
-export function parseResourceList(list: ResourceList | undefined | null): Resources {
+function parseResourceList(list: ResourceList | undefined | null): Resources {
   const out: Resources = {};
   if (!list) return out;
   for (const name in list) out[name] = quantityOf(list[name] as string | number);
@@ -52,7 +52,7 @@ export function formatResources(r: Resources): ResourceList {
 }
 
 /** dst[name] += src[name] for every name in src (upstream addResourceList). Mutates dst. */
-export function addResources(dst: Resources, src: Resources): void {
+function addResources(dst: Resources, src: Resources): void {
   for (const name in src) {
     const cur = dst[name];
     dst[name] = cur === undefined ? src[name]! : addQuantity(cur, src[name]!);
@@ -60,7 +60,7 @@ export function addResources(dst: Resources, src: Resources): void {
 }
 
 /** dst[name] = max(dst[name], src[name]) (upstream maxResourceList). Mutates dst. */
-export function maxResources(dst: Resources, src: Resources): void {
+function maxResources(dst: Resources, src: Resources): void {
   for (const name in src) {
     const cur = dst[name];
     if (cur === undefined || compareQuantity(src[name]!, cur) > 0) dst[name] = src[name]!;
@@ -68,7 +68,7 @@ export function maxResources(dst: Resources, src: Resources): void {
 }
 
 /** Options of {@link podRequests} / {@link podLimits} (upstream PodResourcesOptions, the subset used here). */
-export interface PodResourcesOptions {
+interface PodResourcesOptions {
   /** do not add spec.overhead */
   excludeOverhead?: boolean;
   /**
@@ -94,7 +94,7 @@ function containerRequests(c: Container, opts: PodResourcesOptions): Resources {
  * Sum of regular and restartable init container requests, at least the largest need of any
  * init container while it runs (upstream AggregateContainerRequests).
  */
-export function aggregateContainerRequests(pod: Pod, opts: PodResourcesOptions = {}): Resources {
+function aggregateContainerRequests(pod: Pod, opts: PodResourcesOptions = {}): Resources {
   const reqs: Resources = {};
   for (const c of pod.spec?.containers ?? []) {
     const r = containerRequests(c, opts);
@@ -176,6 +176,3 @@ export function valueOf(r: Resources, name: string): number {
   const q = r[name];
   return q === undefined ? 0 : value(q);
 }
-
-/** A zero quantity for absent resources. */
-export const ZERO = ZERO_QUANTITY;

@@ -18,7 +18,7 @@ type RL = Record<string, string>;
 const TYPES = ['Pod', 'Container', 'PersistentVolumeClaim'];
 
 /** Upstream SetDefaults_LimitRangeItem. Mutates. */
-export function defaultLimitRangeItem(it: LimitRangeItem): void {
+function defaultLimitRangeItem(it: LimitRangeItem): void {
   if (it.type !== 'Container') return;
   const def = ((it as { default?: RL }).default ??= {});
   const defReq = ((it as { defaultRequest?: RL }).defaultRequest ??= {});

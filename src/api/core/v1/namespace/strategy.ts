@@ -15,14 +15,14 @@ import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../sha
 import { clone, type K, mutableMeta, type O } from '../shared/types.js';
 
 /** The label every namespace carries with its own name (upstream v1.LabelMetadataName). */
-export const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
+const LABEL_METADATA_NAME = 'kubernetes.io/metadata.name';
 /** The spec finalizer the namespace controller removes once the namespace is empty. */
-export const FINALIZER_KUBERNETES = 'kubernetes';
+const FINALIZER_KUBERNETES = 'kubernetes';
 
 const STANDARD_FINALIZERS = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
 
 /** Upstream validateFinalizerName: a qualified name, and a bare name must be a standard one. */
-export function validateFinalizerName(value: string, path: Path | string): FieldError[] {
+function validateFinalizerName(value: string, path: Path | string): FieldError[] {
   const errs = isQualifiedName(value).map((m) => invalid(path, value, m));
   if (!value.includes('/') && !STANDARD_FINALIZERS.has(value)) {
     errs.push(invalid(path, value, 'name is neither a standard finalizer name nor is it fully qualified'));
@@ -76,7 +76,7 @@ export const namespaceFinalizeStrategy: StatusStrategy<K<Namespace>> = {
 };
 
 /** What the store must do with a DELETE of a namespace (see {@link namespaceDeleteStep}). */
-export type NamespaceDeleteStep =
+type NamespaceDeleteStep =
   /** persist `obj` (deletionTimestamp set, phase Terminating) as an update and answer 200 with it */
   | { kind: 'update'; obj: O<Namespace> }
   /** already terminating and `spec.finalizers` not empty: answer 200 with the namespace unchanged */

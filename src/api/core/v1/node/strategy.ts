@@ -18,7 +18,7 @@ const LABEL_NODE_ROLE_PREFIX = 'node-role.kubernetes.io/';
 const LABEL_ROLE = 'kubernetes.io/role';
 
 /** Roles from `node-role.kubernetes.io/<role>` keys and a `kubernetes.io/role=<role>` label, sorted. */
-export function nodeRoles(node: O<Node>): string[] {
+function nodeRoles(node: O<Node>): string[] {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(node.metadata.labels ?? {})) {
     if (k.startsWith(LABEL_NODE_ROLE_PREFIX)) {
@@ -30,7 +30,7 @@ export function nodeRoles(node: O<Node>): string[] {
 }
 
 /** The STATUS cell: Ready / NotReady / Unknown, plus `,SchedulingDisabled` when cordoned. */
-export function nodeStatusString(node: O<Node>): string {
+function nodeStatusString(node: O<Node>): string {
   const status: string[] = [];
   const ready = (node.status?.conditions ?? []).find((c) => c.type === 'Ready');
   if (ready) status.push(ready.status === 'True' ? 'Ready' : 'NotReady');

@@ -14,14 +14,14 @@ import type { O } from '../shared/types.js';
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
 /** Upstream validateTaintEffect (allowEmpty = false). */
-export function validateTaintEffect(effect: string | undefined, allowEmpty: boolean, path: Path): FieldError[] {
+function validateTaintEffect(effect: string | undefined, allowEmpty: boolean, path: Path): FieldError[] {
   if (!allowEmpty && !effect) return [required(path, '')];
   if (effect && !TAINT_EFFECTS.includes(effect)) return [notSupported(path, effect, TAINT_EFFECTS)];
   return [];
 }
 
 /** Upstream validateNodeTaints: key, value, effect, unique by (key, effect). */
-export function validateNodeTaints(taints: Taint[], path: Path): FieldError[] {
+function validateNodeTaints(taints: Taint[], path: Path): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Map<string, Set<string>>();
   taints.forEach((t, i) => {

@@ -22,7 +22,7 @@ import { validatePositiveQuantityValue } from '../shared/validation.js';
 const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
 
 /** The persistent volume source fields of a PersistentVolumeSpec, in upstream's checking order. */
-export const VOLUME_SOURCES = [
+const VOLUME_SOURCES = [
   'hostPath', 'gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'flocker', 'nfs', 'rbd', 'quobyte', 'cephfs', 'iscsi',
   'cinder', 'fc', 'flexVolume', 'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'scaleIO',
   'local', 'storageos', 'csi',
@@ -66,7 +66,7 @@ function validateSource(name: string, src: Record<string, unknown>, p: Path): Fi
 }
 
 /** Upstream ValidatePersistentVolumeSpec (not inline) for the common volume sources. */
-export function validatePVSpec(pv: O<PersistentVolume>): FieldError[] {
+function validatePVSpec(pv: O<PersistentVolume>): FieldError[] {
   const s = (pv.spec ?? {}) as PersistentVolumeSpec & Record<string, unknown>;
   const p = Path.root('spec');
   const errs = validateAccessModes(s.accessModes, p.child('accessModes'), '');
@@ -119,7 +119,7 @@ function sourceOf(pv: O<PersistentVolume>): Record<string, unknown> {
  * Upstream ValidatePersistentVolumeUpdate: the volume source, volumeMode and a set
  * nodeAffinity are immutable. Messages omit upstream's trailing Go cmp.Diff.
  */
-export function validatePVUpdate(pv: O<PersistentVolume>, old: O<PersistentVolume>): FieldError[] {
+function validatePVUpdate(pv: O<PersistentVolume>, old: O<PersistentVolume>): FieldError[] {
   const errs = validatePVSpec(pv);
   const oldSrc = sourceOf(old);
   const newSrc = sourceOf(pv);
@@ -146,7 +146,7 @@ const setStatus = (pv: O<PersistentVolume>, st: PersistentVolumeStatus | undefin
 };
 
 /** The StorageClass of a volume: the beta annotation wins over spec.storageClassName. */
-export function volumeClass(pv: O<PersistentVolume>): string {
+function volumeClass(pv: O<PersistentVolume>): string {
   return pv.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION] ?? pv.spec?.storageClassName ?? '';
 }
 

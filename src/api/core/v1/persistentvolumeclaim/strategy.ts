@@ -19,7 +19,7 @@ import { clone, type K, type O } from '../shared/types.js';
 import { validatePositiveQuantityValue, validateResourceQuantityValue } from '../shared/validation.js';
 
 /** Supported access modes, in upstream's (sorted) listing order. */
-export const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
+const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const VOLUME_MODES = ['Block', 'Filesystem'];
 /** The beta annotation that predates spec.storageClassName. */
 export const BETA_STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
@@ -51,7 +51,7 @@ function validateDataSource(ds: TypedLocalObjectReference & { namespace?: string
 }
 
 /** Upstream ValidatePersistentVolumeClaimSpec. */
-export function validatePVCSpec(pvc: O<PersistentVolumeClaim>): FieldError[] {
+function validatePVCSpec(pvc: O<PersistentVolumeClaim>): FieldError[] {
   const s = pvc.spec ?? {};
   const p = Path.root('spec');
   const errs = validateAccessModes(s.accessModes, p.child('accessModes'), 'at least 1 access mode is required');
@@ -89,7 +89,7 @@ const SPEC_IMMUTABLE = 'spec is immutable after creation except resources.reques
  * Upstream ValidatePersistentVolumeClaimUpdate (RecoverVolumeExpansionFailure on, as in
  * v1.32). The "spec is immutable" message omits upstream's trailing Go cmp.Diff.
  */
-export function validatePVCUpdate(pvc: O<PersistentVolumeClaim>, old: O<PersistentVolumeClaim>): FieldError[] {
+function validatePVCUpdate(pvc: O<PersistentVolumeClaim>, old: O<PersistentVolumeClaim>): FieldError[] {
   const errs = validatePVCSpec(pvc);
   const newSpec = clone(pvc.spec ?? {});
   const oldSpec = clone(old.spec ?? {});
@@ -150,7 +150,7 @@ function dataSourceCompat(pvc: O<PersistentVolumeClaim>): void {
 }
 
 /** The StorageClass a claim asks for: the beta annotation wins over spec.storageClassName (upstream GetPersistentVolumeClaimClass). */
-export function claimClass(pvc: O<PersistentVolumeClaim>): string {
+function claimClass(pvc: O<PersistentVolumeClaim>): string {
   return pvc.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION] ?? pvc.spec?.storageClassName ?? '';
 }
 

@@ -10,7 +10,7 @@ import { updatePodCondition } from '../helpers/conditions.js';
 import type { Pod } from './types.js';
 
 /** A v1 Binding's relevant part. */
-export interface BindingLike {
+interface BindingLike {
   metadata?: { name?: string; annotations?: Record<string, string> };
   target: { kind?: string; name?: string };
 }

@@ -26,13 +26,13 @@ import type {
 } from './types.js';
 
 /** Upstream DefaultTerminationGracePeriodSeconds (seconds). */
-export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
 /** Upstream DefaultSchedulerName. */
-export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
+const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 /** Upstream TerminationMessagePathDefault. */
-export const TERMINATION_MESSAGE_PATH_DEFAULT = '/dev/termination-log';
+const TERMINATION_MESSAGE_PATH_DEFAULT = '/dev/termination-log';
 /** 0644, the default mode of secret/configMap/downwardAPI/projected volumes. */
-export const DEFAULT_VOLUME_MODE = 420;
+const DEFAULT_VOLUME_MODE = 420;
 
 /**
  * Apply all upstream defaults to a Pod in place (SetObjectDefaults_Pod). Idempotent; safe to
@@ -118,9 +118,6 @@ const VOLUME_SOURCES = [
   'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected',
   'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
 ] as const;
-
-/** The JSON names of every volume source, in upstream's VolumeSource field order. */
-export const VOLUME_SOURCE_NAMES: readonly string[] = VOLUME_SOURCES;
 
 /** SetDefaults_Volume and the per-source defaulters. */
 function defaultVolume(v: Volume): void {

@@ -15,7 +15,7 @@ import { queryBool } from '../../../../apimachinery/query-params.js';
 export type LogStream = 'All' | 'Stdout' | 'Stderr';
 
 /** Decoded PodLogOptions (numbers as given; validate with {@link validatePodLogOptions}). */
-export interface PodLogOptions {
+interface PodLogOptions {
   container?: string;
   follow: boolean;
   previous: boolean;

@@ -56,7 +56,7 @@ export const POD_COLUMNS: TableColumnDefinition[] = [
 ];
 
 /** `<unknown>` for a missing timestamp, else humanDuration(now - t) (upstream translateTimestampSince). */
-export function translateTimestampSince(ts: string | undefined | null, now: Date): string {
+function translateTimestampSince(ts: string | undefined | null, now: Date): string {
   if (!ts) return '<unknown>';
   const t = Date.parse(ts);
   if (Number.isNaN(t)) return '<unknown>';

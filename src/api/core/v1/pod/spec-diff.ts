@@ -42,12 +42,12 @@ const SPECIAL: Record<string, string> = {
 };
 
 /** JSON field name → Go field name. */
-export function goFieldName(json: string): string {
+function goFieldName(json: string): string {
   return SPECIAL[json] ?? json.charAt(0).toUpperCase() + json.slice(1);
 }
 
 /** A JSON value printed the way Go's %#v-ish cmp output shows it, on one line. */
-export function goValue(v: unknown): string {
+function goValue(v: unknown): string {
   if (v === undefined || v === null) return 'nil';
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);

@@ -23,8 +23,8 @@ import { validatePodCreate } from './validation.js';
 import { validatePodEphemeralContainersUpdate, validatePodStatusUpdate, validatePodUpdate } from './validation-update.js';
 
 /** Taint keys the DefaultTolerationSeconds admission plugin tolerates for 300 s. */
-export const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_NODE_UNREACHABLE = 'node.kubernetes.io/unreachable';
+const TAINT_NODE_NOT_READY = 'node.kubernetes.io/not-ready';
+const TAINT_NODE_UNREACHABLE = 'node.kubernetes.io/unreachable';
 /** Default tolerationSeconds for not-ready/unreachable (kube-apiserver --default-not-ready-toleration-seconds). */
 export const DEFAULT_TOLERATION_SECONDS = 300;
 
@@ -132,7 +132,7 @@ function canonicalizePod(pod: Pod): void {
 }
 
 /** pods/status: spec, deletionTimestamp and ownerReferences come from the old object. */
-export const podStatusStrategy: StatusStrategy<Pod> = {
+const podStatusStrategy: StatusStrategy<Pod> = {
   prepareForUpdate(obj: Obj<Pod>, old: Obj<Pod>): void {
     decodeChecks(obj);
     obj.spec = old.spec;
@@ -180,7 +180,7 @@ export const podEphemeralContainersStrategy: StatusStrategy<Pod> = {
  * gracePeriodSeconds, else spec.terminationGracePeriodSeconds, else 0; 0 when the pod is
  * not scheduled or already Succeeded/Failed; negative becomes 1. Seconds; 0 = delete now.
  */
-export function podGracePeriod(pod: Pod, opts: DeleteOptionsLike): number {
+function podGracePeriod(pod: Pod, opts: DeleteOptionsLike): number {
   let period = opts.gracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 0;
   if (!pod.spec?.nodeName) period = 0;
   const phase = pod.status?.phase;
@@ -190,7 +190,7 @@ export function podGracePeriod(pod: Pod, opts: DeleteOptionsLike): number {
 }
 
 /** Field selector attributes beyond metadata.name/namespace (upstream ToSelectableFields). */
-export function podFieldSelectorAttrs(pod: Pod): Record<string, string> {
+function podFieldSelectorAttrs(pod: Pod): Record<string, string> {
   return {
     'spec.nodeName': pod.spec?.nodeName ?? '',
     'spec.restartPolicy': pod.spec?.restartPolicy ?? '',

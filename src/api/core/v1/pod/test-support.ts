@@ -13,7 +13,7 @@ import { podDefinition } from './strategy.js';
 import type { Pod } from './types.js';
 
 /** test/fixtures/manifests: the published example manifests (each names its source; see EXPECTED.md there). */
-export const MANIFEST_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../../test/fixtures/manifests');
+const MANIFEST_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../../../test/fixtures/manifests');
 
 /** Every YAML document of a manifest file, parsed with a full YAML 1.2 parser (KYAML is flow style). */
 export function loadManifest(file: string): KObject[] {

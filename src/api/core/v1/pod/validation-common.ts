@@ -19,7 +19,6 @@ import {
 } from '../../../../apimachinery/quantity.js';
 import {
   isDNS1123Label,
-  isDNS1123Subdomain,
   isQualifiedName,
   validateObjectMeta,
   validateObjectMetaUpdate,
@@ -46,17 +45,14 @@ export interface PodValidationOptions {
 /** `must be greater than zero` */
 export const IS_NOT_POSITIVE_ERROR_MSG = 'must be greater than zero';
 /** `must be a number between 0 and 0777 (octal), both inclusive` */
-export const FILE_MODE_ERROR_MSG = 'must be a number between 0 and 0777 (octal), both inclusive';
+const FILE_MODE_ERROR_MSG = 'must be a number between 0 and 0777 (octal), both inclusive';
 
 /** field.Invalid per message of a string check (ValidateDNS1123Label etc.). */
 export function eachInvalid(path: Path, value: string, msgs: string[]): FieldError[] {
   return msgs.map((m) => invalid(path, value, m));
 }
 export const validateDNS1123Label = (v: string, p: Path): FieldError[] => eachInvalid(p, v, isDNS1123Label(v));
-export const validateDNS1123Subdomain = (v: string, p: Path): FieldError[] => eachInvalid(p, v, isDNS1123Subdomain(v));
 export const validateQualifiedName = (v: string, p: Path): FieldError[] => eachInvalid(p, v, isQualifiedName(v));
-/** Names validated with a ValidateNameFunc (prefix=false). */
-export const validateName = (fn: ValidateNameFunc, v: string, p: Path): FieldError[] => eachInvalid(p, v, fn(v, false));
 
 /** Go's path.IsAbs. */
 export const isAbs = (p: string): boolean => p.startsWith('/');
@@ -102,23 +98,23 @@ const INTEGER_RESOURCES = new Set([
 ]);
 
 /** `hugepages-<size>` */
-export const isHugePageResourceName = (name: string): boolean => name.startsWith('hugepages-');
+const isHugePageResourceName = (name: string): boolean => name.startsWith('hugepages-');
 /** No '/' or a kubernetes.io/ prefix (upstream IsNativeResource). */
-export const isNativeResource = (name: string): boolean => !name.includes('/') || name.includes('kubernetes.io/');
+const isNativeResource = (name: string): boolean => !name.includes('/') || name.includes('kubernetes.io/');
 /** Domain-prefixed, not native, not `requests.`-prefixed, valid as quota name (upstream IsExtendedResourceName). */
-export function isExtendedResourceName(name: string): boolean {
+function isExtendedResourceName(name: string): boolean {
   if (isNativeResource(name) || name.startsWith('requests.')) return false;
   return isQualifiedName('requests.' + name).length === 0;
 }
 /** Requests may be below limits (upstream IsOvercommitAllowed). */
-export const isOvercommitAllowed = (name: string): boolean => isNativeResource(name) && !isHugePageResourceName(name);
+const isOvercommitAllowed = (name: string): boolean => isNativeResource(name) && !isHugePageResourceName(name);
 /** Values must be whole numbers (upstream IsIntegerResourceName). */
-export const isIntegerResourceName = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtendedResourceName(name);
+const isIntegerResourceName = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtendedResourceName(name);
 /** cpu, memory, ephemeral-storage, hugepages-* (upstream IsStandardContainerResourceName). */
-export const isStandardContainerResourceName = (name: string): boolean =>
+const isStandardContainerResourceName = (name: string): boolean =>
   STANDARD_CONTAINER_RESOURCES.has(name) || isHugePageResourceName(name);
 /** Upstream IsStandardResourceName. */
-export const isStandardResourceName = (name: string): boolean => STANDARD_RESOURCES.has(name) || isHugePageResourceName(name);
+const isStandardResourceName = (name: string): boolean => STANDARD_RESOURCES.has(name) || isHugePageResourceName(name);
 
 function validateResourceName(name: string, p: Path): FieldError[] {
   const errs = eachInvalid(p, name, isQualifiedName(name));
@@ -128,7 +124,7 @@ function validateResourceName(name: string, p: Path): FieldError[] {
 }
 
 /** Upstream validateContainerResourceName. */
-export function validateContainerResourceName(name: string, p: Path): FieldError[] {
+function validateContainerResourceName(name: string, p: Path): FieldError[] {
   const errs = validateResourceName(name, p);
   if (!name.includes('/')) {
     if (!isStandardContainerResourceName(name)) errs.push(invalid(p, name, 'must be a standard resource for containers'));
@@ -155,7 +151,7 @@ export function parseForValidation(raw: unknown, p: Path, errs: FieldError[]): Q
 }
 
 /** Non-negative; whole numbers for integer resources (upstream ValidateResourceQuantityValue). */
-export function validateResourceQuantityValue(name: string, q: Quantity, p: Path): FieldError[] {
+function validateResourceQuantityValue(name: string, q: Quantity, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   if (q.mantissa < 0n) errs.push(invalid(p, formatQuantity(q), 'must be greater than or equal to 0'));
   if (isIntegerResourceName(name) && milliValue(q) % 1000 !== 0) errs.push(invalid(p, formatQuantity(q), 'must be an integer'));

@@ -65,7 +65,7 @@ function validateKeySelector(s: { name?: string; key: string }, p: Path): FieldE
 }
 
 /** spec.containers[*].env (upstream ValidateEnv). */
-export function validateEnv(vars: EnvVar[] | undefined, p: Path, opts: PodValidationOptions): FieldError[] {
+function validateEnv(vars: EnvVar[] | undefined, p: Path, opts: PodValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   (vars ?? []).forEach((ev, i) => {
     const ip = p.index(i);
@@ -323,7 +323,7 @@ function validateContainerCommon(c: Container, ctx: ContainerContext, p: Path): 
 }
 
 /** Colliding `protocol/hostIP/hostPort` triples across `containers` (upstream checkHostPortConflicts). */
-export function checkHostPortConflicts(containers: Container[], p: Path): FieldError[] {
+function checkHostPortConflicts(containers: Container[], p: Path): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   containers.forEach((c, ci) => {

@@ -32,7 +32,7 @@ import type {
 } from './types.js';
 
 /** A node selector requirement (upstream ValidateNodeSelectorRequirement). */
-export function validateNodeSelectorRequirement(rq: NodeSelectorRequirement, allowInvalidValues: boolean, p: Path): FieldError[] {
+function validateNodeSelectorRequirement(rq: NodeSelectorRequirement, allowInvalidValues: boolean, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   const values = rq.values ?? [];
   switch (rq.operator) {
@@ -67,7 +67,7 @@ function validateNodeFieldSelectorRequirement(rq: NodeSelectorRequirement, p: Pa
 }
 
 /** Upstream ValidateNodeSelectorTerm. */
-export function validateNodeSelectorTerm(term: NodeSelectorTerm, allowInvalidValues: boolean, p: Path): FieldError[] {
+function validateNodeSelectorTerm(term: NodeSelectorTerm, allowInvalidValues: boolean, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   (term.matchExpressions ?? []).forEach((r, j) => errs.push(...validateNodeSelectorRequirement(r, allowInvalidValues, p.child('matchExpressions').index(j))));
   (term.matchFields ?? []).forEach((r, j) => errs.push(...validateNodeFieldSelectorRequirement(r, p.child('matchFields').index(j))));
@@ -75,7 +75,7 @@ export function validateNodeSelectorTerm(term: NodeSelectorTerm, allowInvalidVal
 }
 
 /** Upstream ValidateNodeSelector: at least one term. */
-export function validateNodeSelector(ns: NodeSelector, allowInvalidValues: boolean, p: Path): FieldError[] {
+function validateNodeSelector(ns: NodeSelector, allowInvalidValues: boolean, p: Path): FieldError[] {
   const tp = p.child('nodeSelectorTerms');
   if (!ns.nodeSelectorTerms?.length) return [required(tp, 'must have at least one node selector term')];
   const errs: FieldError[] = [];

@@ -30,7 +30,7 @@ function validateSeccompProfileField(sp: SeccompProfile | undefined, p: Path): F
 }
 
 /** Upstream ValidateAppArmorProfileField. */
-export function validateAppArmorProfileField(profile: AppArmorProfile | undefined, p: Path): FieldError[] {
+function validateAppArmorProfileField(profile: AppArmorProfile | undefined, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   if (!profile) return errs;
   switch (profile.type) {

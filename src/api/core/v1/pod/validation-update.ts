@@ -27,7 +27,7 @@ const STATUS = Path.root('status');
 const MAX_INT32 = 2147483647;
 
 /** The fields a pod update may change, as upstream's message lists them. */
-export const UPDATABLE_POD_SPEC_FIELDS = [
+const UPDATABLE_POD_SPEC_FIELDS = [
   '`spec.containers[*].image`',
   '`spec.initContainers[*].image`',
   '`spec.activeDeadlineSeconds`',

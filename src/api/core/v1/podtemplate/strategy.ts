@@ -19,7 +19,7 @@ import type { K, O } from '../shared/types.js';
 const TEMPLATE = Path.root('template');
 
 /** Upstream ValidatePodTemplate (ObjectMeta is validated by the store). */
-export function validatePodTemplate(obj: O<PodTemplateObject>): FieldError[] {
+function validatePodTemplate(obj: O<PodTemplateObject>): FieldError[] {
   return validatePodTemplateSpec(obj.template as PodTemplate | undefined, TEMPLATE);
 }
 

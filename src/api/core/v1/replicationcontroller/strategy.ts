@@ -26,7 +26,7 @@ const SPEC = Path.root('spec');
  * Upstream SetDefaults_ReplicationController plus the template defaults: an empty
  * selector and empty object labels take the template labels; replicas default to 1.
  */
-export function setReplicationControllerDefaults(rc: O<ReplicationController>): void {
+function setReplicationControllerDefaults(rc: O<ReplicationController>): void {
   const spec = (rc.spec ??= {} as ReplicationControllerSpec);
   const labels = spec.template?.metadata?.labels;
   if (labels) {
@@ -38,7 +38,7 @@ export function setReplicationControllerDefaults(rc: O<ReplicationController>): 
 }
 
 /** Upstream ValidateReplicationControllerSpec (with ValidateNonEmptySelector and ValidatePodTemplateSpecForRC). */
-export function validateReplicationControllerSpec(spec: ReplicationControllerSpec | undefined): FieldError[] {
+function validateReplicationControllerSpec(spec: ReplicationControllerSpec | undefined): FieldError[] {
   const s = spec ?? ({} as ReplicationControllerSpec);
   const errs: FieldError[] = [];
   errs.push(...validateOptionalNonnegative(s.minReadySeconds, SPEC.child('minReadySeconds')));
@@ -53,7 +53,7 @@ export function validateReplicationControllerSpec(spec: ReplicationControllerSpe
 }
 
 /** Upstream ValidateReplicationControllerStatus: the same rules as a ReplicaSet's status. */
-export function validateReplicationControllerStatus(st: ReplicationControllerStatus | undefined): FieldError[] {
+function validateReplicationControllerStatus(st: ReplicationControllerStatus | undefined): FieldError[] {
   return validateReplicaSetStatus(st);
 }
 

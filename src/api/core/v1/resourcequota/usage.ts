@@ -7,7 +7,7 @@
  * @see https://github.com/kubernetes/kubernetes/tree/v1.32.0/pkg/quota/v1/evaluator/core
  */
 import type { PersistentVolumeClaim, ResourceQuota, Service } from 'kubernetes-types/core/v1.js';
-import { addQuantity, formatQuantity, newQuantity, type Quantity, ZERO_QUANTITY } from '../../../../apimachinery/quantity.js';
+import { addQuantity, formatQuantity, newQuantity, ZERO_QUANTITY } from '../../../../apimachinery/quantity.js';
 import { podLimits, podRequests, quantityOf, type Resources } from '../helpers/resources.js';
 import type { Pod } from '../pod/types.js';
 
@@ -16,14 +16,14 @@ export type { Resources };
 const ONE = newQuantity(1);
 
 /** Names for counting objects of a resource: `count/pods`, `count/deployments.apps`, plus legacy names. */
-export function countNames(group: string, resource: string): string[] {
+function countNames(group: string, resource: string): string[] {
   const out = [`count/${group ? `${resource}.${group}` : resource}`];
   if (!group && ['pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims'].includes(resource)) out.push(resource);
   return out;
 }
 
 /** Is the pod counted (not in a terminal phase)? */
-export function podCounts(pod: Pod): boolean {
+function podCounts(pod: Pod): boolean {
   const phase = pod.status?.phase;
   return phase !== 'Succeeded' && phase !== 'Failed';
 }
@@ -129,5 +129,3 @@ export function formatUsage(u: Resources, hard: Record<string, string>): Record<
   for (const k of Object.keys(hard).sort()) out[k] = formatQuantity(u[k] ?? ZERO_QUANTITY);
   return out;
 }
-
-export const zero: Quantity = ZERO_QUANTITY;

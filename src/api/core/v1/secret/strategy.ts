@@ -16,9 +16,9 @@ import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../sha
 import type { K, O } from '../shared/types.js';
 
 /** Upstream core.MaxSecretSize: 1 MiB of decoded data. */
-export const MAX_SECRET_SIZE = 1024 * 1024;
+const MAX_SECRET_SIZE = 1024 * 1024;
 /** Annotation a service-account-token Secret must carry. */
-export const SERVICE_ACCOUNT_NAME_KEY = 'kubernetes.io/service-account.name';
+const SERVICE_ACCOUNT_NAME_KEY = 'kubernetes.io/service-account.name';
 const IMMUTABLE_MSG = 'field is immutable when `immutable` is set';
 
 function decodedLength(b64: string | undefined): number | undefined {
@@ -59,7 +59,7 @@ function checkJSONKey(data: Record<string, string>, key: string, errs: FieldErro
 }
 
 /** Upstream ValidateSecret (without ObjectMeta, which the store validates). */
-export function validateSecret(s: O<Secret>): FieldError[] {
+function validateSecret(s: O<Secret>): FieldError[] {
   const errs: FieldError[] = [];
   const dataPath = Path.root('data');
   const data = s.data ?? {};
@@ -102,7 +102,7 @@ export function validateSecret(s: O<Secret>): FieldError[] {
 }
 
 /** Upstream ValidateSecretUpdate: type immutable; an immutable Secret keeps `immutable` and data. */
-export function validateSecretUpdate(s: O<Secret>, old: O<Secret>): FieldError[] {
+function validateSecretUpdate(s: O<Secret>, old: O<Secret>): FieldError[] {
   const errs = validateImmutableField(s.type ?? '', old.type ?? '', 'type');
   if (old.immutable === true) {
     if (s.immutable !== true) errs.push(forbidden('immutable', IMMUTABLE_MSG));

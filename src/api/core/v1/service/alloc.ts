@@ -336,7 +336,7 @@ export class ServiceAllocator {
 }
 
 /** 422 for a Service. */
-export function invalidService(svc: O<Service>, errs: FieldError[]): StatusError {
+function invalidService(svc: O<Service>, errs: FieldError[]): StatusError {
   return newInvalid(SERVICE_GK, svc.metadata.name ?? '', errs);
 }
 

@@ -23,7 +23,7 @@ export class AllocationError extends Error {
 }
 
 /** Who holds a value and since when (ms, allocator clock). */
-export interface Holder {
+interface Holder {
   owner: string;
   at: number;
 }

@@ -11,7 +11,7 @@ import type { Service, ServiceStatus } from 'kubernetes-types/core/v1.js';
 import type { O } from '../shared/types.js';
 
 /** upstream DefaultClientIPServiceAffinitySeconds (3 hours) */
-export const DEFAULT_CLIENT_IP_AFFINITY_SECONDS = 10800;
+const DEFAULT_CLIENT_IP_AFFINITY_SECONDS = 10800;
 
 export const isHeadless = (s: O<Service>): boolean => s.spec?.clusterIPs?.length === 1 && s.spec.clusterIPs[0] === 'None';
 
@@ -26,8 +26,8 @@ export function needsHealthCheck(s: O<Service>): boolean {
   return s.spec?.type === 'LoadBalancer' && s.spec.externalTrafficPolicy === 'Local';
 }
 
-export const needsClusterIP = (s: O<Service>): boolean => s.spec?.type !== 'ExternalName';
-export const needsNodePort = (s: O<Service>): boolean => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer';
+const needsClusterIP = (s: O<Service>): boolean => s.spec?.type !== 'ExternalName';
+const needsNodePort = (s: O<Service>): boolean => s.spec?.type === 'NodePort' || s.spec?.type === 'LoadBalancer';
 
 /** Whether new node ports are allocated (NodePort, or LoadBalancer unless allocateLoadBalancerNodePorts is false). */
 export function shouldAllocateNodePorts(s: O<Service>): boolean {
@@ -65,8 +65,8 @@ function sameStrings(a: string[] | undefined, b: string[] | undefined): boolean 
   return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
-export const sameClusterIPs = (a: O<Service>, b: O<Service>): boolean => sameStrings(a.spec?.clusterIPs, b.spec?.clusterIPs);
-export const sameIPFamilies = (a: O<Service>, b: O<Service>): boolean => sameStrings(a.spec?.ipFamilies, b.spec?.ipFamilies);
+const sameClusterIPs = (a: O<Service>, b: O<Service>): boolean => sameStrings(a.spec?.clusterIPs, b.spec?.clusterIPs);
+const sameIPFamilies = (a: O<Service>, b: O<Service>): boolean => sameStrings(a.spec?.ipFamilies, b.spec?.ipFamilies);
 
 /** Upstream NormalizeClusterIPs: keep the singular and plural fields consistent. */
 export function normalizeClusterIPs(svc: O<Service>, old: O<Service> | undefined): void {

@@ -18,9 +18,9 @@ import { defaultService, dropTypeDependentFields, isHeadless, normalizeClusterIP
 import { validateLoadBalancerStatus, validateService, validateServiceUpdate } from './validation.js';
 
 /** The default service CIDR (kube-apiserver --service-cluster-ip-range). */
-export const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
+const DEFAULT_SERVICE_CIDR = '10.96.0.0/12';
 /** The default node port range (kube-apiserver --service-node-port-range). */
-export const DEFAULT_NODE_PORT_RANGE = '30000-32767';
+const DEFAULT_NODE_PORT_RANGE = '30000-32767';
 
 /**
  * The ClusterIP of the `default/kubernetes` Service: the first usable address of the
@@ -68,7 +68,7 @@ function warnings(svc: O<Service>): string[] {
 }
 
 /** services/status: keeps the old spec; only the load balancer status is validated. */
-export const serviceStatusStrategy: StatusStrategy<K<Service>> = {
+const serviceStatusStrategy: StatusStrategy<K<Service>> = {
   prepareForUpdate(obj, old) {
     obj.spec = clone(old.spec);
   },
@@ -78,7 +78,7 @@ export const serviceStatusStrategy: StatusStrategy<K<Service>> = {
 };
 
 /** Options of {@link createServiceDefinition}. */
-export interface ServiceDefinitionOptions extends Partial<ServiceAllocatorOptions> {
+interface ServiceDefinitionOptions extends Partial<ServiceAllocatorOptions> {
   /** default 10.96.0.0/12 */
   serviceCIDR?: string;
   /** default 30000-32767 */

@@ -12,7 +12,7 @@ import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../sha
 import type { K, O } from '../shared/types.js';
 
 /** Deprecated since v1.32: restricts pods to the secrets listed in `secrets`. */
-export const ENFORCE_MOUNTABLE_SECRETS_ANNOTATION = 'kubernetes.io/enforce-mountable-secrets';
+const ENFORCE_MOUNTABLE_SECRETS_ANNOTATION = 'kubernetes.io/enforce-mountable-secrets';
 
 /** Upstream cleanSecretReferences: only `name` of each secret reference is kept. */
 function cleanSecretReferences(sa: O<ServiceAccount>): void {

@@ -10,7 +10,6 @@ import { formatQuantity, quantitySign, scaledValueBig, type Quantity } from '../
 import {
   IS_NEGATIVE_ERROR_MSG,
   isDNS1123Label,
-  isDNS1123Subdomain,
   isQualifiedName,
   isValidIP,
   isValidPortName,
@@ -23,11 +22,6 @@ type P = Path | string;
 /** Each IsDNS1123Label message as `Invalid value` (upstream ValidateDNS1123Label). */
 export function validateDNS1123Label(value: string, path: P): FieldError[] {
   return isDNS1123Label(value).map((m) => invalid(path, value, m));
-}
-
-/** Each IsDNS1123Subdomain message as `Invalid value` (upstream ValidateDNS1123Subdomain). */
-export function validateDNS1123Subdomain(value: string, path: P): FieldError[] {
-  return isDNS1123Subdomain(value).map((m) => invalid(path, value, m));
 }
 
 /** Each IsQualifiedName message as `Invalid value` (upstream ValidateQualifiedName). */
@@ -86,13 +80,13 @@ function isNativeResource(name: string): boolean {
 }
 
 /** Upstream helper.IsExtendedResourceName: fully qualified, not native, not `requests.` prefixed. */
-export function isExtendedResourceName(name: string): boolean {
+function isExtendedResourceName(name: string): boolean {
   if (isNativeResource(name) || name.startsWith('requests.')) return false;
   return isQualifiedName(`requests.${name}`).length === 0;
 }
 
 /** Upstream helper.IsIntegerResourceName. */
-export function isIntegerResourceName(name: string): boolean {
+function isIntegerResourceName(name: string): boolean {
   return INTEGER_RESOURCES.has(name) || isExtendedResourceName(name);
 }
 

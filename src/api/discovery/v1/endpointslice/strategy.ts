@@ -104,7 +104,7 @@ function validatePorts(ports: EndpointPort[], p: Path): FieldError[] {
 }
 
 /** Upstream ValidateEndpointSlice (without ObjectMeta); `validTypes` differ for create and update. */
-export function validateEndpointSlice(es: O<EndpointSlice>, validTypes: string[]): FieldError[] {
+function validateEndpointSlice(es: O<EndpointSlice>, validTypes: string[]): FieldError[] {
   const errs: FieldError[] = [];
   const t = es.addressType ?? '';
   if (!t) errs.push(required('addressType', ''));

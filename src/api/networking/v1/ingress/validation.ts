@@ -15,14 +15,14 @@ const WILDCARD_ERR =
   "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
 
 /** The pathType values upstream accepts, sorted as its NotSupported message lists them. */
-export const SUPPORTED_PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
+const SUPPORTED_PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
 /** The legacy class annotation that may not be set together with spec.ingressClassName. */
-export const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
+const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 
 /** Upstream IsWildcardDNS1123Subdomain. */
-export function isWildcardDNS1123Subdomain(value: string): string[] {
+function isWildcardDNS1123Subdomain(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 253) errs.push(maxLenError(253));
   if (!WILDCARD_RE.test(value)) errs.push(regexError(WILDCARD_ERR, WILDCARD_FMT, '*.example.com'));
@@ -36,7 +36,7 @@ function hostErrors(host: string, p: Path): FieldError[] {
 }
 
 /** Upstream validateIngressBackend. */
-export function validateIngressBackend(b: IngressBackend, p: Path): FieldError[] {
+function validateIngressBackend(b: IngressBackend, p: Path): FieldError[] {
   const hasResource = b.resource !== undefined && b.resource !== null;
   const hasService = b.service !== undefined && b.service !== null;
   if (hasResource && hasService) return [invalid(p, '', 'cannot set both resource and service backends')];
@@ -67,7 +67,7 @@ export function validateIngressBackend(b: IngressBackend, p: Path): FieldError[]
 }
 
 /** Upstream validateHTTPIngressPath: pathType required and supported, absolute clean paths, a backend. */
-export function validateHTTPIngressPath(hp: HTTPIngressPath, p: Path): FieldError[] {
+function validateHTTPIngressPath(hp: HTTPIngressPath, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   const path = hp.path ?? '';
   const pathType = hp.pathType as string | undefined;
@@ -92,7 +92,7 @@ export function validateHTTPIngressPath(hp: HTTPIngressPath, p: Path): FieldErro
 }
 
 /** Upstream validateIngressRules (host names, then each HTTP rule value). */
-export function validateIngressRules(rules: IngressRule[], p: Path): FieldError[] {
+function validateIngressRules(rules: IngressRule[], p: Path): FieldError[] {
   const errs: FieldError[] = [];
   rules.forEach((r, i) => {
     const rp = p.index(i);

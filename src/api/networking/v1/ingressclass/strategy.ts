@@ -20,7 +20,7 @@ const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
 const HTTP_PATH_RE = new RegExp(`^${HTTP_PATH_FMT}$`);
 
 /** Upstream IsDomainPrefixedPath: `acme.io/foo`. */
-export function validateDomainPrefixedPath(p: Path, v: string): FieldError[] {
+function validateDomainPrefixedPath(p: Path, v: string): FieldError[] {
   if (v.length === 0) return [required(p, '')];
   const slash = v.indexOf('/');
   const host = slash < 0 ? '' : v.slice(0, slash);
@@ -58,7 +58,7 @@ function validateParameters(params: IngressClassParametersReference | undefined,
 }
 
 /** Upstream ValidateIngressClassSpec. */
-export function validateIngressClassSpec(spec: IngressClassSpec | undefined): FieldError[] {
+function validateIngressClassSpec(spec: IngressClassSpec | undefined): FieldError[] {
   const s = spec ?? {};
   const controller = s.controller ?? '';
   const errs: FieldError[] = [];
@@ -69,7 +69,7 @@ export function validateIngressClassSpec(spec: IngressClassSpec | undefined): Fi
 }
 
 /** `Kind.group/name` of the parameters, `<none>` when unset (upstream printIngressClass). */
-export function formatIngressClassParameters(params: IngressClassParametersReference | undefined): string {
+function formatIngressClassParameters(params: IngressClassParametersReference | undefined): string {
   if (!params) return '<none>';
   let s = params.kind;
   if (params.apiGroup) s += `.${params.apiGroup}`;

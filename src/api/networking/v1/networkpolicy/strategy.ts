@@ -90,7 +90,7 @@ function validatePeer(peer: NetworkPolicyPeer, p: Path): FieldError[] {
 }
 
 /** Upstream ValidateNetworkPolicySpec. */
-export function validateNetworkPolicySpec(spec: NetworkPolicySpec | undefined): FieldError[] {
+function validateNetworkPolicySpec(spec: NetworkPolicySpec | undefined): FieldError[] {
   const s = spec ?? ({} as NetworkPolicySpec);
   const errs = validateLabelSelector(s.podSelector, SPEC.child('podSelector'));
   (s.ingress ?? []).forEach((rule, i) => {

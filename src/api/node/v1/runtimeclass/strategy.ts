@@ -19,7 +19,7 @@ import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
 
 /** Upstream ValidateRuntimeClass (without ObjectMeta). */
-export function validateRuntimeClass(rc: O<RuntimeClass>): FieldError[] {
+function validateRuntimeClass(rc: O<RuntimeClass>): FieldError[] {
   const handler = rc.handler ?? '';
   const errs = isDNS1123Label(handler).map((m) => invalid('handler', handler, m));
   if (rc.overhead?.podFixed) {

@@ -33,7 +33,7 @@ function validateIntOrPercent(v: number | string, path: Path): FieldError[] {
 }
 
 /** Upstream ValidatePodDisruptionBudgetSpec. */
-export function validatePodDisruptionBudget(pdb: O<PodDisruptionBudget>): FieldError[] {
+function validatePodDisruptionBudget(pdb: O<PodDisruptionBudget>): FieldError[] {
   const errs: FieldError[] = [];
   const spec = pdb.spec ?? {};
   const p = Path.root('spec');

@@ -17,11 +17,11 @@ import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../
 import { type K, mutableMeta, type O } from '../../../core/v1/shared/types.js';
 
 /** Highest value a user-defined PriorityClass may have (upstream HighestUserDefinablePriority). */
-export const HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000;
+const HIGHEST_USER_DEFINABLE_PRIORITY = 1000000000;
 /** Priority of system-cluster-critical (upstream SystemCriticalPriority). */
-export const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
+const SYSTEM_CRITICAL_PRIORITY = 2 * HIGHEST_USER_DEFINABLE_PRIORITY;
 /** Names starting with this are reserved for the built-in classes. */
-export const SYSTEM_PRIORITY_CLASS_PREFIX = 'system-';
+const SYSTEM_PRIORITY_CLASS_PREFIX = 'system-';
 
 /**
  * The built-in classes the API server creates at start-up (upstream
@@ -58,7 +58,7 @@ function knownSystemClassError(name: string, value: number, globalDefault: boole
 }
 
 /** Upstream ValidatePriorityClass (without ObjectMeta). */
-export function validatePriorityClass(pc: O<PriorityClass>): FieldError[] {
+function validatePriorityClass(pc: O<PriorityClass>): FieldError[] {
   const errs: FieldError[] = [];
   const name = pc.metadata.name ?? '';
   if (name.startsWith(SYSTEM_PRIORITY_CLASS_PREFIX)) {

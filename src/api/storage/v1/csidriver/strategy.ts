@@ -27,7 +27,7 @@ const MIN_TOKEN_EXPIRATION_SECONDS = 600;
 const MAX_TOKEN_EXPIRATION_SECONDS = 2 ** 32;
 
 /** Upstream validateCSIDriverSpec. */
-export function validateCSIDriverSpec(spec: CSIDriverSpec | undefined): FieldError[] {
+function validateCSIDriverSpec(spec: CSIDriverSpec | undefined): FieldError[] {
   const s = spec ?? {};
   const errs: FieldError[] = [];
   // upstream names the path `attachedRequired`

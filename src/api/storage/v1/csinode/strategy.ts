@@ -42,7 +42,7 @@ function validateDriver(d: CSINodeDriver, names: Set<string>, p: Path): FieldErr
 }
 
 /** Upstream ValidateCSINode (without ObjectMeta). */
-export function validateCSINode(obj: O<CSINode>): FieldError[] {
+function validateCSINode(obj: O<CSINode>): FieldError[] {
   const names = new Set<string>();
   return (obj.spec?.drivers ?? []).flatMap((d, i) => validateDriver(d, names, DRIVERS.index(i)));
 }

@@ -31,7 +31,7 @@ function canonicalQuantity(v: string | number): string {
 }
 
 /** Upstream ValidateCSIStorageCapacity (without ObjectMeta). */
-export function validateCSIStorageCapacity(obj: O<CSIStorageCapacity>): FieldError[] {
+function validateCSIStorageCapacity(obj: O<CSIStorageCapacity>): FieldError[] {
   const errs = validateLabelSelector(obj.nodeTopology, Path.root('nodeTopology'));
   const sc = obj.storageClassName ?? '';
   errs.push(...isDNS1123Subdomain(sc).map((m) => invalid('storageClassName', sc, m)));

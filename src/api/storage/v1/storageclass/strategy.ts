@@ -26,17 +26,17 @@ const RECLAIM_POLICIES = ['Delete', 'Retain'];
 const BINDING_MODES = ['Immediate', 'WaitForFirstConsumer'];
 
 /** The annotations that mark the cluster's default class (upstream storageutil.IsDefaultAnnotation). */
-export const IS_DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
-export const BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
+const IS_DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
+const BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION = 'storageclass.beta.kubernetes.io/is-default-class';
 
 /** Whether the class carries the default-class annotation set to "true". */
-export function isDefaultStorageClass(sc: { metadata?: { annotations?: Record<string, string> } }): boolean {
+function isDefaultStorageClass(sc: { metadata?: { annotations?: Record<string, string> } }): boolean {
   const a = sc.metadata?.annotations ?? {};
   return a[IS_DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true' || a[BETA_IS_DEFAULT_STORAGE_CLASS_ANNOTATION] === 'true';
 }
 
 /** Upstream validateParameters (allowEmpty): entry count, empty keys, total size. */
-export function validateProvisionerParameters(params: Record<string, string> | undefined, path: Path): FieldError[] {
+function validateProvisionerParameters(params: Record<string, string> | undefined, path: Path): FieldError[] {
   const entries = Object.entries(params ?? {});
   if (entries.length > MAX_PARAMETERS) return [tooLong(path, '', MAX_PARAMETERS)];
   const errs: FieldError[] = [];
@@ -50,7 +50,7 @@ export function validateProvisionerParameters(params: Record<string, string> | u
 }
 
 /** Upstream ValidateStorageClass (without ObjectMeta). */
-export function validateStorageClass(sc: O<StorageClass>): FieldError[] {
+function validateStorageClass(sc: O<StorageClass>): FieldError[] {
   const errs = validateProvisioner(sc.provisioner, Path.root('provisioner'));
   errs.push(...validateProvisionerParameters(sc.parameters, Path.root('parameters')));
   const rp = sc.reclaimPolicy ?? '';
@@ -72,7 +72,7 @@ export function validateStorageClass(sc: O<StorageClass>): FieldError[] {
 }
 
 /** Upstream ValidateStorageClassUpdate (without ObjectMeta). */
-export function validateStorageClassUpdate(sc: O<StorageClass>, old: O<StorageClass>): FieldError[] {
+function validateStorageClassUpdate(sc: O<StorageClass>, old: O<StorageClass>): FieldError[] {
   const errs: FieldError[] = [];
   if (!jsonEqual(sc.parameters ?? null, old.parameters ?? null)) errs.push(forbidden('parameters', 'updates to parameters are forbidden.'));
   if (sc.provisioner !== old.provisioner) errs.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));

@@ -43,7 +43,7 @@ function validateStatus(st: VolumeAttachmentStatus | undefined): FieldError[] {
 }
 
 /** Upstream ValidateVolumeAttachment + ValidateVolumeAttachmentV1 (without ObjectMeta). */
-export function validateVolumeAttachment(obj: O<VolumeAttachment>): FieldError[] {
+function validateVolumeAttachment(obj: O<VolumeAttachment>): FieldError[] {
   const spec = obj.spec ?? ({} as VolumeAttachment['spec']);
   const errs: FieldError[] = [];
   const attacher = spec.attacher ?? '';
