@@ -125,7 +125,7 @@ export function wireShaper(group: string, kind: string): WireShaper {
     if (meta !== null && typeof meta === 'object') {
       // the store sets resourceVersion after this (at the write's revision): reserve its
       // place in ObjectMeta's order, where the setter then keeps it
-      if (!Object.prototype.hasOwnProperty.call(meta, 'resourceVersion')) meta.resourceVersion = undefined;
+      if (!Object.hasOwn(meta, 'resourceVersion')) meta.resourceVersion = undefined;
       o.metadata = objectMetaInOrder(meta);
     }
     return inFieldOrder(obj, top);

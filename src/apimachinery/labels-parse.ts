@@ -82,7 +82,6 @@ function isInt64(s: string): boolean {
 // ---------------------------------------------------------------------------------------
 // lexer
 
-// biome-ignore lint/suspicious/noConstEnum: file-local tokens, inlined by esbuild and tsx (never crosses a module)
 const enum Tok {
   Error,
   EndOfString,

@@ -40,7 +40,7 @@ export function inFieldOrder<T extends object>(o: T, order: FieldOrder): T {
   if (sorted) return o;
   const src = o as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const n of order.names) if (Object.prototype.hasOwnProperty.call(src, n)) out[n] = src[n];
+  for (const n of order.names) if (Object.hasOwn(src, n)) out[n] = src[n];
   for (const k of keys) if (!order.rank.has(k)) out[k] = src[k];
   return out as T;
 }

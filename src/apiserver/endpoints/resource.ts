@@ -166,7 +166,7 @@ function intParam(q: URLSearchParams, name: string): number | undefined {
   const big = BigInt(v);
   if (big > INT64_MAX || big < INT64_MIN) throw newBadRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`);
   const n = Number(big);
-  return n > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : n < Number.MIN_SAFE_INTEGER ? Number.MIN_SAFE_INTEGER : n;
+  return Math.min(Math.max(n, Number.MIN_SAFE_INTEGER), Number.MAX_SAFE_INTEGER);
 }
 
 async function doList(c: ResourceContext, ns: string): Promise<void> {

@@ -180,7 +180,8 @@ export function jsonTypeWord(v: unknown): string {
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
-const INT64_LIMIT = 9223372036854775807;
+/** 2^63 - 1 as a double (which rounds it to 2^63) */
+const INT64_LIMIT = 2 ** 63;
 
 /**
  * The first type mismatch of `v` against `node`, in document order, or undefined.
@@ -288,7 +289,6 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 export function base64Error(s: string): number | undefined {
   let n = 0; // significant characters so far
   let quantumStart = 0;
-  let pad = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 10 || c === 13) continue;
@@ -296,7 +296,6 @@ export function base64Error(s: string): number | undefined {
     if (c === 61 /* = */) {
       const pos = n % 4;
       if (pos < 2) return i;
-      pad++;
       n++;
       // after padding only more padding (to the quantum's end) may follow
       for (let j = i + 1; j < s.length; j++) {
@@ -304,7 +303,6 @@ export function base64Error(s: string): number | undefined {
         if (d === 10 || d === 13) continue;
         if (d === 61 && n % 4 !== 0) {
           n++;
-          pad++;
           continue;
         }
         return j;
