@@ -155,6 +155,17 @@ export interface ResourceDefinition<T extends KObject = KObject> {
 
   /** Field selector attributes beyond metadata.name and metadata.namespace (e.g. spec.nodeName). */
   fieldSelectorAttrs?(obj: Obj<T>): Record<string, string>;
+  /**
+   * A field selector attribute (one of {@link fieldSelectorAttrs}) the watch cache indexes:
+   * watches that require an exact value for it (`spec.nodeName=node-1`) are only offered
+   * the objects with that value. Upstream's pod storage indexes `spec.nodeName`.
+   */
+  watchIndexField?: string;
+  /**
+   * DELETE answers with the deleted object (200) instead of a Status when the object is
+   * removed at once (upstream store ReturnDeletedObject; pods).
+   */
+  returnDeletedObject?: boolean;
 
   /** Server-side printer columns. Default: Name, Created At. */
   table?: TablePrinter<T>;

@@ -162,10 +162,9 @@ export class APIServer implements StoreLookup {
     };
     const chain = (this.chain = new AdmissionChain(opts.admission ?? [], this.lookup));
     for (const def of opts.definitions) {
-      const keyPrefix = def.group === '' && def.resource === 'events' ? '/registry/events/' : undefined;
       const isEvent = def.resource === 'events' && (def.group === '' || def.group === 'events.k8s.io');
       const ttlSeconds = isEvent ? opts.eventTTLSeconds : undefined;
-      const st = new Store(def, { storage: opts.storage, admission: chain, lookup: this.lookup, keyPrefix, ttlSeconds });
+      const st = new Store(def, { storage: opts.storage, admission: chain, lookup: this.lookup, ttlSeconds });
       const gr = `${def.group}/${def.resource}`;
       if (!this.stores.has(gr)) this.stores.set(gr, st);
       this.byGVR.set(`${def.group}/${def.version}/${def.resource}`, st);

@@ -17,7 +17,7 @@ export interface VirtualResource {
    * Computes the response object from the request body (already decoded, kind checked).
    * @throws StatusError (Invalid, BadRequest…)
    */
-  create?(body: KObject, ctx: { user: UserInfo; namespace: string }): Promise<KObject>;
+  create?(body: KObject, ctx: { user: UserInfo; namespace: string; dryRun?: boolean }): Promise<KObject>;
   /**
    * Computed reads (componentstatuses): the definition gives the table printer; `get`
    * returns undefined for an unknown name (404).

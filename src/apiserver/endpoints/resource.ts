@@ -21,6 +21,7 @@ import { applyPatch, serverSideApply } from './patch.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { serveWatch } from './watch.js';
 import { checkFieldValidation } from './field-validation.js';
+import { dryRunOf, optionsKindOf } from './options.js';
 import { queryBool } from '../../apimachinery/query-params.js';
 import { checkPatchedTypes, checkTypes } from './typed-decode.js';
 import { managerName, updateFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
@@ -48,14 +49,12 @@ function apiVersionOf(store: Store): string {
 /**
  * The write context of a request: its user, `dryRun` (only `All`, as upstream),
  * `fieldManager` and clock.
- * @throws StatusError 400 `Invalid dryRun parameter: …` for other dryRun values
+ * @throws StatusError 422 `<Create|Update|Patch|Delete>Options.meta.k8s.io "" is invalid: dryRun: Unsupported value: …` for other dryRun values
  */
 export function writeContext(c: ResourceContext): WriteContext {
-  const dry = c.query.getAll('dryRun');
-  if (dry.some((d) => d !== 'All')) throw newBadRequest(`Invalid dryRun parameter: ${dry.join(',')}`); // upstream: only "All"
   return {
     user: c.req.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] },
-    dryRun: dry.includes('All'),
+    dryRun: dryRunOf(c.query.getAll('dryRun'), optionsKindOf(c.info.verb)),
     warnings: [],
     now: c.now,
     fieldManager: c.query.get('fieldManager') ?? undefined,
@@ -367,8 +366,7 @@ function deleteParams(c: ResourceContext): DeleteParams {
   if (o.preconditions && typeof o.preconditions === 'object') p.preconditions = o.preconditions;
   if (o.orphanDependents === true) p.propagationPolicy = 'Orphan';
   if (Array.isArray(o.dryRun) && o.dryRun.length) {
-    if (o.dryRun.some((d) => d !== 'All')) throw newBadRequest(`Invalid dryRun parameter: ${o.dryRun.join(',')}`);
-    c.query.set('dryRun', 'All');
+    if (dryRunOf(o.dryRun, 'DeleteOptions')) c.query.set('dryRun', 'All');
   }
   const g = intParam(c.query, 'gracePeriodSeconds');
   if (g !== undefined) p.gracePeriodSeconds = g;
@@ -387,7 +385,7 @@ async function doDelete(c: ResourceContext, ns: string): Promise<void> {
   const p = deleteParams(c);
   const wc = writeContext(c);
   const r = await c.store.delete(ns, c.info.name, p, wc);
-  if (!r.deleted || c.store.def.resource === 'pods') {
+  if (!r.deleted || c.store.def.returnDeletedObject) {
     // the object: 202 while grace or finalizers hold it, 200 with its last state when gone (pods)
     sendObject(c, r.deleted ? 200 : 202, r.obj, neg, wc.warnings);
     return;

@@ -12,6 +12,8 @@ import { newBadRequest, newMethodNotSupported, newNotFound, newUnauthorized } fr
 import type { Obj } from '../../api/resource.js';
 import { toTable } from './table.js';
 import { decodeObjectBody } from '../http/body.js';
+import { splitURL } from '../filters/request-info.js';
+import { dryRunOf } from './options.js';
 import { negotiateOutput } from '../http/negotiate.js';
 import type { RequestInfo } from '../http/request-info.js';
 import { writeJSON } from '../http/respond.js';
@@ -38,7 +40,7 @@ export class VirtualResources {
 
 /**
  * Serves one create of `v`.
- * @throws StatusError 400 when the body is not a `v.kind` of `v`'s group/version, 401 without a user, and whatever `v.create` throws
+ * @throws StatusError 400 when the body is not a `v.kind` of `v`'s group/version, 422 for a bad dryRun, 401 without a user, and whatever `v.create` throws
  */
 export async function serveVirtual(v: VirtualResource, info: RequestInfo, req: ApiRequest, res: ResponseWriter): Promise<void> {
   const user = req.user;
@@ -46,6 +48,7 @@ export async function serveVirtual(v: VirtualResource, info: RequestInfo, req: A
   if (req.method === 'GET' && v.read) return serveVirtualRead(v.read, info, req, res);
   if (!v.create) throw newMethodNotSupported({ group: v.group, resource: v.resource }, 'create');
   const neg = negotiateOutput(req.headers['accept'], false);
+  const dryRun = dryRunOf(splitURL(req.url).query.getAll('dryRun'), 'CreateOptions');
   const body = decodeObjectBody(req.headers['content-type'], req.body);
   const want = v.group ? `${v.group}/${v.version}` : v.version;
   // missing parts default from the URL, as upstream's decoder does
@@ -54,7 +57,7 @@ export async function serveVirtual(v: VirtualResource, info: RequestInfo, req: A
   if (body.apiVersion !== want || body.kind !== v.kind) {
     throw newBadRequest(`the object provided is unrecognized (must be of type ${v.kind}): ${String(body.kind)} in version "${String(body.apiVersion)}" cannot be handled as a ${v.kind}`);
   }
-  const out = await v.create(body, { user, namespace: info.namespace });
+  const out = await v.create(body, { user, namespace: info.namespace, dryRun });
   writeJSON(res, 201, out, { format: neg.format });
 }
 

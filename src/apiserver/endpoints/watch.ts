@@ -103,7 +103,7 @@ export async function serveWatch(
     else if (prevMatch) send('DELETED', ev.object);
   };
 
-  const listener: CacheListener = { indexValue: filter.nodeName, onEvent: handle };
+  const listener: CacheListener = { indexValue: filter.indexValue, onEvent: handle };
   let stopStorageWatch: (() => void) | undefined;
 
   const sendBookmark = (rv: number, initialEnd = false): void => {

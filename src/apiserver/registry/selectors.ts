@@ -13,8 +13,8 @@ import type { CachedObject } from './cached-object.js';
 export interface ObjectFilter {
   /** true when nothing is filtered */
   readonly empty: boolean;
-  /** exact value required for spec.nodeName (lets watches use the node index) */
-  readonly nodeName?: string;
+  /** the exact value the selector requires for the definition's `watchIndexField` (lets watches use the index) */
+  readonly indexValue?: string;
   matches(o: CachedObject | Obj): boolean;
 }
 
@@ -55,10 +55,10 @@ export function buildFilter(def: ResourceDefinition, labelSelector?: string, fie
   const ls = lsel && !lsel.empty() ? lsel : undefined;
   const fs = fsel && !fsel.empty() ? fsel : undefined;
   if (!ls && !fs) return matchAll;
-  const nodeName = fs?.requiresExactMatch('spec.nodeName');
+  const indexValue = def.watchIndexField ? fs?.requiresExactMatch(def.watchIndexField) : undefined;
   return {
     empty: false,
-    nodeName,
+    indexValue,
     matches(o: CachedObject | Obj): boolean {
       const obj = 'obj' in o ? (o as CachedObject).obj : (o as Obj);
       if (ls && !ls.matches(obj.metadata.labels ?? {})) return false;

@@ -100,6 +100,16 @@ export interface StoreOptions {
 
 const MAX_CAS_RETRIES = 16;
 
+/** The resource-specific part of a write between the admission phases (see Store.admitPrepareValidate). */
+interface WriteStep {
+  /** mutates the object into what is stored (strategy prepare, system fields, allocations) */
+  prepare(): void | Promise<void>;
+  /** field errors of the prepared object; never mutates */
+  validate(): FieldError[];
+  /** adds the strategy's warnings (after validation passed) */
+  warn?: () => void;
+}
+
 export class Store {
   readonly def: ResourceDefinition;
   readonly prefix: string;
@@ -148,7 +158,8 @@ export class Store {
     this.gvr = { group: def.group, version: def.version, resource: def.resource };
     this.gvk = { group: def.group, version: def.version, kind: def.kind };
     const attrs = def.fieldSelectorAttrs;
-    const indexFunc = def.resource === 'pods' && attrs ? (o: CachedObject) => attrs(o.obj)['spec.nodeName'] ?? '' : undefined;
+    const field = def.watchIndexField;
+    const indexFunc = field && attrs ? (o: CachedObject) => attrs(o.obj)[field] ?? '' : undefined;
     // Objects this store is writing are handed to the watch cache as they are (when the
     // stored text is the one written), instead of being parsed again from storage.
     const decode = this.decode;
@@ -323,30 +334,24 @@ export class Store {
     else delete meta.namespace;
     if (meta.resourceVersion) throw newBadRequest('resourceVersion should not be set on objects to be created');
 
+    // rest.BeforeCreate, between the two admission phases
     const attrs = this.admissionAttributes('CREATE', obj, undefined, ns, wc);
-    if (attrs !== undefined) await this.admission!.admit(attrs);
-
-    // rest.BeforeCreate
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    dropEmptyMetadata(meta);
-    def.prepareForCreate?.(obj, sctx);
-    meta.uid = newUID();
-    meta.creationTimestamp = rfc3339(wc.now);
-    if (meta.generateName && !meta.name) meta.name = meta.generateName + generateNameSuffix();
-    // allocations (ClusterIPs, NodePorts) happen before validation, as upstream's BeginCreate
-    const beforeCreate = def.hooks?.beforeCreate;
-    if (beforeCreate !== undefined) await beforeCreate(obj, sctx);
-    const errs: FieldError[] = def.validate?.(obj, sctx) ?? [];
-    const metaErrs = validateObjectMeta(meta, def.namespaced, this.nameValidator, Path.root('metadata'));
-    if (errs.length || metaErrs.length) throw newInvalid(this.groupKind, meta.name ?? '', [...errs, ...metaErrs]);
-    if (def.warningsOnCreate) wc.warnings.push(...def.warningsOnCreate(obj, sctx));
-    def.canonicalize?.(obj);
-
-    if (attrs !== undefined) {
-      attrs.name = meta.name ?? ''; // set from generateName meanwhile
-      await this.admission!.validate(attrs);
-    }
+    await this.admitPrepareValidate(obj, attrs, {
+      prepare: async () => {
+        delete meta.deletionTimestamp;
+        delete meta.deletionGracePeriodSeconds;
+        dropEmptyMetadata(meta);
+        def.prepareForCreate?.(obj, sctx);
+        meta.uid = newUID();
+        meta.creationTimestamp = rfc3339(wc.now);
+        if (meta.generateName && !meta.name) meta.name = meta.generateName + generateNameSuffix();
+        // allocations (ClusterIPs, NodePorts) happen before validation, as upstream's BeginCreate
+        const beforeCreate = def.hooks?.beforeCreate;
+        if (beforeCreate !== undefined) await beforeCreate(obj, sctx);
+      },
+      validate: () => [...(def.validate?.(obj, sctx) ?? []), ...validateObjectMeta(meta, def.namespaced, this.nameValidator, Path.root('metadata'))],
+      warn: def.warningsOnCreate && (() => wc.warnings.push(...def.warningsOnCreate!(obj, sctx))),
+    });
     obj = this.wire(obj);
     if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
     const key = this.key(ns, meta.name!);
@@ -360,6 +365,28 @@ export class Store {
     } catch (e) {
       if (e instanceof KeyExistsError) throw newAlreadyExists(this.groupResource, meta.name!);
       throw e;
+    }
+  }
+
+  /**
+   * The one order of every create, update and patch, after the handler decoded the body
+   * and applied the resource's defaults (upstream's create/update handlers around
+   * rest.BeforeCreate/BeforeUpdate): admission mutates → the strategy prepares the object
+   * (`step.prepare`: prepareForCreate/Update, system fields, the before-hooks'
+   * allocations) → validation (`step.validate`: the strategy's, then ObjectMeta's) →
+   * warnings → canonical form → admission validates. The caller then writes to storage.
+   * @throws StatusError from admission (Forbidden, NotFound…) or 422 Invalid from validation
+   */
+  private async admitPrepareValidate(obj: Obj, attrs: AdmissionAttributes | undefined, step: WriteStep): Promise<void> {
+    if (attrs !== undefined) await this.admission!.admit(attrs);
+    await step.prepare();
+    const errs = step.validate();
+    if (errs.length) throw newInvalid(this.groupKind, obj.metadata.name ?? '', errs);
+    step.warn?.();
+    this.def.canonicalize?.(obj);
+    if (attrs !== undefined) {
+      attrs.name = obj.metadata.name ?? ''; // a create may have set it from generateName meanwhile
+      await this.admission!.validate(attrs);
     }
   }
 
@@ -466,24 +493,27 @@ export class Store {
       if (meta.generateName === undefined && old.metadata.generateName) meta.generateName = old.metadata.generateName;
       dropEmptyMetadata(meta);
 
+      // rest.BeforeUpdate (or the subresource's strategy), between the two admission phases
       const attrs = this.admissionAttributes('UPDATE', obj, old, ns, wc, subresource);
-      if (attrs !== undefined) await this.admission!.admit(attrs);
-      const errs: FieldError[] = [];
+      const metaErrs = (): FieldError[] => validateObjectMetaUpdate(meta, old.metadata, Path.root('metadata'));
       const subStrategy = opts.strategy ?? (subresource === 'status' ? def.status : subresource ? def.subresourceStrategies?.[subresource] : undefined);
-      if (subStrategy) {
-        subStrategy.prepareForUpdate(obj, old, sctx);
-        errs.push(...(subStrategy.validateUpdate?.(obj, old, sctx) ?? []));
-      } else {
-        def.defaults?.(obj);
-        def.prepareForUpdate?.(obj, old, sctx);
-        await def.hooks?.beforeUpdate?.(obj, old, sctx);
-        errs.push(...(def.validateUpdate?.(obj, old, sctx) ?? []));
-        if (def.warningsOnUpdate) wc.warnings.push(...def.warningsOnUpdate(obj, old, sctx));
-      }
-      errs.push(...validateObjectMetaUpdate(meta, old.metadata, Path.root('metadata')));
-      if (errs.length) throw newInvalid(this.groupKind, name, errs);
-      def.canonicalize?.(obj);
-      if (attrs !== undefined) await this.admission!.validate(attrs);
+      await this.admitPrepareValidate(
+        obj,
+        attrs,
+        subStrategy
+          ? {
+              prepare: () => subStrategy.prepareForUpdate(obj, old, sctx),
+              validate: () => [...(subStrategy.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
+            }
+          : {
+              prepare: async () => {
+                def.prepareForUpdate?.(obj, old, sctx);
+                await def.hooks?.beforeUpdate?.(obj, old, sctx);
+              },
+              validate: () => [...(def.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
+              warn: def.warningsOnUpdate && (() => wc.warnings.push(...def.warningsOnUpdate!(obj, old, sctx))),
+            },
+      );
 
       meta.resourceVersion = String(current.rv);
       // no-op updates are not written (upstream compares the encoded bytes, which are in

@@ -7,11 +7,10 @@
  */
 import type { Obj } from '../../api/resource.js';
 import { newBadRequest, newConflict, newInvalid, successStatus } from '../../apimachinery/errors.js';
-import { decodeTypedBody } from '../endpoints/typed-decode.js';
-import { negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { applyPodBinding, validatePodBinding } from '../../api/core/v1/pod/binding.js';
+import { createRequest } from './request.js';
 import type { SubresourceHandler } from './types.js';
 import type { VirtualResource } from '../../api/authorization/virtual.js';
 import type { StoreConsumer } from '../apiserver.js';
@@ -30,16 +29,14 @@ export const podBinding: SubresourceHandler = {
   responseKind: { group: '', version: 'v1', kind: 'Binding' },
   verbs: ['create'],
   async handle(c) {
-    if (c.info.verb !== 'create') throw newBadRequest(`${c.req.method} is not supported on pods/binding`);
-    negotiateOutput(c.req.headers['accept'], false);
-    const b = decodeTypedBody(c.req.headers['content-type'], c.req.body, { group: '', version: 'v1', kind: 'Binding' }) as Binding;
+    const { body: b, dryRun } = createRequest<Binding>(c, { group: '', version: 'v1', kind: 'Binding' });
     const name = c.info.name;
     const ns = c.info.namespace;
     if (b.metadata?.name && b.metadata.name !== name) throw newBadRequest('name in URL does not match name in Binding object');
     if (b.metadata?.namespace && b.metadata.namespace !== ns) {
       throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    await bindPod(c.store, ns, name, b, c.now, c.query.getAll('dryRun').includes('All'), 'pods/binding');
+    await bindPod(c.store, ns, name, b, c.now, dryRun, 'pods/binding');
     writeJSON(c.res, 201, { ...successStatus(), code: 201 });
   },
 };
@@ -91,7 +88,7 @@ export function bindingsResource(): VirtualResource & StoreConsumer {
         throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       if (!pods) throw new Error('bindings: the pod store is not attached');
-      await bindPod(pods, ctx.namespace, name, b, new Date(), false, 'bindings');
+      await bindPod(pods, ctx.namespace, name, b, new Date(), ctx.dryRun === true, 'bindings');
       return { ...successStatus(), code: 201 };
     },
   };

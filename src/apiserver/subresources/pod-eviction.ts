@@ -16,10 +16,9 @@ import { failureStatus, newBadRequest, newConflict, newForbidden, newTooManyRequ
 import { labelSelectorAsSelector } from '../../apimachinery/labels.js';
 import { rfc3339 } from '../registry/meta.js';
 import type { DeleteParams, Store, WriteContext } from '../registry/store.js';
-import { decodeTypedBody } from '../endpoints/typed-decode.js';
-import { negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
 import type { ResourceContext } from '../endpoints/resource.js';
+import { createRequest } from './request.js';
 import type { SubresourceHandler } from './types.js';
 
 /** Upper bound of status.disruptedPods entries (upstream MaxDisruptedPodSize). */
@@ -182,9 +181,7 @@ export const podEviction: SubresourceHandler = {
   responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' },
   verbs: ['create'],
   async handle(c, stores) {
-    if (c.info.verb !== 'create') throw newBadRequest(`${c.req.method} is not supported on pods/eviction`);
-    negotiateOutput(c.req.headers['accept'], false);
-    const ev = decodeTypedBody(c.req.headers['content-type'], c.req.body, { group: 'policy', version: 'v1', kind: 'Eviction' }) as Eviction;
+    const { body: ev, dryRun: queryDryRun } = createRequest<Eviction>(c, { group: 'policy', version: 'v1', kind: 'Eviction' });
     if (ev.apiVersion && ev.apiVersion !== 'policy/v1' && ev.apiVersion !== 'policy/v1beta1') {
       throw newBadRequest(`the API version in the data (${ev.apiVersion}) does not match the expected API version (policy/v1)`);
     }
@@ -199,7 +196,7 @@ export const podEviction: SubresourceHandler = {
     if (queryDry.length && bodyDry.length && queryDry.join(',') !== bodyDry.join(',')) {
       throw newBadRequest(`Non-matching dry-run options in request and content: [${queryDry.join(' ')}] and [${bodyDry.join(' ')}]`);
     }
-    const dryRun = [...queryDry, ...bodyDry].includes('All');
+    const dryRun = queryDryRun || bodyDry.includes('All');
     const original = deleteParamsOf(ev);
     const pdbStore = stores.store('policy', 'poddisruptionbudgets');
     const done = (): void => writeJSON(c.res, 201, { ...successStatus(), code: 201 });

@@ -12,9 +12,8 @@ import { newBadRequest, newForbidden, newInvalid, newNotFound } from '../../apim
 import { invalid, Path } from '../../apimachinery/field-errors.js';
 import type { ServiceAccountTokens } from '../authn/serviceaccount.js';
 import { nodeIdentity } from '../authz/node.js';
-import { decodeTypedBody } from '../endpoints/typed-decode.js';
-import { negotiateOutput } from '../http/negotiate.js';
 import { writeJSON } from '../http/respond.js';
+import { createRequest } from './request.js';
 import type { SubresourceHandler } from './types.js';
 
 interface TokenRequest extends KObject {
@@ -38,9 +37,7 @@ export function serviceAccountTokenHandler(tokens: ServiceAccountTokens): Subres
     responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
     verbs: ['create'],
     async handle(c, stores) {
-      if (c.info.verb !== 'create') throw newBadRequest(`${c.req.method} is not supported on serviceaccounts/token`);
-      const neg = negotiateOutput(c.req.headers['accept'], false);
-      const body = decodeTypedBody(c.req.headers['content-type'], c.req.body, { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' }) as TokenRequest;
+      const { neg, body } = createRequest<TokenRequest>(c, { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
       const ns = c.info.namespace;
       const name = c.info.name;
       const sa = (await c.store.get(ns, name)).obj;

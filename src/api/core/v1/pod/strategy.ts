@@ -204,10 +204,8 @@ function podFieldSelectorAttrs(pod: Pod): Record<string, string> {
 }
 
 /**
- * core/v1 Pod.
- *
- * prepareForCreate also applies the DefaultTolerationSeconds admission plugin
- * ({@link addDefaultTolerationSeconds}); the admission chain may take that over later.
+ * core/v1 Pod. The DefaultTolerationSeconds tolerations ({@link addDefaultTolerationSeconds})
+ * are added by that admission plugin, not here.
  */
 export const podDefinition: ResourceDefinition<Pod> = {
   group: '',
@@ -220,6 +218,9 @@ export const podDefinition: ResourceDefinition<Pod> = {
   shortNames: ['po'],
   categories: ['all'],
   schemaRef: 'core/v1#Pod',
+  // the kubelets' watches (spec.nodeName=<node>) are served from an index, as upstream's pod storage
+  watchIndexField: 'spec.nodeName',
+  returnDeletedObject: true,
 
   defaults(obj: Obj<Pod>): void {
     setPodDefaults(obj);
@@ -228,7 +229,6 @@ export const podDefinition: ResourceDefinition<Pod> = {
   prepareForCreate(obj: Obj<Pod>, ctx: StrategyContext): void {
     decodeChecks(obj);
     dropDisabledPodFields(obj.spec, undefined);
-    addDefaultTolerationSeconds(obj);
     obj.status = { phase: 'Pending', qosClass: computePodQOS(obj) };
     applySchedulingGatedCondition(obj, ctx.now());
     mutatePodAffinity(obj);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { FieldError } from '../../../../apimachinery/field-errors.js';
 import type { KObject, Obj, StrategyContext } from '../../../resource.js';
-import { podDefinition } from './strategy.js';
+import { addDefaultTolerationSeconds, podDefinition } from './strategy.js';
 import type { Pod } from './types.js';
 
 /** test/fixtures/manifests: the published example manifests (each names its source; see EXPECTED.md there). */
@@ -34,7 +34,8 @@ export function testContext(now = new Date('2025-01-01T00:00:00Z'), namespace = 
 }
 
 /**
- * The create path for a pod as the generic store runs it (metadata system fields filled in
+ * The create path for a pod as the API server runs it (defaults, the DefaultTolerationSeconds
+ * admission plugin, the strategy; metadata system fields filled in
  * like the store would). Returns the stored object and the validation errors.
  */
 export function createPod(input: Pod, ctx: StrategyContext = testContext()): { pod: Obj<Pod>; errors: FieldError[] } {
@@ -45,6 +46,8 @@ export function createPod(input: Pod, ctx: StrategyContext = testContext()): { p
   (pod.metadata as { uid?: string }).uid ??= '00000000-0000-0000-0000-000000000001';
   (pod.metadata as { creationTimestamp?: string }).creationTimestamp ??= '2025-01-01T00:00:00Z';
   podDefinition.defaults!(pod);
+  // what the DefaultTolerationSeconds admission plugin adds between defaulting and prepareForCreate
+  addDefaultTolerationSeconds(pod);
   podDefinition.prepareForCreate!(pod, ctx);
   const errors = podDefinition.validate!(pod, ctx);
   if (errors.length === 0) podDefinition.canonicalize!(pod);
