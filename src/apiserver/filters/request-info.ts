@@ -9,8 +9,6 @@ import { parseRequestInfo, type RequestInfo } from '../http/request-info.js';
 import type { ApiRequest } from '../http/types.js';
 import type { Handler } from './types.js';
 
-const infos = new WeakMap<ApiRequest, RequestInfo>();
-
 /** Splits `req.url` into the path and the parsed query. */
 export function splitURL(url: string): { path: string; query: URLSearchParams } {
   const q = url.indexOf('?');
@@ -22,11 +20,10 @@ export function splitURL(url: string): { path: string; query: URLSearchParams } 
  * a request that did not come through the chain.
  */
 export function requestInfoOf(req: ApiRequest): RequestInfo {
-  let info = infos.get(req);
-  if (!info) {
+  let info = req.requestInfo;
+  if (info === undefined) {
     const { path, query } = splitURL(req.url);
-    info = parseRequestInfo(req.method, path, query);
-    infos.set(req, info);
+    info = req.requestInfo = parseRequestInfo(req.method, path, query);
   }
   return info;
 }

@@ -4,6 +4,7 @@
  * loopback transport the all-in-one server gives its components.
  */
 import type { UserInfo } from '../../api/resource.js';
+import type { RequestInfo } from './request-info.js';
 
 export interface ApiRequest {
   method: string;
@@ -19,6 +20,11 @@ export interface ApiRequest {
   remoteAddress?: string;
   /** when the request arrived (performance.now() ms), for the request duration metric; dispatch time otherwise */
   receivedAt?: number;
+  /**
+   * set by the request-info filter (src/apiserver/filters/request-info.ts); a field rather
+   * than a WeakMap entry, so a request costs the GC no ephemeron
+   */
+  requestInfo?: RequestInfo;
 }
 
 export interface ResponseWriter {
