@@ -4,16 +4,16 @@
  * inside out below; a request meets the steps in this order:
  *
  * 1. panic recovery — whatever an inner step throws becomes a Status answer
- * 1b. request received timestamp — when the request arrived (request duration metric)
- * 2. request info — the URL parsed once into group/version/resource/verb
- * 3. authentication — `req.user` from the client certificate or a bearer token;
+ * 2. request received timestamp — when the request arrived (request duration metric)
+ * 3. request info — the URL parsed once into group/version/resource/verb
+ * 4. authentication — `req.user` from the client certificate or a bearer token;
  *    no credentials = anonymous on the public paths, 401 elsewhere
- * 4. audit — audit.k8s.io Events for everything below (failed authentications too)
- * 5. impersonation — Impersonate-* headers replace the user when allowed
- * 6. max in flight — concurrency limits (upstream: priority and fairness)
- * 7. authorization — the authorizer's decision, 403 on deny
- * 8. the API handler — discovery, OpenAPI, health, and resource requests on the
- *    generic store (admission and validation run inside the store)
+ * 5. audit — audit.k8s.io Events for everything below (failed authentications too)
+ * 6. impersonation — Impersonate-* headers replace the user when allowed
+ * 7. max in flight — concurrency limits (upstream: priority and fairness)
+ * 8. authorization — the authorizer's decision, 403 on deny
+ * 9. the API handler — discovery, OpenAPI, health, metrics, and resource requests on
+ *    the generic store (admission and validation run inside the store)
  *
  * Nothing replaces a handler at run time: the chain is built once, from data.
  *
