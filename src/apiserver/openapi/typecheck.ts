@@ -156,12 +156,18 @@ function compile(s: Schema, set: SchemaSet): TypeNode {
  * (custom resources: their structural schema validates them). Compiles on first use.
  */
 export function typeOfKind(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'schemaRef'>): TypeNode | undefined {
+  const hit = byDefinition.get(def);
+  if (hit !== undefined) return hit ?? undefined;
   const set = builtinSchemas();
   const name = builtinSchemaName(def, set);
-  if (!name) return undefined;
-  const n = named(name, set);
-  return n.kind === Kind.Struct ? n : undefined;
+  const n = name ? named(name, set) : undefined;
+  const t = n && n.kind === Kind.Struct ? n : undefined;
+  byDefinition.set(def, t ?? null);
+  return t;
 }
+
+/** the compiled type per definition object (null: none), so a request costs one lookup */
+const byDefinition = new WeakMap<object, TypeNode | null>();
 
 /** JSON type words of encoding/json's UnmarshalTypeError. */
 export function jsonTypeWord(v: unknown): string {
