@@ -27,7 +27,7 @@ interface Seen {
   pending: Promise<unknown>;
 }
 
-export interface RecorderOptions {
+interface RecorderOptions {
   component: string;
   host?: string;
   /** wall clock, injectable */

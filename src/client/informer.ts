@@ -11,7 +11,7 @@ import { StatusError } from '../apimachinery/errors.js';
 import { type Clock, realClock, type TimerHandle } from '../util/clock.js';
 import type { Client, ResourceRef, WatchHandle } from './types.js';
 
-export interface InformerOptions {
+interface InformerOptions {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
@@ -23,7 +23,7 @@ export interface InformerOptions {
   clock?: Clock;
 }
 
-export interface InformerHandlers<T extends KObject> {
+interface InformerHandlers<T extends KObject> {
   add?(obj: T): void;
   update?(oldObj: T, newObj: T): void;
   delete?(obj: T): void;

@@ -18,7 +18,7 @@ import { rfc3339Micro } from './events.js';
 import { R, type Client } from './types.js';
 
 /** The Lease spec fields leader election uses. */
-export interface LeaderElectionRecord {
+interface LeaderElectionRecord {
   holderIdentity: string;
   leaseDurationSeconds: number;
   /** RFC 3339 with microseconds */

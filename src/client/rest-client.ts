@@ -28,7 +28,7 @@ const patchContentType: Record<PatchType, string> = {
 };
 
 /** `/api/v1/namespaces/ns/pods[/name[/sub]]` */
-export function resourcePath(r: ResourceRef, ns: string, name?: string, sub?: string): string {
+function resourcePath(r: ResourceRef, ns: string, name?: string, sub?: string): string {
   let p = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   if (r.namespaced && ns) p += `/namespaces/${encodeURIComponent(ns)}`;
   p += `/${r.resource}`;
@@ -45,7 +45,7 @@ function qs(params: Record<string, string | number | boolean | undefined>): stri
 }
 
 /** Converts a non-2xx response into a StatusError. */
-export function errorFrom(res: TransportResponse): StatusError {
+function errorFrom(res: TransportResponse): StatusError {
   const text = res.body.toString('utf8');
   try {
     const o = JSON.parse(text) as Status;
@@ -56,7 +56,7 @@ export function errorFrom(res: TransportResponse): StatusError {
   return new StatusError(failureStatus(res.status, res.status === 404 ? 'NotFound' : 'InternalError', text || `HTTP ${res.status}`));
 }
 
-export interface RestClientOptions {
+interface RestClientOptions {
   userAgent?: string;
 }
 

@@ -30,7 +30,7 @@ export interface Transport {
   ): StreamHandle;
 }
 
-export interface HttpsTransportOptions {
+interface HttpsTransportOptions {
   /** e.g. https://127.0.0.1:6443 */
   server: string;
   ca?: string;

@@ -24,7 +24,7 @@ const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,}$/;
 
 /** Thrown for references the grammar rejects; `message` is upstream's text. */
-export class InvalidReferenceError extends Error {
+class InvalidReferenceError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'InvalidReferenceError';

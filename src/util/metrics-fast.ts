@@ -54,7 +54,7 @@ class ChildTree<T> {
 }
 
 /** One label set of a counter. */
-export class CounterChild {
+class CounterChild {
   value = 0;
   constructor(readonly labels: Record<string, string>) {}
   inc(n = 1): void {

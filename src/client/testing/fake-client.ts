@@ -32,7 +32,7 @@ import type {
 } from '../types.js';
 
 /** One recorded call (reads and writes). */
-export interface Call {
+interface Call {
   verb: string;
   resource: string;
   ns: string;
@@ -42,7 +42,7 @@ export interface Call {
 }
 
 /** One recorded write, as the scheduler tests read them (a pods/binding create is verb `binding`). */
-export interface Write {
+interface Write {
   verb: 'create' | 'update' | 'patch' | 'delete' | 'binding';
   resource: string;
   namespace: string;
@@ -51,7 +51,7 @@ export interface Write {
   body?: unknown;
 }
 
-export interface FakeClientOptions {
+interface FakeClientOptions {
   /** the clock (ms since the epoch) for creation and deletion timestamps; default `Date.now` */
   now?: () => number;
   /**

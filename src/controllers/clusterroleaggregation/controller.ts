@@ -14,7 +14,7 @@ import { Informer } from '../../client/informer.js';
 import type { Client, ResourceRef } from '../../client/types.js';
 
 type CR = ClusterRole & KObject;
-export const CLUSTER_ROLE_REF: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false };
+const CLUSTER_ROLE_REF: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false };
 
 /** The aggregated rules of `role` over `all` (deduplicated, in name order of the sources). */
 export function aggregateRules(role: ClusterRole, all: ClusterRole[]): PolicyRule[] {

@@ -26,7 +26,7 @@ import { type CronJob, formatInZone, jobNameFor, MAX_MISSED_START_TIMES, mostRec
 export type { CronJob } from './schedule-times.js';
 
 /** Annotation with the scheduled time a Job was created for. */
-export const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
+const SCHEDULED_TIMESTAMP_ANNOTATION = 'batch.kubernetes.io/cronjob-scheduled-timestamp';
 
 const jobRef = (j: Job): ObjectReference => ({
   kind: 'Job',

@@ -14,7 +14,7 @@ export type CronJob = KCronJob & KObject;
 export const MAX_MISSED_START_TIMES = 100;
 
 /** The result of {@link mostRecentScheduleTime}. */
-export interface RecentSchedule {
+interface RecentSchedule {
   /** the earliest time considered (last schedule, creation, or now − startingDeadlineSeconds), ms */
   earliest: number;
   /** the most recent unmet scheduled time at or before `now`, ms; undefined when none */

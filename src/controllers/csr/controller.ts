@@ -23,7 +23,7 @@ export const CSR_REF: ResourceRef = { group: 'certificates.k8s.io', version: 'v1
 const SAR_REF: ResourceRef = { group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false };
 const NODE_USAGES = new Set(['key encipherment', 'digital signature', 'client auth']);
 
-export interface CSRControllerOptions {
+interface CSRControllerOptions {
   /** client of the approver (identity system:serviceaccount:kube-system:certificate-controller) */
   client: Client;
   /** the cluster CA; without it nothing is signed */

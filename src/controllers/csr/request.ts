@@ -13,14 +13,14 @@ import type { Client } from '../../client/types.js';
 import { CSR_REF } from './controller.js';
 import { createCSR } from './sign.js';
 
-export interface NodeCredentials {
+interface NodeCredentials {
   /** PEM certificate signed by the cluster CA */
   cert: string;
   /** PEM PKCS#8 private key */
   key: string;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   /** how long to wait for approval and signing (default 60 s) */
   timeoutMs?: number;
   /** requested lifetime in seconds (default: the signer's) */

@@ -16,7 +16,7 @@ export interface SigningCA {
 }
 
 /** `--cluster-signing-duration` default: one year, in seconds. */
-export const DEFAULT_SIGNING_SECONDS = 365 * 86400;
+const DEFAULT_SIGNING_SECONDS = 365 * 86400;
 
 const EKU: Record<string, string> = {
   'server auth': x509.ExtendedKeyUsage.serverAuth,

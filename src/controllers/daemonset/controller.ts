@@ -35,10 +35,10 @@ import { DaemonPredicates, type DaemonSet, newDaemonPod, type Node } from './pre
 export type { DaemonSet } from './predicates.js';
 
 /** Upstream BurstReplicas of the DaemonSet controller: most creates or deletes per sync. */
-export const DS_BURST_REPLICAS = 250;
+const DS_BURST_REPLICAS = 250;
 /** Failed-pod backoff on one node: first delay and cap (ms), as upstream's failedPodsBackoff. */
-export const FAILED_POD_BACKOFF_MS = 1000;
-export const FAILED_POD_BACKOFF_MAX_MS = 15 * 60 * 1000;
+const FAILED_POD_BACKOFF_MS = 1000;
+const FAILED_POD_BACKOFF_MAX_MS = 15 * 60 * 1000;
 
 /** Creates and deletes issued and not yet observed, per DaemonSet (upstream ControllerExpectations). */
 class PodExpectations {

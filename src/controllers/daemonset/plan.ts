@@ -32,7 +32,7 @@ const created = (p: Pod): number => (p.metadata?.creationTimestamp ? Date.parse(
 const PHASE_ORDER: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
 
 /** Oldest first; equal times by phase (upstream podByCreationTimestampAndPhase). */
-export function byCreationAndPhase(a: Pod, b: Pod): number {
+function byCreationAndPhase(a: Pod, b: Pod): number {
   const d = created(a) - created(b);
   if (d !== 0) return d;
   const pa = PHASE_ORDER[a.status?.phase ?? ''] ?? 0;
@@ -42,7 +42,7 @@ export function byCreationAndPhase(a: Pod, b: Pod): number {
 }
 
 /** A percentage or count of `total` rounded up (intstr.GetScaledValueFromIntOrPercent with roundUp). */
-export function scaled(v: number | string | undefined, total: number): number {
+function scaled(v: number | string | undefined, total: number): number {
   if (v === undefined) return 0;
   if (typeof v === 'number') return v;
   if (v.endsWith('%')) return Math.ceil((Number(v.slice(0, -1)) * total) / 100);
@@ -50,12 +50,12 @@ export function scaled(v: number | string | undefined, total: number): number {
 }
 
 /** maxSurge > 0 allowed (upstream AllowsSurge). */
-export function allowsSurge(ds: DaemonSet): boolean {
+function allowsSurge(ds: DaemonSet): boolean {
   const ru = ds.spec?.updateStrategy?.rollingUpdate;
   return (ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate' && scaled(ru?.maxSurge, 1) > 0;
 }
 
-export interface ManagePlan {
+interface ManagePlan {
   /** nodes needing a new daemon pod */
   create: string[];
   /** pods to delete */

@@ -24,12 +24,12 @@ export type DaemonSet = KDaemonSet & KObject;
 export type Node = KNode & KObject;
 
 /** Pod label with the DaemonSet's template generation (upstream DaemonSetTemplateGenerationKey). */
-export const TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
+const TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
 /** DaemonSet annotation holding the template generation. */
-export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 
 /** The tolerations the controller adds to every daemon pod (upstream AddOrUpdateDaemonPodTolerations). */
-export function daemonTolerations(hostNetwork: boolean): Toleration[] {
+function daemonTolerations(hostNetwork: boolean): Toleration[] {
   const t: Toleration[] = [
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute' },
     { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute' },
@@ -43,7 +43,7 @@ export function daemonTolerations(hostNetwork: boolean): Toleration[] {
 }
 
 /** Adds `add` to `tols`, replacing a toleration with the same key and effect (upstream AddOrUpdateTolerationInPodSpec). */
-export function addOrUpdateTolerations(spec: PodSpec, add: Toleration[]): void {
+function addOrUpdateTolerations(spec: PodSpec, add: Toleration[]): void {
   const out = [...(spec.tolerations ?? [])];
   for (const t of add) {
     const i = out.findIndex((x) => (x.key ?? '') === (t.key ?? '') && (x.effect ?? '') === (t.effect ?? ''));

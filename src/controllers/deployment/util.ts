@@ -13,16 +13,16 @@ import type { ReplicaSet } from '../replicaset/controller.js';
 
 export type Deployment = KDeployment & KObject;
 
-export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
-export const REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history';
+const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
+const REVISION_HISTORY_ANNOTATION = 'deployment.kubernetes.io/revision-history';
 export const DESIRED_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/desired-replicas';
-export const MAX_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/max-replicas';
-export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
-export const ROLLBACK_TO_ANNOTATION = 'deprecated.deployment.rollback.to';
+const MAX_REPLICAS_ANNOTATION = 'deployment.kubernetes.io/max-replicas';
+const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+const ROLLBACK_TO_ANNOTATION = 'deprecated.deployment.rollback.to';
 /** The label the controller adds to ReplicaSets, their selectors and pods. */
 export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 /** Upper bound of the revision-history annotation (upstream maxRevHistoryLengthInChars). */
-export const MAX_REV_HISTORY_LENGTH = 2000;
+const MAX_REV_HISTORY_LENGTH = 2000;
 
 /** Condition reasons (upstream deploymentutil). */
 export const Reason = {
@@ -44,7 +44,7 @@ const replicas = (o: { spec?: { replicas?: number } } | undefined): number => o?
 const desired = (d: Deployment): number => d.spec?.replicas ?? 1;
 
 /** An int-or-percent scaled against `total` (upstream GetScaledValueFromIntOrPercent). */
-export function scaledValue(v: number | string | undefined, total: number, roundUp: boolean): number {
+function scaledValue(v: number | string | undefined, total: number, roundUp: boolean): number {
   if (v === undefined) return 0;
   if (typeof v === 'number') return v;
   const m = /^(\d+)%$/.exec(v);
@@ -57,7 +57,7 @@ export function scaledValue(v: number | string | undefined, total: number, round
 }
 
 /** [maxSurge, maxUnavailable] with unavailable 1 when both would be 0 (upstream ResolveFenceposts). */
-export function resolveFenceposts(surge: number | string | undefined, unavailable: number | string | undefined, want: number): [number, number] {
+function resolveFenceposts(surge: number | string | undefined, unavailable: number | string | undefined, want: number): [number, number] {
   const s = scaledValue(surge, want, true);
   let u = scaledValue(unavailable, want, false);
   if (s === 0 && u === 0) u = 1;
@@ -94,8 +94,8 @@ export function newRSNewReplicas(d: Deployment, allRSs: ReplicaSet[], newRS: Rep
 }
 
 export const sumReplicas = (rss: (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs ? replicas(rs) : 0), 0);
-export const sumActual = (rss: (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs?.status?.replicas ?? 0), 0);
-export const sumReady = (rss: (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs?.status?.readyReplicas ?? 0), 0);
+const sumActual = (rss: (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs?.status?.replicas ?? 0), 0);
+const sumReady = (rss: (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs?.status?.readyReplicas ?? 0), 0);
 export const sumAvailable = (rss: (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs?.status?.availableReplicas ?? 0), 0);
 export const activeRSs = (rss: (ReplicaSet | undefined)[]): ReplicaSet[] => rss.filter((rs): rs is ReplicaSet => !!rs && replicas(rs) > 0);
 

@@ -32,14 +32,14 @@ import { controllerFinders, DiscoveryMapper, expectedScale } from './finders.js'
 import { buildDisruptedPodMap, countHealthyPods, expectedPodCount, failSafeStatus, nextStatus, type PDB, staleDisruptionCondition } from './status.js';
 
 /** Field manager of the DisruptionTarget reset (upstream fieldManager). */
-export const FIELD_MANAGER = 'DisruptionController';
+const FIELD_MANAGER = 'DisruptionController';
 
 const withKind = <T extends KObject>(o: T, apiVersion: string, kind: string): T => (o.kind ? o : { ...o, apiVersion, kind });
 const asPDB = (p: PDB): PDB => withKind(p, 'policy/v1', 'PodDisruptionBudget');
 const asPod = (p: Pod): Pod => withKind(p, 'v1', 'Pod');
 
 /** A label selector as Go's `%v` of *metav1.LabelSelector prints it (gogo String()). */
-export function formatSelectorGo(ls: LabelSelector | undefined): string {
+function formatSelectorGo(ls: LabelSelector | undefined): string {
   if (!ls) return '<nil>';
   const labels = Object.keys(ls.matchLabels ?? {})
     .sort()

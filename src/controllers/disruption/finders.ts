@@ -22,13 +22,13 @@ type Dep = Deployment & KObject;
 type STS = StatefulSet & KObject;
 
 /** A controller's UID and desired replicas. */
-export interface ControllerAndScale {
+interface ControllerAndScale {
   uid: string;
   scale: number;
 }
 
 /** What a finder is given: the pod's controllerRef and namespace. */
-export type ControllerFinder = (ref: OwnerReference, ns: string) => Promise<ControllerAndScale | undefined>;
+type ControllerFinder = (ref: OwnerReference, ns: string) => Promise<ControllerAndScale | undefined>;
 
 const APPS = ['apps', 'extensions'];
 

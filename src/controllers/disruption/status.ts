@@ -19,12 +19,12 @@ export type PDB = KPDB & KObject;
 /** How long (ms) an evicted pod may stay undeleted before it counts as healthy again (upstream DeletionTimeout). */
 export const DELETION_TIMEOUT_MS = 2 * 60_000;
 /** How long (ms) a DisruptionTarget=True condition may sit on a live pod before it is reset (upstream stalePodDisruptionTimeout). */
-export const STALE_POD_DISRUPTION_TIMEOUT_MS = 2 * 60_000;
+const STALE_POD_DISRUPTION_TIMEOUT_MS = 2 * 60_000;
 
-export const DISRUPTION_ALLOWED = 'DisruptionAllowed';
-export const SUFFICIENT_PODS = 'SufficientPods';
-export const INSUFFICIENT_PODS = 'InsufficientPods';
-export const SYNC_FAILED = 'SyncFailed';
+const DISRUPTION_ALLOWED = 'DisruptionAllowed';
+const SUFFICIENT_PODS = 'SufficientPods';
+const INSUFFICIENT_PODS = 'InsufficientPods';
+const SYNC_FAILED = 'SyncFailed';
 
 /**
  * Upstream intstr.GetScaledValueFromIntOrPercent: an int as is, `"N%"` as N·total/100
@@ -113,7 +113,7 @@ export function countHealthyPods(pods: readonly Pod[], disrupted: Readonly<Recor
  * apimeta.SetStatusCondition: replaces the condition of the same type, keeping its
  * lastTransitionTime unless the status changes.
  */
-export function setCondition(conds: Condition[], c: Omit<Condition, 'lastTransitionTime'>, now: number): void {
+function setCondition(conds: Condition[], c: Omit<Condition, 'lastTransitionTime'>, now: number): void {
   const i = conds.findIndex((x) => x.type === c.type);
   if (i < 0) {
     conds.push({ ...c, lastTransitionTime: rfc3339(new Date(now)) });
@@ -124,7 +124,7 @@ export function setCondition(conds: Condition[], c: Omit<Condition, 'lastTransit
 }
 
 /** pdbhelper.UpdateDisruptionAllowedCondition on `st` (in place). */
-export function updateDisruptionAllowedCondition(st: PodDisruptionBudgetStatus, now: number): void {
+function updateDisruptionAllowedCondition(st: PodDisruptionBudgetStatus, now: number): void {
   const conds = (st.conditions ??= []);
   const allowed = (st.disruptionsAllowed ?? 0) > 0;
   setCondition(
@@ -152,7 +152,7 @@ function sameDisrupted(a: Readonly<Record<string, string>> | undefined, b: Reado
 }
 
 /** The counts a sync computed. */
-export interface Observed {
+interface Observed {
   currentHealthy: number;
   desiredHealthy: number;
   expectedCount: number;

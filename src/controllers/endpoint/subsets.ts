@@ -14,7 +14,7 @@ import { isPodReady, type Pod } from '../util/pods.js';
 import { findPort, isIPv6, isServiceIPSet, podIPs, type Service, shouldPodBeInEndpoints, shouldSetHostname } from './util.js';
 
 /** Most addresses an Endpoints object carries (upstream maxCapacity). */
-export const MAX_ENDPOINTS_CAPACITY = 1000;
+const MAX_ENDPOINTS_CAPACITY = 1000;
 /** Annotation set when addresses were dropped to stay within {@link MAX_ENDPOINTS_CAPACITY}. */
 export const OVER_CAPACITY_ANNOTATION = 'endpoints.kubernetes.io/over-capacity';
 
@@ -24,7 +24,7 @@ export const OVER_CAPACITY_ANNOTATION = 'endpoints.kubernetes.io/over-capacity';
  * a Pod targetRef.
  * @returns undefined when the pod has no IP of that family
  */
-export function podToEndpointAddress(svc: Service, pod: Pod): EndpointAddress | undefined {
+function podToEndpointAddress(svc: Service, pod: Pod): EndpointAddress | undefined {
   const ips = podIPs(pod);
   let v6: boolean;
   const fams = svc.spec?.ipFamilies;
@@ -40,7 +40,7 @@ export function podToEndpointAddress(svc: Service, pod: Pod): EndpointAddress | 
 }
 
 /** Counts of a computed subsets list. */
-export interface SubsetsResult {
+interface SubsetsResult {
   subsets: EndpointSubset[];
   ready: number;
   notReady: number;

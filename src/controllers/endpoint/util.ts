@@ -28,7 +28,7 @@ export function isServiceIPSet(svc: Service): boolean {
 }
 
 /** Does the Service select pods? A nil or empty selector selects none (the controllers leave it alone). */
-export function hasSelector(svc: Service): boolean {
+function hasSelector(svc: Service): boolean {
   const s = svc.spec?.selector;
   if (!s) return false;
   for (const _ in s) return true;
@@ -36,7 +36,7 @@ export function hasSelector(svc: Service): boolean {
 }
 
 /** Succeeded or Failed (upstream podutil.IsPodTerminal). */
-export function isPodTerminal(pod: Pod): boolean {
+function isPodTerminal(pod: Pod): boolean {
   const ph = pod.status?.phase;
   return ph === 'Succeeded' || ph === 'Failed';
 }
@@ -114,7 +114,7 @@ export class ServiceSelectorCache {
 }
 
 /** Keys (`ns/name`) of the Services in `services` whose selector matches the pod's labels. */
-export function podServiceMemberships(pod: Pod, services: readonly Service[], sels: ServiceSelectorCache, out: Set<string>): void {
+function podServiceMemberships(pod: Pod, services: readonly Service[], sels: ServiceSelectorCache, out: Set<string>): void {
   const labels = pod.metadata?.labels ?? {};
   for (const s of services) {
     const sel = sels.get(s);
@@ -134,7 +134,7 @@ function sameLabels(a: Record<string, string> | undefined, b: Record<string, str
  * Upstream podEndpointsChanged: did anything an endpoint reflects change (deletion
  * timestamp, readiness, IPs, hostname/subdomain), and did the labels change?
  */
-export function podEndpointsChanged(oldPod: Pod, newPod: Pod): { podChanged: boolean; labelsChanged: boolean } {
+function podEndpointsChanged(oldPod: Pod, newPod: Pod): { podChanged: boolean; labelsChanged: boolean } {
   const labelsChanged = !sameLabels(oldPod.metadata?.labels, newPod.metadata?.labels);
   let podChanged =
     oldPod.metadata?.deletionTimestamp !== newPod.metadata?.deletionTimestamp ||

@@ -52,7 +52,7 @@ function setTriggerTime(s: EndpointSlice, t: number | undefined): EndpointSlice 
 }
 
 /** Options beyond the shared context (tests). */
-export interface EndpointSliceControllerOptions {
+interface EndpointSliceControllerOptions {
   /** endpoints per slice (upstream --max-endpoints-per-slice, default 100) */
   maxEndpointsPerSlice?: number;
 }

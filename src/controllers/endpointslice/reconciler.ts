@@ -28,7 +28,7 @@ export const MAX_ENDPOINTS_PER_SLICE = 100;
 export const CONTROLLER_NAME = 'endpointslice-controller.k8s.io';
 export const LABEL_SERVICE_NAME = 'kubernetes.io/service-name';
 export const LABEL_MANAGED_BY = 'endpointslice.kubernetes.io/managed-by';
-export const LABEL_ZONE = 'topology.kubernetes.io/zone';
+const LABEL_ZONE = 'topology.kubernetes.io/zone';
 
 type AddressType = 'IPv4' | 'IPv6';
 
@@ -42,7 +42,7 @@ export interface SlicePlan {
 }
 
 /** Upstream getAddressTypesForService. */
-export function addressTypesForService(svc: Service): AddressType[] {
+function addressTypesForService(svc: Service): AddressType[] {
   const fams = svc.spec?.ipFamilies;
   if (fams?.length) return fams.map((f) => (f === 'IPv6' ? 'IPv6' : 'IPv4'));
   if (isServiceIPSet(svc)) return [isIPv6(svc.spec!.clusterIP!) ? 'IPv6' : 'IPv4'];
@@ -50,7 +50,7 @@ export function addressTypesForService(svc: Service): AddressType[] {
 }
 
 /** Upstream getEndpointPorts: one port per Service port the pod resolves. */
-export function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
+function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
   const out: EndpointPort[] = [];
   const ports = svc.spec?.ports ?? [];
   if (ports.length === 0 && svc.spec?.clusterIP === 'None') return out;
@@ -65,7 +65,7 @@ export function endpointPorts(svc: Service, pod: Pod): EndpointPort[] {
 }
 
 /** Upstream podToEndpoint. */
-export function podToEndpoint(pod: Pod, node: Node | undefined, svc: Service, addressType: AddressType): Endpoint {
+function podToEndpoint(pod: Pod, node: Node | undefined, svc: Service, addressType: AddressType): Endpoint {
   const serving = isPodReady(pod);
   const terminating = !!pod.metadata?.deletionTimestamp;
   const ready = svc.spec?.publishNotReadyAddresses === true || (serving && !terminating);
@@ -99,7 +99,7 @@ function portsKey(ports: readonly EndpointPort[] | null | undefined): string {
 const RESERVED = new Set([LABEL_SERVICE_NAME, LABEL_MANAGED_BY, HEADLESS_LABEL]);
 
 /** Upstream setEndpointSliceLabels: the slice's labels and whether the Service's labels changed. */
-export function sliceLabels(slice: EndpointSlice | undefined, svc: Service): { labels: Record<string, string>; changed: boolean } {
+function sliceLabels(slice: EndpointSlice | undefined, svc: Service): { labels: Record<string, string>; changed: boolean } {
   const labels: Record<string, string> = {};
   let nSvc = 0;
   for (const [k, v] of Object.entries(svc.metadata?.labels ?? {})) {
@@ -127,7 +127,7 @@ function slicePrefix(name: string): string {
 }
 
 /** Upstream newEndpointSlice: an unnamed slice (generateName `<svc>-`) owned by the Service. */
-export function newEndpointSlice(svc: Service, ports: EndpointPort[], addressType: AddressType): EndpointSlice {
+function newEndpointSlice(svc: Service, ports: EndpointPort[], addressType: AddressType): EndpointSlice {
   return {
     apiVersion: 'discovery.k8s.io/v1',
     kind: 'EndpointSlice',

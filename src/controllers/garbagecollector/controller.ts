@@ -28,9 +28,9 @@ import { discoverResources, type ResourceMap } from './discovery.js';
 import { DependencyGraph, FINALIZER_FOREGROUND, FINALIZER_ORPHAN, type GraphNode } from './graph.js';
 
 /** How often discovery is re-read for new resources (upstream resyncs every 30 s). */
-export const DISCOVERY_RESYNC_MS = 30_000;
+const DISCOVERY_RESYNC_MS = 30_000;
 
-export interface GarbageCollectorOptions extends WorkloadControllerContext {
+interface GarbageCollectorOptions extends WorkloadControllerContext {
   /** discovery re-read period, ms (default {@link DISCOVERY_RESYNC_MS}; 0 = never) */
   discoveryResyncMs?: number;
 }

@@ -37,7 +37,7 @@ export class ResourceMap {
 }
 
 /** Upstream's ignored resources: Events (core and events.k8s.io). */
-export function isIgnoredResource(group: string, resource: string): boolean {
+function isIgnoredResource(group: string, resource: string): boolean {
   return resource === 'events' && (group === '' || group === 'events.k8s.io');
 }
 

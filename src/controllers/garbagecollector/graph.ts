@@ -32,7 +32,7 @@ export interface GraphNode {
 }
 
 /** What the collector hears about. */
-export interface GraphListener {
+interface GraphListener {
   /** `uid` should be checked for deletion (its owners changed or went away) */
   attemptToDelete(uid: string): void;
   /** `uid` is being deleted with the orphan finalizer */

@@ -23,7 +23,7 @@ const rmFinalizerPatch = (uid: string): unknown => ({ metadata: { '$deleteFromPr
 export const hasTracking = (p: Pod): boolean => !!p.metadata?.finalizers?.includes(JOB_TRACKING_FINALIZER);
 
 /** The template with JOB_COMPLETION_INDEX env from the annotation (upstream addCompletionIndexEnvVariables). */
-export function withCompletionIndexEnv(spec: Record<string, unknown>): void {
+function withCompletionIndexEnv(spec: Record<string, unknown>): void {
   const add = (cs: Container[] | undefined): void => {
     for (const c of cs ?? []) {
       if (c.env?.some((e) => e.name === COMPLETION_INDEX_ENV)) continue;
@@ -35,7 +35,7 @@ export function withCompletionIndexEnv(spec: Record<string, unknown>): void {
 }
 
 /** Pods deleted or created, and how many of the deleted were ready. */
-export interface PodWriteResult {
+interface PodWriteResult {
   deleted: number;
   deletedReady: number;
   error?: unknown;

@@ -21,8 +21,8 @@ export const COMPLETION_INDEX_KEY = 'batch.kubernetes.io/job-completion-index';
 export const COMPLETION_INDEX_ENV = 'JOB_COMPLETION_INDEX';
 
 /** Upstream DefaultJobPodFailureBackOff (10 s) and MaxJobPodFailureBackOff (6 min), in ms. */
-export const POD_FAILURE_BACKOFF_MS = 10_000;
-export const MAX_POD_FAILURE_BACKOFF_MS = 360_000;
+const POD_FAILURE_BACKOFF_MS = 10_000;
+const MAX_POD_FAILURE_BACKOFF_MS = 360_000;
 /** Upstream MaxPodCreateDeletePerSync. */
 export const MAX_POD_CREATE_DELETE_PER_SYNC = 500;
 

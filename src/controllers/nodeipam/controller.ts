@@ -15,7 +15,7 @@ import type { ControllerContext, Running } from '../index.js';
 type Node = NodeT & KObject;
 
 /** Splits an IPv4 CIDR (e.g. 10.42.0.0/16) into /24 subnets, in order. */
-export function subnets24(clusterCIDR: string): string[] {
+function subnets24(clusterCIDR: string): string[] {
   const [ip, bits] = clusterCIDR.split('/');
   const prefix = Number(bits);
   const o = ip!.split('.').map(Number);

@@ -27,7 +27,7 @@ import { applyTaintChange, noExecuteTaintChange, noScheduleTaintChange, type Tai
 
 type Pod = PodT & KObject;
 
-export interface NodeLifecycleOptions extends WorkloadControllerContext {
+interface NodeLifecycleOptions extends WorkloadControllerContext {
   /** how often node health is checked (upstream --node-monitor-period, 5 s) */
   monitorPeriodMs?: number;
   /** grace periods (upstream --node-monitor-grace-period 50 s, --node-startup-grace-period 60 s) */

@@ -37,7 +37,7 @@ export const DEFAULT_HEALTH_OPTIONS: HealthOptions = { monitorGracePeriodMs: 50_
 /** Conditions the controller sets to Unknown (NetworkUnavailable is managed elsewhere). */
 const MONITORED_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
-export interface HealthResult {
+interface HealthResult {
   health: NodeHealth;
   /** the Ready condition before this pass (synthesized Unknown when never posted) */
   observedReady: NodeCondition;

@@ -10,9 +10,9 @@
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import type { Node } from './health.js';
 
-export const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
-export const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
-export const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
+const TAINT_NOT_READY = 'node.kubernetes.io/not-ready';
+const TAINT_UNREACHABLE = 'node.kubernetes.io/unreachable';
+const TAINT_UNSCHEDULABLE = 'node.kubernetes.io/unschedulable';
 
 /** condition type → status → NoSchedule taint key (upstream nodeConditionToTaintKeyStatusMap) */
 const CONDITION_TAINTS: Record<string, Record<string, string>> = {

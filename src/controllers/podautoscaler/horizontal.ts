@@ -26,9 +26,9 @@ import { type HPA, type MetricsClient, reconcileAutoscaler, type ReconcileDeps, 
 export const HPA_RESOURCE: ResourceRef = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true };
 
 /** Upstream's default --horizontal-pod-autoscaler-sync-period (ms). */
-export const DEFAULT_SYNC_PERIOD_MS = 15_000;
+const DEFAULT_SYNC_PERIOD_MS = 15_000;
 
-export interface HPAControllerOptions {
+interface HPAControllerOptions {
   /** resync period per HPA, ms (default 15 000) */
   syncPeriodMs?: number;
   /** resource metrics source (default: the API server's metrics.k8s.io) */

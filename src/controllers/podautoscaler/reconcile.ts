@@ -58,7 +58,7 @@ export interface ReconcileDeps {
 }
 
 /** The outcome: the status to write (a new object) and the error upstream returns, if any. */
-export interface ReconcileResult {
+interface ReconcileResult {
   status: Status;
   error?: Error;
 }

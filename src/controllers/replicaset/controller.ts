@@ -31,7 +31,7 @@ import { realClock } from '../../util/clock.js';
 export type ReplicaSet = KReplicaSet & KObject;
 
 /** Upstream BurstReplicas: most pods created or deleted in one sync. */
-export const BURST_REPLICAS = 500;
+const BURST_REPLICAS = 500;
 
 function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -82,7 +82,7 @@ export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], manageErr
  * What differs between the ReplicaSet and the ReplicationController controllers
  * (upstream runs one controller for both, parametrised the same way).
  */
-export interface ReplicaSetKind {
+interface ReplicaSetKind {
   /** controller name (ServiceAccount, work queue) */
   name: string;
   resource: ResourceRef;
@@ -101,7 +101,7 @@ const REPLICASET_KIND: ReplicaSetKind = {
 };
 
 /** The ReplicationController controller: the ReplicaSet controller over v1 ReplicationControllers. */
-export const REPLICATIONCONTROLLER_KIND: ReplicaSetKind = {
+const REPLICATIONCONTROLLER_KIND: ReplicaSetKind = {
   name: 'replication-controller',
   resource: { group: '', version: 'v1', resource: 'replicationcontrollers', kind: 'ReplicationController', namespaced: true },
   apiVersion: 'v1',

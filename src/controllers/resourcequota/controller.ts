@@ -15,14 +15,14 @@ import { R, type Client, type ResourceRef } from '../../client/types.js';
 
 type Quota = ResourceQuota & KObject;
 
-export interface QuotaControllerOptions {
+interface QuotaControllerOptions {
   client: Client;
   /** full resync period in ms (upstream 5 min) */
   resyncMs?: number;
 }
 
 /** core/v1 resourcequotas. */
-export const QUOTA_REF: ResourceRef = { group: '', version: 'v1', resource: 'resourcequotas', kind: 'ResourceQuota', namespaced: true };
+const QUOTA_REF: ResourceRef = { group: '', version: 'v1', resource: 'resourcequotas', kind: 'ResourceQuota', namespaced: true };
 
 const POD_KEYS = /^(pods|count\/pods|cpu|memory|ephemeral-storage|requests\..+|limits\..+)$/;
 

@@ -10,7 +10,7 @@ import { isAlreadyExists, isNotFound } from '../../apimachinery/errors.js';
 import { Informer } from '../../client/informer.js';
 import { R, type Client } from '../../client/types.js';
 
-export const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
+const ROOT_CA_CONFIGMAP = 'kube-root-ca.crt';
 const DESCRIPTION = 'kubernetes.io/description';
 const DESCRIPTION_TEXT =
   'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';

@@ -56,7 +56,7 @@ export interface StatefulPodOps {
   event(set: StatefulSet, type: 'Normal' | 'Warning', reason: string, message: string): void;
 }
 
-export interface UpdateInput {
+interface UpdateInput {
   set: StatefulSet;
   /** the set with the current revision's template */
   currentSet: StatefulSet;
@@ -77,7 +77,7 @@ export interface UpdateInput {
 }
 
 /** Upstream computeReplicaStatus over the given pods. */
-export function replicaStatus(pods: Pod[], minReadySeconds: number, currentRevision: string, updateRevision: string, now: number) {
+function replicaStatus(pods: Pod[], minReadySeconds: number, currentRevision: string, updateRevision: string, now: number) {
   let replicas = 0,
     ready = 0,
     available = 0,
@@ -117,7 +117,7 @@ export function newVersionedPod(currentSet: StatefulSet, updateSet: StatefulSet,
 }
 
 /** A percentage or count of `total`, rounded up, at least 1 (upstream getStatefulSetMaxUnavailable). */
-export function scaledMaxUnavailable(v: number | string | undefined, total: number): number {
+function scaledMaxUnavailable(v: number | string | undefined, total: number): number {
   let n: number;
   if (v === undefined) n = 1;
   else if (typeof v === 'number') n = v;
@@ -126,7 +126,7 @@ export function scaledMaxUnavailable(v: number | string | undefined, total: numb
   return Math.max(1, n);
 }
 
-export interface UpdateResult {
+interface UpdateResult {
   status: StatefulSetStatus;
   /** ms until a pod becomes available (requeue), when waiting on minReadySeconds */
   requeueAfterMs?: number;

@@ -34,7 +34,7 @@ import { type Claim, claimsFor, identityMatches, isMemberOf, ordinalOf, podRevis
 export type { StatefulSet } from './pods.js';
 
 /** The workload controller context plus the StatefulSet feature gates. */
-export interface StatefulSetControllerContext extends WorkloadControllerContext {
+interface StatefulSetControllerContext extends WorkloadControllerContext {
   /** upstream feature gate MaxUnavailableStatefulSet (alpha in 1.32, default off) */
   maxUnavailableStatefulSet?: boolean;
 }
@@ -44,7 +44,7 @@ function errText(e: unknown): string {
 }
 
 /** The set with the template a revision holds (upstream ApplyRevision). */
-export function applyRevision(set: StatefulSet, rev: ControllerRevision): StatefulSet {
+function applyRevision(set: StatefulSet, rev: ControllerRevision): StatefulSet {
   const out = structuredClone(set);
   out.spec!.template = templateOfRevision(rev);
   return out;
@@ -55,7 +55,7 @@ export function applyRevision(set: StatefulSet, rev: ControllerRevision): Statef
  * annotations, as the DaemonSet controller's revisions do.
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/statefulset/stateful_set_utils.go (newRevision)
  */
-export function newStatefulSetRevision(set: StatefulSet, revision: number, collisionCount: number): ControllerRevision {
+function newStatefulSetRevision(set: StatefulSet, revision: number, collisionCount: number): ControllerRevision {
   const rev = newControllerRevision(set, 'StatefulSet', set.spec?.template?.metadata?.labels, templatePatch(set.spec?.template), revision, collisionCount);
   const annotations = set.metadata?.annotations;
   if (annotations && Object.keys(annotations).length) rev.metadata!.annotations = { ...annotations };

@@ -18,14 +18,14 @@ export type StatefulSet = KStatefulSet & KObject;
 export type Claim = PersistentVolumeClaim & KObject;
 
 /** Label with the pod's own name (upstream StatefulSetPodNameLabel). */
-export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
+const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
 /** Label with the pod's ordinal (upstream PodIndexLabel, on by default since 1.28). */
-export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
+const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
 
 const ORDINAL_RE = /^(.*)-(\d+)$/;
 
 /** `[parent, ordinal]` from a pod name, ordinal −1 when the name has none (upstream getParentNameAndOrdinal). */
-export function parentAndOrdinal(pod: Pod): [string, number] {
+function parentAndOrdinal(pod: Pod): [string, number] {
   const m = ORDINAL_RE.exec(pod.metadata?.name ?? '');
   if (!m) return ['', -1];
   const n = Number(m[2]);
@@ -59,12 +59,12 @@ export function podInOrdinalRange(pod: Pod, set: StatefulSet): boolean {
 }
 
 /** `<set>-<ordinal>` */
-export function podName(set: StatefulSet, ordinal: number): string {
+function podName(set: StatefulSet, ordinal: number): string {
   return `${set.metadata?.name}-${ordinal}`;
 }
 
 /** `<claim>-<set>-<ordinal>` (upstream getPersistentVolumeClaimName). */
-export function claimName(set: StatefulSet, claim: string, ordinal: number): string {
+function claimName(set: StatefulSet, claim: string, ordinal: number): string {
   return `${claim}-${set.metadata?.name}-${ordinal}`;
 }
 

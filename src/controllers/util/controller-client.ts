@@ -11,7 +11,7 @@ import type { UserInfo } from '../../api/resource.js';
 import type { Client } from '../../client/types.js';
 
 /** The user of the ServiceAccount `kube-system/<name>` (upstream serviceaccount.UserInfo). */
-export function controllerServiceAccount(name: string): UserInfo {
+function controllerServiceAccount(name: string): UserInfo {
   return {
     username: `system:serviceaccount:kube-system:${name}`,
     groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],

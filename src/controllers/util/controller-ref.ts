@@ -29,7 +29,7 @@ export function isControlledBy(obj: KObject, uid: string | undefined): boolean {
   return !!uid && controllerRefOf(obj)?.uid === uid;
 }
 
-export interface ClaimOptions<T extends KObject> {
+interface ClaimOptions<T extends KObject> {
   client: Client;
   /** the controller (its metadata is read: uid, namespace, deletionTimestamp) */
   controller: KObject;
@@ -105,7 +105,7 @@ export async function claimObjects<T extends KObject>(objs: T[], o: ClaimOptions
 }
 
 /** A controller reference as the resolvers below read it. */
-export type ControllerRefLike = { kind: string; name: string; uid: string } | undefined;
+type ControllerRefLike = { kind: string; name: string; uid: string } | undefined;
 
 /**
  * Resolves controller references to the live controller a cache holds: same kind, and

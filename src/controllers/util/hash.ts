@@ -16,7 +16,7 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /** FNV-1a 32 of `bytes`, continuing from `h`. */
-export function fnv1a32(bytes: Uint8Array, h = FNV_OFFSET): number {
+function fnv1a32(bytes: Uint8Array, h = FNV_OFFSET): number {
   for (let i = 0; i < bytes.length; i++) {
     h ^= bytes[i]!;
     h = Math.imul(h, FNV_PRIME) >>> 0;
@@ -27,14 +27,14 @@ export function fnv1a32(bytes: Uint8Array, h = FNV_OFFSET): number {
 const ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** Upstream rand.SafeEncodeString: each byte mapped into the safe alphabet. */
-export function safeEncodeString(s: string): string {
+function safeEncodeString(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) out += ALPHANUMS[s.charCodeAt(i) % ALPHANUMS.length];
   return out;
 }
 
 /** JSON with object keys sorted at every level (undefined members dropped). */
-export function canonicalJSON(v: unknown): string {
+function canonicalJSON(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
   if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonicalJSON(x))).join(',')}]`;
   const o = v as Record<string, unknown>;

@@ -24,7 +24,7 @@ export type ControllerRevision = KControllerRevision & KObject;
 export const CONTROLLER_REVISION_HASH_LABEL = 'controller-revision-hash';
 
 /** `<prefix>-<hash>`, the prefix cut to 223 characters (upstream ControllerRevisionName). */
-export function controllerRevisionName(prefix: string, hash: string): string {
+function controllerRevisionName(prefix: string, hash: string): string {
   return `${prefix.length > 223 ? prefix.slice(0, 223) : prefix}-${hash}`;
 }
 
@@ -41,7 +41,7 @@ export function templateOfRevision<T = unknown>(rev: ControllerRevision): T {
 }
 
 /** The hash of a revision's data and collision count (upstream HashControllerRevision). */
-export function hashControllerRevision(data: unknown, collisionCount?: number): string {
+function hashControllerRevision(data: unknown, collisionCount?: number): string {
   return computeHash(data, collisionCount);
 }
 

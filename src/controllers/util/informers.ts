@@ -60,7 +60,7 @@ export class SharedInformers {
 }
 
 /** An index function: the index values of an object (e.g. its namespace). */
-export type IndexFunc<T> = (obj: T) => readonly string[];
+type IndexFunc<T> = (obj: T) => readonly string[];
 
 /** A secondary index over an informer's objects, kept current by its events. */
 export class Index<T extends KObject> {

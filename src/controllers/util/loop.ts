@@ -12,7 +12,7 @@ import { keyOf } from '../../client/informer.js';
 import { RateLimitingQueue, runWorkers } from './workqueue.js';
 import type { Clock } from '../../util/clock.js';
 
-export interface ControllerLoopOptions {
+interface ControllerLoopOptions {
   /** controller name for log lines */
   name: string;
   /** concurrent syncs (upstream --concurrent-*-syncs; default 5) */

@@ -13,7 +13,7 @@ import type { KObject } from '../../api/resource.js';
 import { controllerRefOf } from './controller-ref.js';
 
 /** Where an owned object's events go. `O` is the owner kind, `T` the owned kind. */
-export interface OwnedObjectEvents<O extends KObject, T extends KObject> {
+interface OwnedObjectEvents<O extends KObject, T extends KObject> {
   /** the live owner `ref` names in namespace `ns`, if any (see controllerResolver) */
   resolve(ns: string, ref: ReturnType<typeof controllerRefOf>): O | undefined;
   /** queues an owner for a sync */

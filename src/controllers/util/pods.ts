@@ -25,7 +25,7 @@ export function isPodReady(p: Pod): boolean {
 }
 
 /** When the pod became ready (ms), or undefined. */
-export function podReadyTime(p: Pod): number | undefined {
+function podReadyTime(p: Pod): number | undefined {
   const c = p.status?.conditions?.find((x) => x.type === 'Ready' && x.status === 'True');
   return c?.lastTransitionTime ? Date.parse(c.lastTransitionTime) : undefined;
 }
@@ -45,13 +45,13 @@ export function podAvailableAt(p: Pod, minReadySeconds: number): number | undefi
 }
 
 /** A pod template as workloads embed it. */
-export interface PodTemplateLike {
+interface PodTemplateLike {
   metadata?: { labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[] };
   spec?: unknown;
 }
 
 /** `<name>-` when valid as a generateName prefix, else the name (upstream getPodsPrefix). */
-export function podsPrefix(controllerName: string): string {
+function podsPrefix(controllerName: string): string {
   const prefix = `${controllerName}-`;
   return nameIsDNSSubdomain(prefix, true).length ? controllerName : prefix;
 }

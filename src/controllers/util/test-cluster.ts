@@ -113,7 +113,7 @@ export async function makePodReady(client: Client, pod: Pod, node = 'node-1', re
 }
 
 /** Reports the pod finished with `phase` (Succeeded or Failed) and container exit code. */
-export async function finishPod(client: Client, pod: Pod, phase: 'Succeeded' | 'Failed', exitCode = phase === 'Succeeded' ? 0 : 1, node = 'node-1'): Promise<Pod> {
+async function finishPod(client: Client, pod: Pod, phase: 'Succeeded' | 'Failed', exitCode = phase === 'Succeeded' ? 0 : 1, node = 'node-1'): Promise<Pod> {
   const ns = pod.metadata!.namespace!;
   const name = pod.metadata!.name!;
   if (!pod.spec?.nodeName) {

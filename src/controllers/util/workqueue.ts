@@ -12,7 +12,7 @@
  */
 import { realClock, type Clock } from '../../util/clock.js';
 
-export interface WorkQueueOptions {
+interface WorkQueueOptions {
   clock?: Clock;
   /** first per-key retry delay, ms (default 5) */
   baseDelayMs?: number;
