@@ -48,7 +48,7 @@ import { generateAPIPodStatus } from './status/pod-status.js';
 import { StatusManager } from './status/status-manager.js';
 import { VolumeManager } from './volumes/volume-manager.js';
 
-export interface KubeletCoreOptions {
+interface KubeletCoreOptions {
   client: Client;
   runtime: Runtime;
   recorder: EventRecorder;

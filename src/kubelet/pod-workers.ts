@@ -26,7 +26,7 @@ interface Requeue {
  * The sync body of one pod. Resolves to when the pod should be synced again (ms since
  * the epoch), or undefined for "only on events" (the pod is gone).
  */
-export type SyncFn = (uid: string) => Promise<number | undefined>;
+type SyncFn = (uid: string) => Promise<number | undefined>;
 
 export class PodWorkers {
   private readonly workers = new Map<string, WorkerState>();

@@ -24,7 +24,7 @@ import { getPodQOS } from '../../api/core/v1/helpers/qos.js';
 import { milliCPUToQuota, milliCPUToShares, QUOTA_PERIOD_US } from '../kuberuntime/resources.js';
 
 /** The limits written to a pod cgroup; undefined = unlimited. */
-export interface PodResourceConfig {
+interface PodResourceConfig {
   cpuShares: number;
   /** µs per `cpuPeriod` */
   cpuQuota?: number;

@@ -19,7 +19,7 @@ export interface RuntimeFieldValues {
 export type NodeAllocatable = Partial<Record<'cpu' | 'memory' | 'ephemeral-storage', Quantity>>;
 
 /** `k="v"` lines, sorted, as upstream FormatMap. */
-export function formatMap(m: Record<string, string> | undefined): string {
+function formatMap(m: Record<string, string> | undefined): string {
   return Object.keys(m ?? {})
     .sort()
     .map((k) => `${k}=${JSON.stringify(m![k])}`)

@@ -19,7 +19,7 @@ function hasClusterIP(s: Service): boolean {
 }
 
 /** The variables of one Service, in upstream's order. */
-export function serviceEnv(s: Service): [string, string][] {
+function serviceEnv(s: Service): [string, string][] {
   const out: [string, string][] = [];
   const name = envName(s.metadata?.name ?? '');
   const ip = s.spec?.clusterIP ?? '';

@@ -22,7 +22,7 @@ import { applyDefaultImageTag, parseImageReference } from '../../util/image-refe
  * not ask again). A failure may carry `retryAt` (ms since the epoch): when the pull
  * back-off of this image ends, so the pod worker can come back exactly then.
  */
-export type ImageResult = { ok: true; imageRef: string; image?: Image } | { ok: false; reason: string; message: string; retryAt?: number };
+type ImageResult = { ok: true; imageRef: string; image?: Image } | { ok: false; reason: string; message: string; retryAt?: number };
 
 export class ImageManager {
   readonly backoff: Backoff;
@@ -195,7 +195,7 @@ export function keyMatches(key: string, hosts: readonly string[], path: string):
 }
 
 /** Upstream defaulting: Always for `:latest` or no tag, else IfNotPresent. */
-export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
+function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
   try {
     const r = parseImageReference(image);
     if (r.digest) return 'IfNotPresent';

@@ -55,7 +55,7 @@ export function writeEtcHosts(podDir: string, podIPs: string[], hostname: string
   return file;
 }
 
-export interface ContainerConfigInput {
+interface ContainerConfigInput {
   pod: Pod;
   container: Container;
   restartCount: number;

@@ -30,7 +30,7 @@ import { verifyRunAsNonRoot, type ImageUser } from './security-context.js';
 
 export { ReasonCache } from './reason-cache.js';
 
-export interface RuntimeManagerDeps {
+interface RuntimeManagerDeps {
   runtime: Runtime;
   recorder: EventRecorder;
   clock: Clock;
@@ -51,7 +51,7 @@ export interface RuntimeManagerDeps {
 }
 
 /** Per-sync inputs the kubelet provides. */
-export interface SyncContext {
+interface SyncContext {
   /** volume name → host path */
   volumes: Map<string, string>;
   podDir: string;
@@ -67,7 +67,7 @@ const MIN_GRACE_S = 2;
  * What one {@link KubeRuntimeManager.syncPod} did (upstream PodSyncResult, reduced to
  * what the pod worker needs to pick its next wake-up).
  */
-export interface SyncResult {
+interface SyncResult {
   /** something was started, stopped or created (the runtime state changed) */
   changed: boolean;
   /** a step failed or was skipped for a back-off (upstream: the sync returned an error) */

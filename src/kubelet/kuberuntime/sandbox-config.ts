@@ -40,7 +40,7 @@ function hostResolv(file: string): DNSConfig {
 }
 
 /** DNS of a pod per its dnsPolicy and dnsConfig. */
-export function podDNS(pod: Pod, dns: DNSSettings): DNSConfig {
+function podDNS(pod: Pod, dns: DNSSettings): DNSConfig {
   const spec: Partial<PodSpec> = pod.spec ?? {};
   let policy = spec.dnsPolicy ?? 'ClusterFirst';
   if (policy === 'ClusterFirstWithHostNet') policy = 'ClusterFirst';

@@ -36,12 +36,12 @@ export const DEFAULT_MASKED_PATHS = [
 ] as const;
 
 /** Paths mounted read-only in every unprivileged container. */
-export const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'] as const;
+const DEFAULT_READONLY_PATHS = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'] as const;
 
 type NS = NonNullable<LinuxSandboxSecurityContext['namespaceOptions']>;
 
 /** Upstream NamespacesForPod. */
-export function podNamespaces(pod: Pod): NS {
+function podNamespaces(pod: Pod): NS {
   const s = pod.spec;
   return {
     network: s?.hostNetwork ? 'NODE' : 'POD',
@@ -66,7 +66,7 @@ export interface ImageUser {
  * Upstream getSeccompProfile: the container's profile, else the pod's, else Unconfined.
  * Localhost profiles are files under `<kubeletDir>/seccomp/`.
  */
-export function seccompProfile(pod: Pod, c: Container, seccompRoot: string): NonNullable<LinuxContainerSecurityContext['seccomp']> {
+function seccompProfile(pod: Pod, c: Container, seccompRoot: string): NonNullable<LinuxContainerSecurityContext['seccomp']> {
   const p: SeccompProfile | undefined = c.securityContext?.seccompProfile ?? pod.spec?.securityContext?.seccompProfile;
   if (!p || p.type === 'Unconfined') return { profileType: 'Unconfined' };
   if (p.type === 'RuntimeDefault') return { profileType: 'RuntimeDefault' };

@@ -9,10 +9,10 @@ import * as fs from 'node:fs';
 import { parseCRILogLine } from '../logs/cri-log.js';
 
 /** Upstream MaxContainerTerminationMessageLength. */
-export const MAX_MESSAGE_BYTES = 4096;
+const MAX_MESSAGE_BYTES = 4096;
 /** Upstream MaxContainerTerminationMessageLogLines / LogLength. */
-export const MAX_LOG_LINES = 80;
-export const MAX_LOG_BYTES = 2048;
+const MAX_LOG_LINES = 80;
+const MAX_LOG_BYTES = 2048;
 
 /** The first 4 KiB of the file; undefined when it does not exist. */
 export function readTerminationMessage(file: string): string | undefined {

@@ -11,7 +11,7 @@
 import { parseRFC3339 } from '../../apimachinery/time.js';
 
 /** One parsed log entry. `content` is a view into the line buffer. */
-export interface CRILogEntry {
+interface CRILogEntry {
   /** the timestamp as written (RFC3339Nano; printed unchanged with `timestamps=true`) */
   timestamp: string;
   /** the timestamp in ms since the epoch (sub-ms precision kept as a fraction) */

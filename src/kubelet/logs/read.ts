@@ -28,10 +28,10 @@ export interface ReadLogOptions {
 }
 
 /** Where the log bytes go (with the stream they came from); a returned promise is awaited (backpressure). */
-export type LogSink = (chunk: Buffer, stream: 'stdout' | 'stderr') => void | Promise<void>;
+type LogSink = (chunk: Buffer, stream: 'stdout' | 'stderr') => void | Promise<void>;
 
 /** What reading needs from outside: container state, cancellation, file-change notification. */
-export interface ReadLogDeps {
+interface ReadLogDeps {
   /** follow: is the container still running? (it stops following once false) */
   isRunning?: () => Promise<boolean>;
   /** follow: re-check interval in ms when no file change is seen (default 1000) */

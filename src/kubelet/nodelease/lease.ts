@@ -11,8 +11,8 @@ import { rfc3339Micro } from '../../client/events.js';
 import { R, type Client } from '../../client/types.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 
-export const LEASE_NAMESPACE = 'kube-node-lease';
-export const LEASE_DURATION_S = 40;
+const LEASE_NAMESPACE = 'kube-node-lease';
+const LEASE_DURATION_S = 40;
 
 export class NodeLease {
   private lease?: KObject;

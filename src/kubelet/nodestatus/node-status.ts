@@ -18,7 +18,7 @@ import type { Clock, TimerHandle } from '../../util/clock.js';
 import { Msg, Reason } from '../events.js';
 import { initialNode, nodeLabels, nodeStatus, type MachineInfo, type RuntimeHealth } from './setters.js';
 
-export interface NodeStatusOptions {
+interface NodeStatusOptions {
   client: Client;
   recorder: EventRecorder;
   clock: Clock;

@@ -30,7 +30,7 @@ export interface MachineInfo {
 }
 
 /** Go's GOARCH for process.arch. */
-export function goArch(arch: string = process.arch): string {
+function goArch(arch: string = process.arch): string {
   return ({ x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' } as Record<string, string>)[arch] ?? arch;
 }
 
@@ -92,7 +92,7 @@ const KI = (q: Quantity): string => {
 };
 
 /** Capacity and allocatable (memory minus the 100Mi hard-eviction threshold, storage minus 10%). */
-export function resources(m: MachineInfo): Pick<NodeStatus, 'capacity' | 'allocatable'> {
+function resources(m: MachineInfo): Pick<NodeStatus, 'capacity' | 'allocatable'> {
   const evictMem = parseQuantity('100Mi');
   const mem = value(m.memory) > value(evictMem) ? subQuantity(m.memory, evictMem) : m.memory;
   const storage = value(m.ephemeralStorage);
@@ -127,7 +127,7 @@ export interface RuntimeHealth {
 }
 
 /** The four node conditions; lastTransitionTime kept from `old` when the status is unchanged. */
-export function nodeConditions(old: readonly NodeCondition[] | undefined, rt: RuntimeHealth, now: Date): NodeCondition[] {
+function nodeConditions(old: readonly NodeCondition[] | undefined, rt: RuntimeHealth, now: Date): NodeCondition[] {
   const ts = formatTime(now);
   const mk = (type: string, status: 'True' | 'False', reason: string, message: string): NodeCondition => {
     const prev = old?.find((c) => c.type === type);
@@ -141,7 +141,7 @@ export function nodeConditions(old: readonly NodeCondition[] | undefined, rt: Ru
   ];
 }
 
-export interface NodeStatusInputs {
+interface NodeStatusInputs {
   machine: MachineInfo;
   runtimeVersion: string;
   runtime: RuntimeHealth;

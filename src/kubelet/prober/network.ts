@@ -35,7 +35,7 @@ const MAX_REDIRECTS = 10;
 const MINOR_VERSION = KUBELET_VERSION.replace(/^v/, '').split('.').slice(0, 2).join('.');
 
 /** Thrown for a probe or hook that cannot be built (unknown named port, bad port). */
-export class ProbeConfigError extends Error {
+class ProbeConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ProbeConfigError';
@@ -99,7 +99,7 @@ function goNetError(e: NodeJS.ErrnoException, addr: string): string {
   }
 }
 
-export interface HTTPGetResult {
+interface HTTPGetResult {
   /** final status code (after same-host redirects), 0 on a transport error */
   status: number;
   body: string;
@@ -171,7 +171,7 @@ function getOnce(url: URL, headers: Record<string, string>, timeoutMs: number): 
 }
 
 /** Upstream DoHTTPProbe's verdict on one GET. */
-export function httpProbeOutcome(r: HTTPGetResult): ProbeOutcome {
+function httpProbeOutcome(r: HTTPGetResult): ProbeOutcome {
   if (r.error) return { result: 'failure', output: r.error };
   if (r.status >= 200 && r.status < 400) {
     if (r.status >= 300) return { result: 'warning', output: `Probe terminated redirects, Response body: ${r.body}` };
@@ -181,7 +181,7 @@ export function httpProbeOutcome(r: HTTPGetResult): ProbeOutcome {
 }
 
 /** TCP connect within `timeoutMs`. Resolves Go's error text, or undefined when connected. */
-export function tcpDial(host: string, port: number, timeoutMs: number): Promise<string | undefined> {
+function tcpDial(host: string, port: number, timeoutMs: number): Promise<string | undefined> {
   const addr = hostPort(host, port);
   return new Promise((resolve) => {
     const s = net.connect({ host, port });

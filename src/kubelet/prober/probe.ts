@@ -11,7 +11,7 @@ import { CRIError, type Runtime } from '../../cri/api.js';
 import { expand } from '../env/expand.js';
 
 /** Upstream ExpandContainerCommandOnlyStatic: `$(VAR)` from the container's literal env values only. */
-export function expandStatic(cmd: readonly string[], c: Container): string[] {
+function expandStatic(cmd: readonly string[], c: Container): string[] {
   const env = new Map<string, string>();
   for (const e of c.env ?? []) if (e.value !== undefined) env.set(e.name, e.value);
   return cmd.map((s) => expand(s, (n) => env.get(n)));

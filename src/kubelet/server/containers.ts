@@ -43,13 +43,13 @@ function statusOf(pod: Pod, name: string): ContainerStatus | undefined {
 }
 
 /** `containerd://abc` → `abc` */
-export function stripContainerIDScheme(id: string): string {
+function stripContainerIDScheme(id: string): string {
   const i = id.indexOf('://');
   return i < 0 ? id : id.slice(i + 3);
 }
 
 /** The container whose log a request means, with the restart count its log file is named after. */
-export interface LogTarget {
+interface LogTarget {
   /** runtime container ID (scheme stripped) */
   containerId: string;
   /** `<restart>.log` under the pod's log directory */

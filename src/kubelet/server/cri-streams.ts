@@ -41,7 +41,7 @@ function ended(s: SpdyStream): Promise<void> {
 }
 
 /** Turns what the runtime wrote on the error stream into a status. */
-export function statusFromErrorStream(protocol: string, body: Buffer): StreamStatus {
+function statusFromErrorStream(protocol: string, body: Buffer): StreamStatus {
   const text = body.toString('utf8').trim();
   if (!text) return streamSuccess();
   if (protocol === 'v4.channel.k8s.io') {

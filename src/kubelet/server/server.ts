@@ -34,7 +34,7 @@ import { parsePortForwardPorts, serveWebSocketPortForward, WEBSOCKET_PORT_FORWAR
 import { prepareAttach, prepareExec, preparePortForward, type RemoteCommandRunner, type StreamOptions } from './streams.js';
 
 /** Options of {@link startKubeletServer}. */
-export interface KubeletServerOptions {
+interface KubeletServerOptions {
   runtime: Runtime;
   nodeName: string;
   /**
@@ -112,7 +112,7 @@ function flag(q: URLSearchParams, name: string): boolean {
  * Stream options of exec/attach (upstream remotecommand NewOptions: tty drops stderr).
  * @throws KubeletHTTPError 400 when no stream is requested
  */
-export function streamOptions(q: URLSearchParams): StreamOptions {
+function streamOptions(q: URLSearchParams): StreamOptions {
   const tty = flag(q, 'tty');
   const o = { stdin: flag(q, 'stdin'), stdout: flag(q, 'stdout'), stderr: flag(q, 'stderr') && !tty, tty };
   if (!o.stdin && !o.stdout && !o.stderr) throw new KubeletHTTPError(400, 'you must specify at least 1 of stdin, stdout, stderr');

@@ -29,7 +29,7 @@ import { isContainerRunning } from './containers.js';
 import type { PortForwarder, StreamIO } from './streams.js';
 
 /** Single-quotes `s` for a POSIX shell. */
-export function shellQuote(s: string): string {
+function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -94,7 +94,7 @@ export async function runSimPod(rt: Runtime, logRoot: string, o: { name: string;
   return { pod, sandboxId, containerId, logPath: path.join(sandbox.logDirectory, 'c/0.log') };
 }
 
-export interface HttpResult {
+interface HttpResult {
   status: number;
   body: string;
   headers: Record<string, string | string[] | undefined>;

@@ -9,7 +9,7 @@
 import type { ContainerStatus, Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
 import { isRestartableInitContainer } from '../../api/core/v1/helpers/containers.js';
 
-export const CondReason = {
+const CondReason = {
   UnknownContainerStatuses: 'UnknownContainerStatuses',
   PodCompleted: 'PodCompleted',
   PodFailed: 'PodFailed',
@@ -23,7 +23,7 @@ const goList = (l: string[]): string => `[${l.join(' ')}]`;
 const find = (l: ContainerStatus[], n: string): ContainerStatus | undefined => l.find((s) => s.name === n);
 
 /** Upstream HasAnyRegularContainerStarted. */
-export function hasAnyRegularContainerStarted(pod: Pod, statuses: ContainerStatus[]): boolean {
+function hasAnyRegularContainerStarted(pod: Pod, statuses: ContainerStatus[]): boolean {
   for (const c of pod.spec?.containers ?? []) {
     const s = find(statuses, c.name);
     if (!s) continue;

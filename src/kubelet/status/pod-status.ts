@@ -22,7 +22,7 @@ export interface ProbeLookup {
   result(podUID: string, containerName: string, containerID: string, kind: ProbeKind): 'success' | 'failure' | 'unknown' | undefined;
 }
 
-export interface StatusInputs {
+interface StatusInputs {
   reasons: ReasonCache;
   probes: ProbeLookup;
   hostIPs: string[];

@@ -51,7 +51,7 @@ const MAX_JITTER_MS = 10_000;
 /** Upstream gcPeriod: how often expired tokens are dropped. */
 const GC_PERIOD_MS = 60_000;
 
-export interface TokenManagerOptions {
+interface TokenManagerOptions {
   /** ms of jitter subtracted from the refresh deadlines (default: random whole seconds in [0, 10 s), as upstream) */
   jitterMs?: () => number;
   /** reports a failed refresh that was answered from the cache (upstream logs "Couldn't update token") */

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 
 /** Thrown when mount or umount fails; carries their stderr. */
-export class MountError extends Error {
+class MountError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'MountError';
@@ -17,7 +17,7 @@ export class MountError extends Error {
 }
 
 /** Mount points at or below `dir`, deepest first. */
-export function mountsUnder(dir: string): string[] {
+function mountsUnder(dir: string): string[] {
   let text = '';
   try {
     text = fs.readFileSync('/proc/self/mountinfo', 'utf8');
