@@ -106,10 +106,13 @@ async function client(): Promise<void> {
   const body = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x' } });
   const post = (): Promise<number> =>
     new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: cfg.port, method: 'POST', path: '/api/v1/namespaces/default/pods', agent, headers: { 'Content-Type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        { host: '127.0.0.1', port: cfg.port, method: 'POST', path: '/api/v1/namespaces/default/pods', agent, headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -128,7 +131,9 @@ async function client(): Promise<void> {
     const secs = (performance.now() - t0) / 1000;
     child.send('stop');
     const { cpuS } = await next<{ cpuS: number }>();
-    console.log(`transport: ${(REQUESTS / secs).toFixed(0)} req/s, server ${((cpuS / REQUESTS) * 1e6).toFixed(1)} µs CPU per request → ${(REQUESTS / cpuS).toFixed(0)} per CPU-second`);
+    console.log(
+      `transport: ${(REQUESTS / secs).toFixed(0)} req/s, server ${((cpuS / REQUESTS) * 1e6).toFixed(1)} µs CPU per request → ${(REQUESTS / cpuS).toFixed(0)} per CPU-second`,
+    );
   }
   child.send('exit');
   agent.destroy();

@@ -75,9 +75,24 @@ async function main(backend: string): Promise<void> {
   console.log(`--- storage: ${etcd ? `etcd ${etcd.version} (${etcd.endpoint})` : 'sqlite'}`);
   const storageArgs = etcd ? ['--etcd-servers', etcd.endpoint] : [];
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []), join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--disable-agent', ...storageArgs, ...(args.includes('--all') ? [] : ['--disable-scheduler', '--disable-controller-manager'])], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []),
+      join(ROOT, 'dist/k8ts.mjs'),
+      'server',
+      '--data-dir',
+      dir,
+      '--secure-port',
+      String(port),
+      '--disable-agent',
+      ...storageArgs,
+      ...(args.includes('--all') ? [] : ['--disable-scheduler', '--disable-controller-manager']),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const kc = join(dir, 'kubeconfig.yaml');
   let agent: Agent | undefined;
   const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>

@@ -44,7 +44,12 @@ const COMPACT_MS = Number(a['compaction-interval']) * 1000;
 const RETAIN = Number(a.retain);
 
 const LEASE = (n: number, t: number) =>
-  JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `node-${n}`, namespace: 'kube-node-lease' }, spec: { holderIdentity: `node-${n}`, leaseDurationSeconds: 40, renewTime: new Date(t).toISOString() } });
+  JSON.stringify({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: `node-${n}`, namespace: 'kube-node-lease' },
+    spec: { holderIdentity: `node-${n}`, leaseDurationSeconds: 40, renewTime: new Date(t).toISOString() },
+  });
 const POD = (i: number) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `churn-${i}`, namespace: 'default' }, pad: 'x'.repeat(3000) });
 const EVENT = (i: number, r: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Event', metadata: { name: `churn-${i}.${r}` }, reason: r, message: 'm'.repeat(200) });
 
@@ -94,7 +99,9 @@ async function churn(s: Storage, size: () => Promise<string>): Promise<void> {
     const wait = tick - (Date.now() - now);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
-  console.log(`  done: ${writes} writes, ${errors} failed; events live at the end: ${(await s.count('/registry/events/')).count}, pods: ${(await s.count('/registry/pods/')).count}`);
+  console.log(
+    `  done: ${writes} writes, ${errors} failed; events live at the end: ${(await s.count('/registry/events/')).count}, pods: ${(await s.count('/registry/pods/')).count}`,
+  );
 }
 
 for (const backend of String(a.backends).split(',')) {

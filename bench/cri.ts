@@ -50,13 +50,27 @@ async function startPod(name: string, lat: Lat): Promise<{ sandboxId: string; ms
   mkdirSync(join(logDirectory, 'main'), { recursive: true });
   const sb: PodSandboxConfig = {
     metadata: { name, uid, namespace: 'bench', attempt: 0 },
-    hostname: name, logDirectory, portMappings: [], labels: { bench: 'cri' }, annotations: {},
+    hostname: name,
+    logDirectory,
+    portMappings: [],
+    labels: { bench: 'cri' },
+    annotations: {},
     linux: { cgroupParent: `${ctrd.cgroupParent}/pod${uid}`, securityContext: { namespaceOptions: { network: 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
   };
   const c: ContainerConfig = {
-    metadata: { name: 'main', attempt: 0 }, image: { image: images.busybox },
-    command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"], args: [], workingDir: '', envs: [], mounts: [],
-    labels: {}, annotations: {}, logPath: 'main/0.log', stdin: false, stdinOnce: false, tty: false,
+    metadata: { name: 'main', attempt: 0 },
+    image: { image: images.busybox },
+    command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"],
+    args: [],
+    workingDir: '',
+    envs: [],
+    mounts: [],
+    labels: {},
+    annotations: {},
+    logPath: 'main/0.log',
+    stdin: false,
+    stdinOnce: false,
+    tty: false,
   };
   const t0 = performance.now();
   const sandboxId = await rt.runPodSandbox(sb);
@@ -73,10 +87,12 @@ async function startPod(name: string, lat: Lat): Promise<{ sandboxId: string; ms
 
 async function removeAll(): Promise<void> {
   const sbs = await rt.listPodSandbox({ labelSelector: { bench: 'cri' } });
-  await Promise.all(sbs.map(async (s) => {
-    await rt.stopPodSandbox(s.id);
-    await rt.removePodSandbox(s.id);
-  }));
+  await Promise.all(
+    sbs.map(async (s) => {
+      await rt.stopPodSandbox(s.id);
+      await rt.removePodSandbox(s.id);
+    }),
+  );
 }
 
 try {
@@ -99,7 +115,10 @@ try {
   const v = await rt.version();
   console.log(`CRI on ${v.runtimeName} ${v.runtimeVersion} (overlayfs, CNI bridge), image present; ms`);
   console.log(`${'call'.padEnd(34)}${'n'.padStart(5)}${'p50'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}`);
-  for (const [label, lat] of [['1 at a time', serialLat], [`${PARALLEL} in parallel`, parallelLat]] as const) {
+  for (const [label, lat] of [
+    ['1 at a time', serialLat],
+    [`${PARALLEL} in parallel`, parallelLat],
+  ] as const) {
     for (const [k, xs] of Object.entries(lat)) {
       console.log(`${`${k} (${label})`.padEnd(34)}${String(xs.length).padStart(5)} ${fmt(pct(xs, 50))} ${fmt(pct(xs, 99))} ${fmt(Math.max(...xs))}`);
     }

@@ -60,8 +60,21 @@ export interface CRICall {
 }
 
 const TIMED = [
-  'runPodSandbox', 'stopPodSandbox', 'removePodSandbox', 'podSandboxStatus', 'listPodSandbox', 'createContainer', 'startContainer',
-  'stopContainer', 'removeContainer', 'listContainers', 'containerStatus', 'execSync', 'imageStatus', 'pullImage', 'listImages',
+  'runPodSandbox',
+  'stopPodSandbox',
+  'removePodSandbox',
+  'podSandboxStatus',
+  'listPodSandbox',
+  'createContainer',
+  'startContainer',
+  'stopContainer',
+  'removeContainer',
+  'listContainers',
+  'containerStatus',
+  'execSync',
+  'imageStatus',
+  'pullImage',
+  'listImages',
 ] as const;
 
 /**
@@ -193,7 +206,10 @@ type PhaseName = (typeof PHASES)[number];
 
 /** Splits each pod's create→Running time into PHASES from the watch times and the CRI calls. */
 function phases(seen: Map<string, Seen>, names: string[], calls: CRICall[]): Map<string, Record<PhaseName, number> & { total: number }> {
-  const byUid = new Map<string, { sandboxStart?: number; sandboxEnd?: number; sandboxId?: string; createStart?: number; createEnd?: number; containerId?: string; startStart?: number; startEnd?: number }>();
+  const byUid = new Map<
+    string,
+    { sandboxStart?: number; sandboxEnd?: number; sandboxId?: string; createStart?: number; createEnd?: number; containerId?: string; startStart?: number; startEnd?: number }
+  >();
   const sbToUid = new Map<string, string>();
   const ctrToUid = new Map<string, string>();
   for (const c of calls) {
@@ -294,7 +310,9 @@ function report(seen: Map<string, Seen>, names: string[], calls: CRICall[], wall
   const ph = phases(seen, names, calls);
   const rows = [...ph.values()];
   const lines: string[] = [];
-  lines.push(`pod startup (create → Running seen by a watch), ${names.length} pods, interval ${INTERVAL} ms, wall ${(wallMs / 1000).toFixed(1)} s (${((names.length * 1000) / wallMs).toFixed(1)} pods/s)`);
+  lines.push(
+    `pod startup (create → Running seen by a watch), ${names.length} pods, interval ${INTERVAL} ms, wall ${(wallMs / 1000).toFixed(1)} s (${((names.length * 1000) / wallMs).toFixed(1)} pods/s)`,
+  );
   lines.push(`  p50 ${f(pct(totals, 50))} ms   p90 ${f(pct(totals, 90))} ms   p99 ${f(pct(totals, 99))} ms   max ${f(Math.max(...totals))} ms   (target p99 ≤ ${TARGET} ms)`);
   lines.push('');
   lines.push(`per phase, ms (${rows.length} pods with a full CRI trace; phases add up to the total)`);
@@ -335,7 +353,13 @@ try {
     await sleep(100);
   }
   if (WARMUP > 0) {
-    await runBatch(cluster.admin, Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`), image, new Map(), 60_000);
+    await runBatch(
+      cluster.admin,
+      Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`),
+      image,
+      new Map(),
+      60_000,
+    );
     await deleteAll(cluster.admin);
   }
   const calls: CRICall[] = [];

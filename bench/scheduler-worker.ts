@@ -15,10 +15,7 @@ import { PortTransport } from './scheduler-port.js';
 /** Messages from the parent. */
 export type ToWorker = { t: 'measure' } | { t: 'finish' } | { t: 'stop' };
 /** Messages to the parent. */
-export type FromWorker =
-  | { t: 'ready' }
-  | { t: 'bound'; n: number }
-  | { t: 'totals'; totals: [string, number][]; elu: number; heapMiB: number; cpu: number };
+export type FromWorker = { t: 'ready' } | { t: 'bound'; n: number } | { t: 'totals'; totals: [string, number][]; elu: number; heapMiB: number; cpu: number };
 
 async function main(): Promise<void> {
   const port = (workerData as { port: MessagePort }).port;

@@ -34,9 +34,7 @@ const resources = (cpu: string, mem = '500Mi', limits = true) => ({
   ...(limits ? { limits: { cpu, memory: mem } } : {}),
 });
 
-const pause = (cpu = '100m', limits = true) => [
-  { name: 'pause', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 80 }], resources: resources(cpu, '500Mi', limits) },
-];
+const pause = (cpu = '100m', limits = true) => [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 80 }], resources: resources(cpu, '500Mi', limits) }];
 
 /** pod-default.yaml */
 export const podDefault: PodTemplate = (name, ns) => ({
@@ -52,9 +50,7 @@ export const podTopologySpreading: PodTemplate = (name, ns) => ({
   kind: 'Pod',
   metadata: { name, namespace: ns, labels: { color: 'blue' } },
   spec: {
-    topologySpreadConstraints: [
-      { maxSkew: 5, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { color: 'blue' } } },
-    ],
+    topologySpreadConstraints: [{ maxSkew: 5, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { color: 'blue' } } }],
     containers: pause(),
   },
 });

@@ -90,11 +90,13 @@ interface Result {
  */
 async function prepareFullAdmission(c: Client, namespaces: string[]): Promise<void> {
   for (const ns of namespaces) {
-    await c.create({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true }, ns, {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: 'default', namespace: ns },
-    }).catch(() => undefined);
+    await c
+      .create({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true }, ns, {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'default', namespace: ns },
+      })
+      .catch(() => undefined);
   }
   await c.create(R.priorityclasses, '', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'bench-p10' }, value: 10 }).catch(() => undefined);
 }
@@ -432,4 +434,3 @@ void (async () => {
     process.exit(1);
   }
 })();
-

@@ -125,65 +125,62 @@ function etcdVersionOf(): string {
 }
 
 async function runAll(): Promise<void> {
-await fresh(async (s) => {
-  row(`creates/s (~100 B values, ${CONCURRENCY} in flight)`, await rate(N, CONCURRENCY, (i) => s.create(`/registry/configmaps/default/cm-${i}`, SMALL)));
-  row(`creates/s (~3 KB pods, ${CONCURRENCY} in flight)`, await rate(N, CONCURRENCY, (i) => s.create(`/registry/pods/default/pod-${i}`, POD)));
-  row('creates/s (~100 B values, 1 in flight)', await rate(Math.min(N, 10_000), 1, (i) => s.create(`/registry/seq/default/s-${i}`, SMALL)));
+  await fresh(async (s) => {
+    row(`creates/s (~100 B values, ${CONCURRENCY} in flight)`, await rate(N, CONCURRENCY, (i) => s.create(`/registry/configmaps/default/cm-${i}`, SMALL)));
+    row(`creates/s (~3 KB pods, ${CONCURRENCY} in flight)`, await rate(N, CONCURRENCY, (i) => s.create(`/registry/pods/default/pod-${i}`, POD)));
+    row('creates/s (~100 B values, 1 in flight)', await rate(Math.min(N, 10_000), 1, (i) => s.create(`/registry/seq/default/s-${i}`, SMALL)));
 
-  const latest: KeyValue[] = (await s.list('/registry/pods/default/')).kvs;
-  row(
-    `updates/s (CAS, ~3 KB pods, ${CONCURRENCY} in flight)`,
-    await rate(N, CONCURRENCY, async (i) => {
-      const j = i % latest.length;
-      latest[j] = await s.update(latest[j]!.key, POD, latest[j]!.modRevision);
-    }),
-  );
-  row('gets/s (~3 KB pods, sequential)', await rate(N, 1, (i) => s.get(latest[(i * 7919) % latest.length]!.key)));
+    const latest: KeyValue[] = (await s.list('/registry/pods/default/')).kvs;
+    row(
+      `updates/s (CAS, ~3 KB pods, ${CONCURRENCY} in flight)`,
+      await rate(N, CONCURRENCY, async (i) => {
+        const j = i % latest.length;
+        latest[j] = await s.update(latest[j]!.key, POD, latest[j]!.modRevision);
+      }),
+    );
+    row('gets/s (~3 KB pods, sequential)', await rate(N, 1, (i) => s.get(latest[(i * 7919) % latest.length]!.key)));
 
-  let events = 0;
-  const w = await s.watch('/registry/', await s.currentRevision(), { onEvents: (e) => (events += e.length) });
-  row(
-    `creates/s with a watcher (~3 KB pods, ${CONCURRENCY} in flight)`,
-    await rate(N, CONCURRENCY, (i) => s.create(`/registry/pods/watched/pod-${i}`, POD)),
-  );
-  // etcd delivers events over the network after the writes are acknowledged: wait for them
-  const deadline = Date.now() + 60_000;
-  while (events < N && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  w.stop();
-  if (events !== N) throw new Error(`watcher saw ${events} events, expected ${N}`);
-});
+    let events = 0;
+    const w = await s.watch('/registry/', await s.currentRevision(), { onEvents: (e) => (events += e.length) });
+    row(`creates/s with a watcher (~3 KB pods, ${CONCURRENCY} in flight)`, await rate(N, CONCURRENCY, (i) => s.create(`/registry/pods/watched/pod-${i}`, POD)));
+    // etcd delivers events over the network after the writes are acknowledged: wait for them
+    const deadline = Date.now() + 60_000;
+    while (events < N && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    w.stop();
+    if (events !== N) throw new Error(`watcher saw ${events} events, expected ${N}`);
+  });
 
-await fresh(async (s) => {
-  const keys = 10_000;
-  // setup, not measured (bounded concurrency: etcd refuses a burst of 10k with "too many requests")
-  await rate(keys, CONCURRENCY, (i) => s.create(`/registry/pods/ns/pod-${String(i).padStart(5, '0')}`, POD));
-  // some history, as a live cluster has
-  for (let i = 0; i < keys; i += 4) {
-    const { kv } = await s.get(`/registry/pods/ns/pod-${String(i).padStart(5, '0')}`);
-    await s.update(kv!.key, POD, kv!.modRevision);
-  }
-  let listed = 0;
-  row(
-    'list 10k keys (~3 KB each), ms',
-    await timed(async () => {
-      listed = (await s.list('/registry/pods/ns/')).kvs.length;
-    }),
-  );
-  if (listed !== keys) throw new Error(`listed ${listed}`);
-  let pages = 0;
-  const paged = await timed(async () => {
-    let page = await s.list('/registry/pods/ns/', { limit: 500 });
-    pages = 1;
-    while (page.more) {
-      page = await s.list('/registry/pods/ns/', { limit: 500, startAfter: page.kvs[page.kvs.length - 1]!.key, revision: page.revision });
-      pages++;
+  await fresh(async (s) => {
+    const keys = 10_000;
+    // setup, not measured (bounded concurrency: etcd refuses a burst of 10k with "too many requests")
+    await rate(keys, CONCURRENCY, (i) => s.create(`/registry/pods/ns/pod-${String(i).padStart(5, '0')}`, POD));
+    // some history, as a live cluster has
+    for (let i = 0; i < keys; i += 4) {
+      const { kv } = await s.get(`/registry/pods/ns/pod-${String(i).padStart(5, '0')}`);
+      await s.update(kv!.key, POD, kv!.modRevision);
     }
+    let listed = 0;
+    row(
+      'list 10k keys (~3 KB each), ms',
+      await timed(async () => {
+        listed = (await s.list('/registry/pods/ns/')).kvs.length;
+      }),
+    );
+    if (listed !== keys) throw new Error(`listed ${listed}`);
+    let pages = 0;
+    const paged = await timed(async () => {
+      let page = await s.list('/registry/pods/ns/', { limit: 500 });
+      pages = 1;
+      while (page.more) {
+        page = await s.list('/registry/pods/ns/', { limit: 500, startAfter: page.kvs[page.kvs.length - 1]!.key, revision: page.revision });
+        pages++;
+      }
+    });
+    row(`list 10k keys in ${pages} pages of 500, ms`, paged);
+    let counted = 0;
+    const countMs = await timed(async () => {
+      counted = (await s.count('/registry/pods/')).count;
+    });
+    row(`count ${counted} keys, ms`, countMs);
   });
-  row(`list 10k keys in ${pages} pages of 500, ms`, paged);
-  let counted = 0;
-  const countMs = await timed(async () => {
-    counted = (await s.count('/registry/pods/')).count;
-  });
-  row(`count ${counted} keys, ms`, countMs);
-});
 }

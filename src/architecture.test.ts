@@ -126,7 +126,15 @@ describe('architecture: imports between the top-level folders of src/', () => {
   });
 
   it('tells test code from the code it tests', () => {
-    for (const p of ['kubelet/kubelet.test.ts', 'client/testing/fake-client.ts', 'controllers/util/test-cluster.ts', 'cri/runtime-tests.ts', 'storage/backend-tests/kv.ts', 'util/fake-clock.ts', 'apiserver/openapi/testdata/defs.ts'])
+    for (const p of [
+      'kubelet/kubelet.test.ts',
+      'client/testing/fake-client.ts',
+      'controllers/util/test-cluster.ts',
+      'cri/runtime-tests.ts',
+      'storage/backend-tests/kv.ts',
+      'util/fake-clock.ts',
+      'apiserver/openapi/testdata/defs.ts',
+    ])
       assert.ok(TEST_CODE.test(p), p);
     for (const p of ['kubelet/kubelet.ts', 'controllers/util/informers.ts', 'apimachinery/field-errors.ts', 'cri/api.ts', 'streaming/spdy/session.ts'])
       assert.ok(!TEST_CODE.test(p), p);
@@ -149,16 +157,12 @@ describe('architecture: imports between the top-level folders of src/', () => {
 
   it('keeps the shared folders leaves: apimachinery, streaming, pki and util import no other folder, api only apimachinery', () => {
     const allowed: Record<string, string[]> = { apimachinery: [], streaming: [], pki: [], util: [], api: ['apimachinery'] };
-    const bad = Object.entries(allowed).flatMap(([from, ok]) =>
-      [...(graph.get(from)?.keys() ?? [])].filter((to) => !ok.includes(to)).map((to) => describeEdge(graph, from, to)),
-    );
+    const bad = Object.entries(allowed).flatMap(([from, ok]) => [...(graph.get(from)?.keys() ?? [])].filter((to) => !ok.includes(to)).map((to) => describeEdge(graph, from, to)));
     assert.deepEqual(bad, []);
   });
 
   it('keeps the API server free of controller, kubelet, runtime and scheduler code', () => {
-    const bad = ['controllers', 'kubelet', 'cri', 'scheduler']
-      .filter((to) => graph.get('apiserver')?.has(to))
-      .map((to) => describeEdge(graph, 'apiserver', to));
+    const bad = ['controllers', 'kubelet', 'cri', 'scheduler'].filter((to) => graph.get('apiserver')?.has(to)).map((to) => describeEdge(graph, 'apiserver', to));
     assert.deepEqual(bad, []);
   });
 });

@@ -46,5 +46,8 @@ test('controllers are started only by src/controllers (wired from src/cli)', () 
 
 test('nothing replaces the API server handler at run time', () => {
   const bad = sources(SRC).filter((f) => /\.handle\s*=(?!=)/.test(readFileSync(f, 'utf8').replace(/this\.handle\s*=\s*buildHandlerChain/, '')));
-  assert.deepEqual(bad.map((f) => relative(ROOT, f)), []);
+  assert.deepEqual(
+    bad.map((f) => relative(ROOT, f)),
+    [],
+  );
 });

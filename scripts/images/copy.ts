@@ -10,10 +10,7 @@ import { createHash } from 'node:crypto';
 import { PushError } from './push.js';
 
 /** Accept header for image manifests (OCI and Docker schema 2, single-platform). */
-export const MANIFEST_ACCEPT = [
-  'application/vnd.oci.image.manifest.v1+json',
-  'application/vnd.docker.distribution.manifest.v2+json',
-].join(', ');
+export const MANIFEST_ACCEPT = ['application/vnd.oci.image.manifest.v1+json', 'application/vnd.docker.distribution.manifest.v2+json'].join(', ');
 
 interface Descriptor {
   digest: string;

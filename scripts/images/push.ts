@@ -79,6 +79,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   const [layout, fromTag] = src.includes(':') ? src.split(':') : [src, undefined];
-  const tag = fromTag ?? (JSON.parse(readFileSync(join(layout!, 'index.json'), 'utf8')) as { manifests: Descriptor[] }).manifests[0]?.annotations?.['org.opencontainers.image.ref.name'];
+  const tag =
+    fromTag ?? (JSON.parse(readFileSync(join(layout!, 'index.json'), 'utf8')) as { manifests: Descriptor[] }).manifests[0]?.annotations?.['org.opencontainers.image.ref.name'];
   for (const t of targets) console.log(`${registry}/${t} ${await pushLayout(layout!, tag ?? 'latest', registry, t)}`);
 }

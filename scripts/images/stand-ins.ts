@@ -96,11 +96,7 @@ export const STAND_INS: readonly StandIn[] = [
  * Images the example manifests name that have no stand-in (their pods end in
  * ErrImagePull / ImagePullBackOff unless the real registry is reachable).
  */
-export const WITHOUT_STAND_IN: readonly string[] = [
-  'docker.io/library/bash',
-  'registry.k8s.io/etcd:3.5.1-0',
-  'k8s.gcr.io/fluentd-elasticsearch:1.20',
-];
+export const WITHOUT_STAND_IN: readonly string[] = ['docker.io/library/bash', 'registry.k8s.io/etcd:3.5.1-0', 'k8s.gcr.io/fluentd-elasticsearch:1.20'];
 
 /** The registries the stand-ins come from, sorted: each gets a mirror entry. */
 export function mirroredRegistries(standIns: readonly StandIn[] = STAND_INS): string[] {

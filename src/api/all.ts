@@ -134,10 +134,5 @@ const bindingDefinition = virtualDefinition({ group: '', version: 'v1', resource
  * Served beside {@link allDefinitions}: `[...allDefinitions(o), ...computedDefinitions()]`.
  */
 export function computedDefinitions(): ResourceDefinition[] {
-  return [
-    bindingDefinition,
-    componentStatusDefinition,
-    ...authorizationDefinitions(),
-    ...authenticationDefinitions(),
-  ];
+  return [bindingDefinition, componentStatusDefinition, ...authorizationDefinitions(), ...authenticationDefinitions()];
 }

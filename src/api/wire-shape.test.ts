@@ -19,7 +19,10 @@ test('status counters already set are kept and ordered; zeros only fill what is 
   const rc = { kind: 'ReplicationController', apiVersion: 'v1', metadata: { name: 'r' }, spec: { replicas: 0 } } as Obj;
   assert.deepEqual(wireShaper('', 'ReplicationController')(rc).status, { replicas: 0 });
   const pdb = { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', metadata: { name: 'p' }, spec: {}, status: { observedGeneration: 1 } } as Obj;
-  assert.equal(JSON.stringify(wireShaper('policy', 'PodDisruptionBudget')(pdb).status), '{"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":0,"desiredHealthy":0,"expectedPods":0}');
+  assert.equal(
+    JSON.stringify(wireShaper('policy', 'PodDisruptionBudget')(pdb).status),
+    '{"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":0,"desiredHealthy":0,"expectedPods":0}',
+  );
   const sts = { kind: 'StatefulSet', apiVersion: 'apps/v1', metadata: { name: 's' }, spec: {} } as Obj;
   assert.deepEqual(wireShaper('apps', 'StatefulSet')(sts).status, { replicas: 0, availableReplicas: 0 });
 });

@@ -205,9 +205,7 @@ export function newConflict(gr: GroupResource, name: string, reason: string = Op
 export function newInvalid(gk: GroupKind, name: string, errs: FieldError[]): StatusError {
   const causes: StatusCause[] = errs.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
   const agg = aggregateFieldErrors(errs);
-  const message = agg
-    ? `${groupKindString(gk)} "${name}" is invalid: ${agg}`
-    : `${groupKindString(gk)} "${name}" is invalid`;
+  const message = agg ? `${groupKindString(gk)} "${name}" is invalid: ${agg}` : `${groupKindString(gk)} "${name}" is invalid`;
   return new StatusError(
     failureStatus(422, 'Invalid', message, {
       name,
@@ -279,13 +277,7 @@ export function newNotAcceptable(message: string): StatusError {
 
 /** 415 Unsupported Media Type; upstream's message names only the `accepted` types, not the request's `_contentType`. */
 export function newUnsupportedMediaType(_contentType: string, accepted: string[]): StatusError {
-  return new StatusError(
-    failureStatus(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    ),
-  );
+  return new StatusError(failureStatus(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`));
 }
 
 /** 413 Request Entity Too Large. */

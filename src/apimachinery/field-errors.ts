@@ -66,13 +66,7 @@ function formatValue(v: unknown): string {
 export function fieldErrorBody(e: FieldError): string {
   let s: string;
   const t = typeText[e.type];
-  if (
-    e.type === 'FieldValueRequired' ||
-    e.type === 'FieldValueForbidden' ||
-    e.type === 'FieldValueTooLong' ||
-    e.type === 'InternalError' ||
-    e.badValue === omitValue
-  ) {
+  if (e.type === 'FieldValueRequired' || e.type === 'FieldValueForbidden' || e.type === 'FieldValueTooLong' || e.type === 'InternalError' || e.badValue === omitValue) {
     s = t;
   } else {
     s = `${t}: ${formatValue(e.badValue)}`;

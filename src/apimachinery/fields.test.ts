@@ -1,15 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from './errors.js';
-import {
-  escapeFieldValue,
-  everythingFields,
-  fieldSelectorFromSet,
-  oneTermEqualSelector,
-  parseAndCheckFieldSelector,
-  parseFieldSelector,
-  unescapeFieldValue,
-} from './fields.js';
+import { escapeFieldValue, everythingFields, fieldSelectorFromSet, oneTermEqualSelector, parseAndCheckFieldSelector, parseFieldSelector, unescapeFieldValue } from './fields.js';
 
 function badRequest(fn: () => unknown): string {
   try {
@@ -66,11 +58,26 @@ describe('parseFieldSelector', () => {
   });
 
   it('rejects bad terms and escapes with upstream texts', () => {
-    assert.equal(badRequest(() => parseFieldSelector('foo')), "invalid selector: 'foo'; can't understand 'foo'");
-    assert.equal(badRequest(() => parseFieldSelector('a=b,c')), "invalid selector: 'a=b,c'; can't understand 'c'");
-    assert.equal(badRequest(() => parseFieldSelector('a=b\\x')), 'invalid field selector: invalid escape sequence: \\x');
-    assert.equal(badRequest(() => parseFieldSelector('a=b\\')), 'invalid field selector: invalid escape sequence: \\');
-    assert.equal(badRequest(() => parseFieldSelector('a=b=c')), 'invalid field selector: unescaped character in value: 61');
+    assert.equal(
+      badRequest(() => parseFieldSelector('foo')),
+      "invalid selector: 'foo'; can't understand 'foo'",
+    );
+    assert.equal(
+      badRequest(() => parseFieldSelector('a=b,c')),
+      "invalid selector: 'a=b,c'; can't understand 'c'",
+    );
+    assert.equal(
+      badRequest(() => parseFieldSelector('a=b\\x')),
+      'invalid field selector: invalid escape sequence: \\x',
+    );
+    assert.equal(
+      badRequest(() => parseFieldSelector('a=b\\')),
+      'invalid field selector: invalid escape sequence: \\',
+    );
+    assert.equal(
+      badRequest(() => parseFieldSelector('a=b=c')),
+      'invalid field selector: unescaped character in value: 61',
+    );
   });
 });
 
@@ -99,7 +106,7 @@ describe('FieldSelector.matches', () => {
   });
 });
 
-describe('parseAndCheckFieldSelector (the API server check of a kind\'s field labels)', () => {
+describe("parseAndCheckFieldSelector (the API server check of a kind's field labels)", () => {
   it('accepts supported labels and maps aliases', () => {
     const sel = parseAndCheckFieldSelector('spec.host=node-1,status.phase=Running', podFields, podAliases);
     assert.equal(sel.toString(), 'spec.nodeName=node-1,status.phase=Running');
@@ -107,7 +114,10 @@ describe('parseAndCheckFieldSelector (the API server check of a kind\'s field la
   });
 
   it('rejects unknown labels: 400 `field label not supported: foo`', () => {
-    assert.equal(badRequest(() => parseAndCheckFieldSelector('foo=bar', podFields, podAliases)), 'field label not supported: foo');
+    assert.equal(
+      badRequest(() => parseAndCheckFieldSelector('foo=bar', podFields, podAliases)),
+      'field label not supported: foo',
+    );
   });
 
   it('kinds without their own list allow only metadata.name and metadata.namespace', () => {

@@ -209,11 +209,7 @@ export const defaultFieldLabelConverter: FieldLabelConverter = (label, value) =>
  *   (then only metadata.name / metadata.namespace, with upstream's other message).
  * @throws StatusError 400 BadRequest for parse errors and unsupported labels.
  */
-export function parseAndCheckFieldSelector(
-  selector: string,
-  supported?: readonly string[],
-  aliases?: Readonly<Record<string, string>>,
-): FieldSelector {
+export function parseAndCheckFieldSelector(selector: string, supported?: readonly string[], aliases?: Readonly<Record<string, string>>): FieldSelector {
   const sel = parseFieldSelector(selector);
   return transformFieldSelector(sel, supported ? fieldLabelConverter(supported, aliases) : defaultFieldLabelConverter);
 }

@@ -62,9 +62,7 @@ export function requirementErrors(key: string, operator: string, values: readonl
       });
       break;
     default:
-      errs.push(
-        `operator: Unsupported value: ${goQuote(operator)}: supported values: ${validOperators.map((o) => goQuote(o)).join(', ')}`,
-      );
+      errs.push(`operator: Unsupported value: ${goQuote(operator)}: supported values: ${validOperators.map((o) => goQuote(o)).join(', ')}`);
   }
   (values ?? []).forEach((v, i) => {
     const vErrs = isValidLabelValue(v);
@@ -114,8 +112,7 @@ const literalTokens: Record<string, Tok> = {
 };
 
 const isWhitespace = (c: string): boolean => c === ' ' || c === '\t' || c === '\r' || c === '\n';
-const isSpecial = (c: string): boolean =>
-  c === '=' || c === '!' || c === '(' || c === ')' || c === ',' || c === '>' || c === '<';
+const isSpecial = (c: string): boolean => c === '=' || c === '!' || c === '(' || c === ')' || c === ',' || c === '>' || c === '<';
 
 interface Item {
   tok: Tok;

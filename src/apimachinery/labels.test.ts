@@ -1,17 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from './errors.js';
-import {
-  everything,
-  formatLabelSelector,
-  formatLabels,
-  labelSelectorAsSelector,
-  newRequirement,
-  nothing,
-  parseSelector,
-  selectorFromSet,
-  selectorToString,
-} from './labels.js';
+import { everything, formatLabelSelector, formatLabels, labelSelectorAsSelector, newRequirement, nothing, parseSelector, selectorFromSet, selectorToString } from './labels.js';
 
 function badRequest(fn: () => unknown): string {
   try {
@@ -66,7 +56,7 @@ describe('parseSelector: syntax', () => {
     ['x in (a b)', "unable to parse requirement: found 'b', expected: ',' or ')'"],
     ['x in (a,=)', "unable to parse requirement: found '=', expected: ',', or identifier"],
     ['x=(a)', "unable to parse requirement: found '(', expected: identifier"],
-    ['x<a', 'unable to parse requirement: values[0]: Invalid value: "a": for \'Gt\', \'Lt\' operators, the value must be an integer'],
+    ['x<a', "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer"],
     ['x=a@b', `unable to parse requirement: values[0][x]: Invalid value: "a@b": ${LABEL_VALUE_RULE}`],
     [
       '-x=a',
@@ -74,7 +64,11 @@ describe('parseSelector: syntax', () => {
     ],
   ];
   for (const [input, want] of errors) {
-    it(`rejects ${JSON.stringify(input)}`, () => assert.equal(badRequest(() => parseSelector(input)), want));
+    it(`rejects ${JSON.stringify(input)}`, () =>
+      assert.equal(
+        badRequest(() => parseSelector(input)),
+        want,
+      ));
   }
 });
 
@@ -107,8 +101,7 @@ describe('Selector.matches', () => {
     ['!toString', {}, true],
   ];
   for (const [sel, labels, want] of cases) {
-    it(`${JSON.stringify(sel)} ${want ? 'matches' : 'does not match'} ${JSON.stringify(labels)}`, () =>
-      assert.equal(parseSelector(sel).matches(labels), want));
+    it(`${JSON.stringify(sel)} ${want ? 'matches' : 'does not match'} ${JSON.stringify(labels)}`, () => assert.equal(parseSelector(sel).matches(labels), want));
   }
 
   it('treats missing labels as an empty set', () => {
@@ -178,7 +171,10 @@ describe('labelSelectorAsSelector (metav1.LabelSelector)', () => {
       badRequest(() => labelSelectorAsSelector({ matchExpressions: [{ key: 'a', operator: 'Foo' }] })),
       '"Foo" is not a valid label selector operator',
     );
-    assert.equal(badRequest(() => labelSelectorAsSelector({ matchLabels: { b: 'x y' } })), `values[0][b]: Invalid value: "x y": ${LABEL_VALUE_RULE}`);
+    assert.equal(
+      badRequest(() => labelSelectorAsSelector({ matchLabels: { b: 'x y' } })),
+      `values[0][b]: Invalid value: "x y": ${LABEL_VALUE_RULE}`,
+    );
     assert.equal(
       badRequest(() => labelSelectorAsSelector({ matchExpressions: [{ key: 'a b', operator: 'NotIn' }] })),
       "[key: Invalid value: \"a b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty]",
@@ -190,7 +186,10 @@ describe('labelSelectorAsSelector (metav1.LabelSelector)', () => {
       badRequest(() => newRequirement('a', 'like', ['x'])),
       'operator: Unsupported value: "like": supported values: "in", "notin", "=", "==", "!=", "gt", "lt", "exists", "!"',
     );
-    assert.equal(badRequest(() => newRequirement('a', '=', ['x', 'y'])), 'values: Invalid value: []string{"x", "y"}: exact-match compatibility requires one single value');
+    assert.equal(
+      badRequest(() => newRequirement('a', '=', ['x', 'y'])),
+      'values: Invalid value: []string{"x", "y"}: exact-match compatibility requires one single value',
+    );
   });
 
   it('formatLabelSelector / formatLabels print as kubectl describe shows them', () => {

@@ -193,7 +193,6 @@ export function requirementToString(r: Requirement): string {
   return r.operator === 'in' || r.operator === 'notin' ? `${s}(${vals})` : s + vals;
 }
 
-
 /** The selector's string form (upstream Selector.String()). */
 export function selectorToString(s: Selector): string {
   return s.toString();
@@ -217,7 +216,6 @@ export function newRequirement(key: string, operator: string, values: readonly s
   if (errs.length) throw newBadRequest(aggregate(errs));
   return { key, operator: operator as Operator, values: values ?? [] };
 }
-
 
 /**
  * Parses a label selector string as upstream labels.Parse does. The empty string is

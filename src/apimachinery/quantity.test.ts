@@ -152,7 +152,11 @@ const parseTable: [string, Quantity][] = [
 
 test('parseQuantity: upstream table, with -, + and exact value and format', () => {
   for (const [inp, want] of parseTable) {
-    for (const [prefix, sign] of [['', 1n], ['-', -1n], ['+', 1n]] as const) {
+    for (const [prefix, sign] of [
+      ['', 1n],
+      ['-', -1n],
+      ['+', 1n],
+    ] as const) {
       const got = parseQuantity(prefix + inp);
       const exp = { ...want, mantissa: want.mantissa * sign };
       assert.equal(compareQuantity(got, exp), 0, `${prefix}${inp}: got ${formatQuantity(got)} want ${formatQuantity(exp)}`);
@@ -288,10 +292,22 @@ test('value, milliValue, scaledValue round up away from zero', () => {
   assert.equal(value(parseQuantity('-9.01')), -10);
   assert.equal(value(parseQuantity('128974848')), 128974848);
   const scales: [number, number, number][] = [
-    [-9, -9, 1], [-9, -6, 1], [-9, -3, 1], [-9, 0, 1],
-    [-6, -9, 1000], [-6, -6, 1], [-6, -3, 1], [-6, 0, 1],
-    [-3, -9, 1000000], [-3, -6, 1000], [-3, -3, 1], [-3, 0, 1],
-    [0, -9, 1000000000], [0, -6, 1000000], [0, -3, 1000], [0, 0, 1],
+    [-9, -9, 1],
+    [-9, -6, 1],
+    [-9, -3, 1],
+    [-9, 0, 1],
+    [-6, -9, 1000],
+    [-6, -6, 1],
+    [-6, -3, 1],
+    [-6, 0, 1],
+    [-3, -9, 1000000],
+    [-3, -6, 1000],
+    [-3, -3, 1],
+    [-3, 0, 1],
+    [0, -9, 1000000000],
+    [0, -6, 1000000],
+    [0, -3, 1000],
+    [0, 0, 1],
     [2, -2, 10000],
   ];
   for (const [from, to, want] of scales) assert.equal(scaledValue(newScaledQuantity(1, from), to), want, `${from}->${to}`);

@@ -28,7 +28,42 @@ test('DNS-1123 labels and subdomains (upstream cases)', () => {
   for (const v of ['a', 'ab', 'abc', 'a1', 'a-1', 'a--1--2--b', '0', '01', '012', '1a', '1-a', '1--a--b--2', 'a'.repeat(63)]) {
     assert.deepEqual(isDNS1123Label(v), [], v);
   }
-  for (const v of ['', 'A', 'ABC', 'aBc', 'A1', 'A-1', '1-A', '-', 'a-', '-a', '1-', '-1', '_', 'a_', '_a', 'a_b', '1_', '_1', '1_2', '.', 'a.', '.a', 'a.b', '1.', '.1', '1.2', ' ', 'a ', ' a', 'a b', '1 ', ' 1', '1 2', 'a'.repeat(64)]) {
+  for (const v of [
+    '',
+    'A',
+    'ABC',
+    'aBc',
+    'A1',
+    'A-1',
+    '1-A',
+    '-',
+    'a-',
+    '-a',
+    '1-',
+    '-1',
+    '_',
+    'a_',
+    '_a',
+    'a_b',
+    '1_',
+    '_1',
+    '1_2',
+    '.',
+    'a.',
+    '.a',
+    'a.b',
+    '1.',
+    '.1',
+    '1.2',
+    ' ',
+    'a ',
+    ' a',
+    'a b',
+    '1 ',
+    ' 1',
+    '1 2',
+    'a'.repeat(64),
+  ]) {
     assert.notDeepEqual(isDNS1123Label(v), [], v);
   }
   assert.deepEqual(isDNS1123Label('a.b'), ['must not contain dots']);
@@ -46,10 +81,39 @@ test('DNS-1123 labels and subdomains (upstream cases)', () => {
 });
 
 test('qualified names and label values', () => {
-  for (const v of ['simple', 'now-with-dashes', '1-starts-with-num', '1234', 'simple/simple', 'now-with-dashes/simple', 'now-with-dashes/now-with-dashes', 'now.with.dots/simple', 'now-with.dashes-and.dots/simple', '1-num.2-num/3-num', '1234/5678', '1.2.3.4/5678', 'Uppercase_Is_OK_123', 'example.com/Uppercase_Is_OK_123', 'requests.storage-foo', 'a'.repeat(63), 'a'.repeat(253) + '/' + 'b'.repeat(63)]) {
+  for (const v of [
+    'simple',
+    'now-with-dashes',
+    '1-starts-with-num',
+    '1234',
+    'simple/simple',
+    'now-with-dashes/simple',
+    'now-with-dashes/now-with-dashes',
+    'now.with.dots/simple',
+    'now-with.dashes-and.dots/simple',
+    '1-num.2-num/3-num',
+    '1234/5678',
+    '1.2.3.4/5678',
+    'Uppercase_Is_OK_123',
+    'example.com/Uppercase_Is_OK_123',
+    'requests.storage-foo',
+    'a'.repeat(63),
+    'a'.repeat(253) + '/' + 'b'.repeat(63),
+  ]) {
     assert.deepEqual(isQualifiedName(v), [], v);
   }
-  for (const v of ['nospecialchars%^=@', 'cantendwithadash-', '-cantstartwithadash-', 'only/one/slash', 'Example.com/abc', 'example_com/abc', 'example.com/', '/simple', 'a'.repeat(64), 'a'.repeat(254) + '/abc']) {
+  for (const v of [
+    'nospecialchars%^=@',
+    'cantendwithadash-',
+    '-cantstartwithadash-',
+    'only/one/slash',
+    'Example.com/abc',
+    'example_com/abc',
+    'example.com/',
+    '/simple',
+    'a'.repeat(64),
+    'a'.repeat(254) + '/abc',
+  ]) {
     assert.notDeepEqual(isQualifiedName(v), [], v);
   }
   assert.deepEqual(isQualifiedName('/simple'), ['prefix part must be non-empty']);
@@ -57,7 +121,7 @@ test('qualified names and label values', () => {
     'name part must be non-empty',
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
   ]);
-  assert.equal(isQualifiedName('a/b/c')[0]!.startsWith("a qualified name must consist of"), true);
+  assert.equal(isQualifiedName('a/b/c')[0]!.startsWith('a qualified name must consist of'), true);
   for (const v of ['simple', 'now-with-dashes', '1-starts-with-num', 'end-with-num-1', '1234', '-'.repeat(0), 'a'.repeat(63)]) assert.deepEqual(isValidLabelValue(v), [], v);
   assert.deepEqual(isValidLabelValue(''), []);
   assert.equal(isValidLabelValue('nospecialchars%^=@').length, 1);
@@ -126,7 +190,10 @@ test('validateObjectMeta', () => {
   assert.equal(errs[0]!.field, 'metadata.ownerReferences');
   assert.equal(errs[0]!.detail, 'Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b');
   const bad = validateObjectMeta({ name: 'x', namespace: 'd', ownerReferences: [{ apiVersion: '', kind: '', name: '', uid: '' }] }, true, nameIsDNSSubdomain, meta);
-  assert.deepEqual(bad.map((e) => e.detail), ['version must not be empty', 'kind must not be empty', 'name must not be empty', 'uid must not be empty']);
+  assert.deepEqual(
+    bad.map((e) => e.detail),
+    ['version must not be empty', 'kind must not be empty', 'name must not be empty', 'uid must not be empty'],
+  );
   assert.equal(
     aggregateFieldErrors(validateObjectMeta({ name: 'x', namespace: 'd', finalizers: ['orphan', 'foregroundDeletion'] }, true, nameIsDNSSubdomain, meta)),
     'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',

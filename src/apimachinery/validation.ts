@@ -65,11 +65,7 @@ export function isQualifiedName(value: string): string[] {
     if (prefix.length === 0) errs.push('prefix part ' + emptyError());
     else for (const m of isDNS1123Subdomain(prefix)) errs.push('prefix part ' + m);
   } else {
-    errs.push(
-      'a qualified name ' +
-        regexError(qnameErr, qnameFmt, 'MyName', 'my.name', '123-abc') +
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-    );
+    errs.push('a qualified name ' + regexError(qnameErr, qnameFmt, 'MyName', 'my.name', '123-abc') + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
     return errs;
   }
   if (name.length === 0) errs.push('name part ' + emptyError());
@@ -79,8 +75,7 @@ export function isQualifiedName(value: string): string[] {
 }
 
 const labelValueFmt = `(${qnameFmt})?`;
-const labelValueErr =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const labelValueErr = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelValueRe = new RegExp(`^${labelValueFmt}$`);
 
 /** A label value: empty or a qualified-name-like string of at most 63 characters (upstream IsValidLabelValue). */
@@ -93,12 +88,10 @@ export function isValidLabelValue(value: string): string[] {
 }
 
 const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const dns1123LabelErr =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const dns1123LabelErr = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
 const dns1123LabelRe = new RegExp(`^${dns1123LabelFmt}$`);
 const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
-const dns1123SubdomainErr =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+const dns1123SubdomainErr = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const dns1123SubdomainRe = new RegExp(`^${dns1123SubdomainFmt}$`);
 
 /** An RFC 1123 label, at most 63 characters (upstream IsDNS1123Label): namespace names, container names. */
@@ -123,8 +116,7 @@ export function isDNS1123Subdomain(value: string): string[] {
 }
 
 const dns1035LabelFmt = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const dns1035LabelErr =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+const dns1035LabelErr = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const dns1035LabelRe = new RegExp(`^${dns1035LabelFmt}$`);
 
 /** An RFC 1035 label (upstream IsDNS1035Label): Service names. */

@@ -50,8 +50,21 @@ export const TYPE_META_FIELDS = ['kind', 'apiVersion', 'metadata'] as const;
 
 /** metav1.ObjectMeta's JSON fields in declaration order. */
 export const OBJECT_META_ORDER = fieldOrder([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
 ]);
 
 const OWNER_REFERENCE_ORDER = fieldOrder(['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion']);
@@ -73,7 +86,10 @@ function listInOrder<T extends object>(list: T[], order: FieldOrder): T[] {
  */
 export function objectMetaInOrder<T extends object>(meta: T): T {
   let m = inFieldOrder(meta, OBJECT_META_ORDER) as Record<string, unknown>;
-  for (const [field, order] of [['ownerReferences', OWNER_REFERENCE_ORDER], ['managedFields', MANAGED_FIELDS_ENTRY_ORDER]] as const) {
+  for (const [field, order] of [
+    ['ownerReferences', OWNER_REFERENCE_ORDER],
+    ['managedFields', MANAGED_FIELDS_ENTRY_ORDER],
+  ] as const) {
     const list = m[field];
     if (!Array.isArray(list)) continue;
     const ordered = listInOrder(list as object[], order);

@@ -87,7 +87,10 @@ describe('APIServer (in-process)', () => {
   it('validates names with Invalid and field causes', async () => {
     await assert.rejects(
       client.create(cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name' } }),
-      (e: StatusError) => e.code === 422 && e.message.startsWith('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"') && e.status.details?.causes?.[0]?.field === 'metadata.name',
+      (e: StatusError) =>
+        e.code === 422 &&
+        e.message.startsWith('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"') &&
+        e.status.details?.causes?.[0]?.field === 'metadata.name',
     );
   });
 

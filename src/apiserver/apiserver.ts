@@ -172,7 +172,10 @@ export class APIServer implements StoreLookup {
     const subs = [...(opts.subresources ?? [])];
     // built-in subresources that need nothing beyond the store, served whenever their resource is
     for (const b of BUILTIN_SUBRESOURCES) {
-      if (this.byGVR.has(`${b.group}/${b.version}/${b.resource}`) && !subs.some((s) => s.group === b.group && s.version === b.version && s.resource === b.resource && s.subresource === b.subresource)) {
+      if (
+        this.byGVR.has(`${b.group}/${b.version}/${b.resource}`) &&
+        !subs.some((s) => s.group === b.group && s.version === b.version && s.resource === b.resource && s.subresource === b.subresource)
+      ) {
         subs.push(b);
       }
     }
@@ -426,5 +429,3 @@ function healthRoot(p: string): string {
   for (const r of ['/healthz', '/livez', '/readyz']) if (p === r || p.startsWith(`${r}/`)) return r;
   return p;
 }
-
-

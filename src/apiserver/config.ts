@@ -78,9 +78,7 @@ export interface ServerConfigOptions {
 }
 
 /** The parts of {@link APIServerOptions} the configuration fills. */
-export type ConfiguredAPIServerOptions = Required<
-  Pick<APIServerOptions, 'admission' | 'authentication' | 'impersonation' | 'authorizer' | 'virtualResources' | 'storeConsumers'>
-> &
+export type ConfiguredAPIServerOptions = Required<Pick<APIServerOptions, 'admission' | 'authentication' | 'impersonation' | 'authorizer' | 'virtualResources' | 'storeConsumers'>> &
   Pick<APIServerOptions, 'auditor'>;
 
 export interface ServerConfig {

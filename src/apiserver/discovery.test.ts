@@ -23,15 +23,28 @@ describe('Discovery at runtime', () => {
     const d = new Discovery([def('apps', 'v1', 'deployments', 'Deployment')], []);
     const before = d.aggregated('apis', 'v2');
     d.add(def('stable.example.com', 'v1beta1', 'crontabs', 'CronTab'), [
-      { group: 'stable.example.com', version: 'v1beta1', resource: 'crontabs', subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get'] },
+      {
+        group: 'stable.example.com',
+        version: 'v1beta1',
+        resource: 'crontabs',
+        subresource: 'scale',
+        responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+        verbs: ['get'],
+      },
     ]);
     d.add(def('stable.example.com', 'v1', 'crontabs', 'CronTab'));
     assert.notEqual(d.aggregated('apis', 'v2'), before);
     const g = d.apiGroupDoc('stable.example.com') as { preferredVersion: { version: string }; versions: { version: string }[] };
     assert.equal(g.preferredVersion.version, 'v1');
-    assert.deepEqual(g.versions.map((v) => v.version), ['v1', 'v1beta1']);
+    assert.deepEqual(
+      g.versions.map((v) => v.version),
+      ['v1', 'v1beta1'],
+    );
     const rl = d.resourceList('stable.example.com', 'v1beta1') as { resources: { name: string }[] };
-    assert.deepEqual(rl.resources.map((r) => r.name), ['crontabs', 'crontabs/scale']);
+    assert.deepEqual(
+      rl.resources.map((r) => r.name),
+      ['crontabs', 'crontabs/scale'],
+    );
     d.remove('stable.example.com', 'v1beta1', 'crontabs');
     assert.equal(d.hasGroupVersion('stable.example.com', 'v1beta1'), false);
     d.remove('stable.example.com', 'v1', 'crontabs');

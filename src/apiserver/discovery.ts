@@ -201,8 +201,7 @@ export class Discovery {
             if (d.shortNames?.length) r.shortNames = d.shortNames;
             if (d.categories?.length) r.categories = d.categories;
             const subs = this.subresourcesOf(d);
-            if (subs.length)
-              r.subresources = subs.map((s) => ({ subresource: s.subresource, responseKind: s.responseKind, verbs: s.verbs }));
+            if (subs.length) r.subresources = subs.map((s) => ({ subresource: s.subresource, responseKind: s.responseKind, verbs: s.verbs }));
             return r;
           }),
         freshness: 'Current',

@@ -237,9 +237,7 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
     return;
   }
   const tooLarge = code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge
-    ? failureStatus(431, '', 'request header fields too large')
-    : failureStatus(400, 'BadRequest', `malformed HTTP request: ${err.message}`);
+  const status = tooLarge ? failureStatus(431, '', 'request header fields too large') : failureStatus(400, 'BadRequest', `malformed HTTP request: ${err.message}`);
   const body = JSON.stringify(status);
   socket.end(
     `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +

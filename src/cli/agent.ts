@@ -82,9 +82,10 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
   const client = new RestClient(new HttpsTransport({ server: o.server, ca, cert, key }), { userAgent: `kubelet/v1.32.0 (${o.nodeName})` });
 
   // 3. the kubelet serving certificate: self-signed, as a kubelet without --tls-cert-file
-  let serving = readIf(join(tls, 'kubelet.crt')) && readIf(join(tls, 'kubelet.key'))
-    ? { cert: readFileSync(join(tls, 'kubelet.crt'), 'utf8'), key: readFileSync(join(tls, 'kubelet.key'), 'utf8') }
-    : undefined;
+  let serving =
+    readIf(join(tls, 'kubelet.crt')) && readIf(join(tls, 'kubelet.key'))
+      ? { cert: readFileSync(join(tls, 'kubelet.crt'), 'utf8'), key: readFileSync(join(tls, 'kubelet.key'), 'utf8') }
+      : undefined;
   if (!serving) {
     const selfCA = await createCA(`${o.nodeName}-ca@${Math.floor(Date.now() / 1000)}`);
     serving = await issueCert(selfCA, {

@@ -78,7 +78,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--disable-controller-manager', 'do not run the controllers in this process')
   .addOption(
     // tests only: lets a test see the header timeout of never-used connections in seconds
-    new Option('--request-header-timeout-ms <ms>', 'ms a connection may take to send a request\'s headers (default 60000)').argParser((v) => parseInt(v, 10)).hideHelp(),
+    new Option('--request-header-timeout-ms <ms>', "ms a connection may take to send a request's headers (default 60000)").argParser((v) => parseInt(v, 10)).hideHelp(),
   )
   .action(async (o) => {
     checkRuntime(o.runtime);
@@ -88,7 +88,13 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       console.error(`error: --authorization-mode: unknown authorizer ${JSON.stringify(bad)} (supported: Node, RBAC, AlwaysAllow)`);
       process.exit(2);
     }
-    const pluginList = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
+    const pluginList = (v: unknown): string[] =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : [];
     const enableAdmissionPlugins = pluginList(o.enableAdmissionPlugins);
     const disableAdmissionPlugins = pluginList(o.disableAdmissionPlugins);
     const admissionErrs = validateAdmissionFlags(enableAdmissionPlugins, disableAdmissionPlugins);

@@ -106,7 +106,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       dataDir: o.dataDir,
       podCIDR: o.podCIDR,
       kubeletPort: ks.port,
-      cgroupRoot: runtime.kind === 'remote' ? ((o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/') : undefined,
+      cgroupRoot: runtime.kind === 'remote' ? (o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/' : undefined,
       recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
     });
   } catch (e) {

@@ -65,11 +65,7 @@ export class ClientEventRecorder implements EventRecorder {
     if (prev) {
       prev.count++;
       const count = prev.count;
-      prev.pending = prev.pending.then(() =>
-        this.client
-          .patch(R.events, prev.namespace, prev.name, 'merge', { count, lastTimestamp: ts })
-          .catch(() => undefined),
-      );
+      prev.pending = prev.pending.then(() => this.client.patch(R.events, prev.namespace, prev.name, 'merge', { count, lastTimestamp: ts }).catch(() => undefined));
       return;
     }
     const name = `${m.name}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(process.hrtime()[1] % 1_000_000)).toString(16)}`;

@@ -37,13 +37,16 @@ describe('LeaderElector (Lease)', () => {
     const done = e.run();
     for (let i = 0; i < 50 && !e.isLeader(); i++) await new Promise((r) => setImmediate(r));
     assert.equal(e.isLeader(), true);
-    assert.deepEqual({ ...lease(client), renewTime: undefined }, {
-      holderIdentity: 'a',
-      leaseDurationSeconds: 15,
-      acquireTime: '2025-01-01T00:00:00.000000Z',
-      renewTime: undefined,
-      leaseTransitions: 0,
-    });
+    assert.deepEqual(
+      { ...lease(client), renewTime: undefined },
+      {
+        holderIdentity: 'a',
+        leaseDurationSeconds: 15,
+        acquireTime: '2025-01-01T00:00:00.000000Z',
+        renewTime: undefined,
+        leaseTransitions: 0,
+      },
+    );
     await e.stop();
     await done;
     assert.equal(lease(client)?.holderIdentity, '');

@@ -7,18 +7,7 @@
 import type { KObject } from '../api/resource.js';
 import { StatusError, failureStatus, type Status } from '../apimachinery/errors.js';
 import type { Transport, TransportResponse } from './transport.js';
-import type {
-  Client,
-  DeleteOptions,
-  KList,
-  ListOptions,
-  PatchType,
-  ResourceRef,
-  WatchEvent,
-  WatchHandle,
-  WatchOptions,
-  WriteOptions,
-} from './types.js';
+import type { Client, DeleteOptions, KList, ListOptions, PatchType, ResourceRef, WatchEvent, WatchHandle, WatchOptions, WriteOptions } from './types.js';
 
 const patchContentType: Record<PatchType, string> = {
   json: 'application/json-patch+json',
@@ -107,11 +96,7 @@ export class RestClient implements Client {
 
   update<T extends KObject = KObject>(r: ResourceRef, ns: string, obj: T, o: WriteOptions & { subresource?: string } = {}): Promise<T> {
     const name = obj.metadata?.name ?? '';
-    return this.call<T>(
-      'PUT',
-      resourcePath(r, ns, name, o.subresource) + qs({ dryRun: o.dryRun ? 'All' : undefined, fieldManager: o.fieldManager }),
-      obj,
-    );
+    return this.call<T>('PUT', resourcePath(r, ns, name, o.subresource) + qs({ dryRun: o.dryRun ? 'All' : undefined, fieldManager: o.fieldManager }), obj);
   }
 
   patch<T extends KObject = KObject>(

@@ -94,14 +94,7 @@ export interface Client {
   list<T extends KObject = KObject>(r: ResourceRef, ns: string, opts?: ListOptions): Promise<KList<T>>;
   create<T extends KObject = KObject>(r: ResourceRef, ns: string, obj: T, opts?: WriteOptions): Promise<T>;
   update<T extends KObject = KObject>(r: ResourceRef, ns: string, obj: T, opts?: WriteOptions & { subresource?: string }): Promise<T>;
-  patch<T extends KObject = KObject>(
-    r: ResourceRef,
-    ns: string,
-    name: string,
-    type: PatchType,
-    patch: unknown,
-    opts?: WriteOptions & { subresource?: string },
-  ): Promise<T>;
+  patch<T extends KObject = KObject>(r: ResourceRef, ns: string, name: string, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: string }): Promise<T>;
   /** Returns the object (with deletionTimestamp when graceful) or a Status. */
   delete(r: ResourceRef, ns: string, name: string, opts?: DeleteOptions): Promise<KObject>;
   deleteCollection(r: ResourceRef, ns: string, opts?: ListOptions & DeleteOptions): Promise<KObject>;

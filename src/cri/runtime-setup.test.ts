@@ -8,9 +8,14 @@ import { startNodeRuntime } from './runtime-setup.js';
 
 const base = { dataDir: '/nonexistent/k8ts', podCIDR: '10.42.0.0/24' };
 function fakeRemote(endpoint: string): Runtime {
-  const r = { kind: 'remote', endpoint, closed: false, async close() {
-    r.closed = true;
-  } };
+  const r = {
+    kind: 'remote',
+    endpoint,
+    closed: false,
+    async close() {
+      r.closed = true;
+    },
+  };
   return r as unknown as Runtime;
 }
 

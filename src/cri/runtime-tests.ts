@@ -81,7 +81,7 @@ function ipv4InCIDR(ip: string, cidr: string): boolean {
   const [net, bits] = cidr.split('/');
   const toInt = (s: string) => s.split('.').reduce((a, o) => (a << 8) + Number(o), 0) >>> 0;
   const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0;
-  return ((toInt(ip) & mask) >>> 0) === ((toInt(net!) & mask) >>> 0);
+  return (toInt(ip) & mask) >>> 0 === (toInt(net!) & mask) >>> 0;
 }
 
 /** Registers the conformance suite as a node:test `describe` block. */
@@ -215,7 +215,10 @@ export function runRuntimeTests(opts: RuntimeTestOptions): void {
       assert.ok(img.repoTags.includes(h.images.busybox), `repoTags ${img.repoTags} include ${h.images.busybox}`);
       assert.ok(img.size > 0, 'size in bytes');
       assert.ok(ref === img.id || img.repoDigests.some((d) => d === ref) || ref.includes(img.id.replace(/^sha256:/, '')), `pull ref ${ref} names image ${img.id}`);
-      assert.ok((await rt.listImages()).some((i) => i.id === img.id), 'listImages has it');
+      assert.ok(
+        (await rt.listImages()).some((i) => i.id === img.id),
+        'listImages has it',
+      );
       assert.equal(await rt.imageStatus({ image: missingImage() }), undefined);
       await assert.rejects(rt.pullImage({ image: missingImage() }), (e) => e instanceof CRIError);
     });
@@ -234,9 +237,15 @@ export function runRuntimeTests(opts: RuntimeTestOptions): void {
         assert.equal(st.annotations['k8ts.test/note'], 'sandbox lifecycle');
         assert.ok(st.createdAt >= (t0 - 2000) * 1e6 && st.createdAt <= (t1 + 2000) * 1e6, `createdAt ${st.createdAt} is ns within the call`);
 
-        assert.deepEqual((await rt.listPodSandbox({ id })).map((s) => s.id), [id]);
+        assert.deepEqual(
+          (await rt.listPodSandbox({ id })).map((s) => s.id),
+          [id],
+        );
         const byLabel = await rt.listPodSandbox({ labelSelector: { [CRILabels.podUID]: cfg.metadata.uid } });
-        assert.deepEqual(byLabel.map((s) => s.id), [id]);
+        assert.deepEqual(
+          byLabel.map((s) => s.id),
+          [id],
+        );
         assert.equal(byLabel[0]!.state, 'SANDBOX_READY');
         assert.deepEqual(await rt.listPodSandbox({ labelSelector: { [CRILabels.podUID]: cfg.metadata.uid, 'k8ts.test/run': 'other' } }), []);
         assert.ok((await rt.listPodSandbox({ state: 'SANDBOX_READY' })).some((s) => s.id === id));
@@ -286,13 +295,22 @@ export function runRuntimeTests(opts: RuntimeTestOptions): void {
         assert.ok(st.startedAt >= st.createdAt, 'startedAt ≥ createdAt');
 
         const listed = await rt.listContainers({ podSandboxId: sbId });
-        assert.deepEqual(listed.map((c) => c.id), [id]);
+        assert.deepEqual(
+          listed.map((c) => c.id),
+          [id],
+        );
         assert.equal(listed[0]!.podSandboxId, sbId);
         assert.equal(listed[0]!.state, 'CONTAINER_RUNNING');
-        assert.deepEqual((await rt.listContainers({ labelSelector: { [CRILabels.podUID]: sb.metadata.uid } })).map((c) => c.id), [id]);
+        assert.deepEqual(
+          (await rt.listContainers({ labelSelector: { [CRILabels.podUID]: sb.metadata.uid } })).map((c) => c.id),
+          [id],
+        );
         assert.deepEqual(await rt.listContainers({ labelSelector: { [CRILabels.podUID]: sb.metadata.uid, [CRILabels.containerName]: 'other' } }), []);
         assert.ok((await rt.listContainers({ state: 'CONTAINER_RUNNING' })).some((c) => c.id === id));
-        assert.deepEqual((await rt.listContainers({ id })).map((c) => c.id), [id]);
+        assert.deepEqual(
+          (await rt.listContainers({ id })).map((c) => c.id),
+          [id],
+        );
 
         const s0 = now();
         await rt.stopContainer(id, 30);
@@ -342,10 +360,7 @@ export function runRuntimeTests(opts: RuntimeTestOptions): void {
           const e = parseCRILog(text);
           return e.length >= 2 ? e : undefined;
         });
-        assert.deepEqual(
-          entries.map((e) => `${e.stream} ${e.tag} ${e.msg}`).sort(),
-          ['stderr F oops', 'stdout F hello world'],
-        );
+        assert.deepEqual(entries.map((e) => `${e.stream} ${e.tag} ${e.msg}`).sort(), ['stderr F oops', 'stdout F hello world']);
         for (const e of entries) assert.ok(!Number.isNaN(Date.parse(e.time)), `timestamp ${e.time}`);
       });
     });

@@ -18,7 +18,9 @@ describe('kubelet back-off and sync cadence', () => {
         metadata: { name: 'live' },
         spec: {
           terminationGracePeriodSeconds: 2,
-          containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'], livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 1, failureThreshold: 1 } }],
+          containers: [
+            { name: 'c', image: 'busybox', command: ['sleep', '3600'], livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 1, failureThreshold: 1 } },
+          ],
         },
       });
       const uid = pod.metadata!.uid!;

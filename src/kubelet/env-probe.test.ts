@@ -67,7 +67,14 @@ describe('kubelet environment and probes', () => {
     try {
       const spec = {
         restartPolicy: 'Never' as const,
-        containers: [{ name: 'test-container', image: 'busybox', command: ['/bin/sh', '-c', 'env'], env: [{ name: 'SPECIAL_LEVEL_KEY', valueFrom: { configMapKeyRef: { name: 'special-config', key: 'special.how' } } }] }],
+        containers: [
+          {
+            name: 'test-container',
+            image: 'busybox',
+            command: ['/bin/sh', '-c', 'env'],
+            env: [{ name: 'SPECIAL_LEVEL_KEY', valueFrom: { configMapKeyRef: { name: 'special-config', key: 'special.how' } } }],
+          },
+        ],
       };
       await h.createPod({ metadata: { name: 'dapi-test-pod' }, spec });
       const cs = () => h.pod('dapi-test-pod')?.status?.containerStatuses?.[0];
@@ -124,7 +131,12 @@ describe('kubelet environment and probes', () => {
         metadata: { name: 'ready' },
         spec: {
           containers: [
-            { name: 'a', image: 'busybox', command: ['sh', '-c', 'sleep 10; touch /tmp/ready; sleep 3600'], readinessProbe: { exec: { command: ['test', '-e', '/tmp/ready'] }, periodSeconds: 2 } },
+            {
+              name: 'a',
+              image: 'busybox',
+              command: ['sh', '-c', 'sleep 10; touch /tmp/ready; sleep 3600'],
+              readinessProbe: { exec: { command: ['test', '-e', '/tmp/ready'] }, periodSeconds: 2 },
+            },
             { name: 'b', image: 'nginx:1.25' },
           ],
         },

@@ -11,7 +11,23 @@ import { newHarness, type Harness } from './testing/harness.js';
 const noProbes: ProbeVerdicts = { livenessFailed: () => false, startupFailed: () => false, started: () => true };
 
 function rstatus(name: string, state: RuntimeContainerStatus['state'], sandboxId = 'sb1'): RuntimeContainerStatus {
-  return { id: `id-${name}`, containerID: `sim://id-${name}`, name, sandboxId, state, createdAt: 1, startedAt: 1, finishedAt: state === 'exited' ? 2 : 0, exitCode: 0, reason: '', message: '', image: 'busybox', imageRef: 'sha256:x', restartCount: 0, hash: '' };
+  return {
+    id: `id-${name}`,
+    containerID: `sim://id-${name}`,
+    name,
+    sandboxId,
+    state,
+    createdAt: 1,
+    startedAt: 1,
+    finishedAt: state === 'exited' ? 2 : 0,
+    exitCode: 0,
+    reason: '',
+    message: '',
+    image: 'busybox',
+    imageRef: 'sha256:x',
+    restartCount: 0,
+    hash: '',
+  };
 }
 
 function podStatus(ready: boolean, containers: RuntimeContainerStatus[]): RuntimePodStatus {
@@ -27,7 +43,10 @@ describe('computePodActions: ephemeral containers', () => {
   test('start in a ready sandbox, even before init containers are done', () => {
     const pod = debugPod({ initContainers: [{ name: 'init', image: 'busybox' }] });
     const a = computePodActions(pod, podStatus(true, [rstatus('init', 'running')]), noProbes);
-    assert.deepEqual(a.ephemeralToStart.map((c) => c.name), ['dbg']);
+    assert.deepEqual(
+      a.ephemeralToStart.map((c) => c.name),
+      ['dbg'],
+    );
     assert.deepEqual(a.initToStart, []);
   });
 
@@ -77,7 +96,10 @@ describe('kubelet: ephemeral containers (kubectl debug)', () => {
       assert.deepEqual([ec.state?.terminated?.reason, ec.state?.terminated?.exitCode], ['Completed', 0]);
       assert.equal(st.phase, 'Running');
       assert.equal(st.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
-      assert.deepEqual(st.containerStatuses?.map((c) => c.name), ['nginx']);
+      assert.deepEqual(
+        st.containerStatuses?.map((c) => c.name),
+        ['nginx'],
+      );
       const evs = h.events('web').filter((e) => e.fieldPath === 'spec.ephemeralContainers{debugger}');
       assert.deepEqual(
         evs.map((e) => e.reason),
@@ -86,7 +108,10 @@ describe('kubelet: ephemeral containers (kubectl debug)', () => {
       assert.equal(evs[0].message, 'Pulling image "busybox:1.36"');
       assert.equal(evs[2].message, 'Created container debugger');
       // 20 s of fake time later (resyncs, PLEG relists) it was never started again
-      await assert.rejects(h.until(() => false, 20_000, 500), /condition not reached/);
+      await assert.rejects(
+        h.until(() => false, 20_000, 500),
+        /condition not reached/,
+      );
       assert.equal((await h.runtime.listContainers({ labelSelector: { 'io.kubernetes.container.name': 'debugger' } })).length, 1);
       assert.equal(h.events('web').filter((e) => e.fieldPath === 'spec.ephemeralContainers{debugger}' && e.reason === 'Started')[0].count, 1);
       assert.equal(h.pod('web')!.status!.ephemeralContainerStatuses![0].restartCount, 0);
@@ -117,7 +142,10 @@ describe('kubelet: ephemeral containers (kubectl debug)', () => {
 
       await h.client.delete(R.pods, 'default', 'web');
       await h.until(() => !h.pod('web'), 30_000);
-      const killing = h.events('web').filter((e) => e.reason === 'Killing').map((e) => e.fieldPath);
+      const killing = h
+        .events('web')
+        .filter((e) => e.reason === 'Killing')
+        .map((e) => e.fieldPath);
       assert.deepEqual(killing.sort(), ['spec.containers{app}', 'spec.ephemeralContainers{dbg}']);
       assert.deepEqual(await h.runtime.listContainers(), []);
     } finally {

@@ -27,7 +27,9 @@ describe('kubelet lifecycle hooks', () => {
         metadata: { name: 'hook' },
         spec: {
           terminationGracePeriodSeconds: 5,
-          containers: [{ name: 'c', image: 'busybox:1.28', command: ['sh', '-c', 'sleep 3600'], lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo nope; exit 3'] } } } }],
+          containers: [
+            { name: 'c', image: 'busybox:1.28', command: ['sh', '-c', 'sleep 3600'], lifecycle: { postStart: { exec: { command: ['sh', '-c', 'echo nope; exit 3'] } } } },
+          ],
         },
       });
       await h.until(() => h.events('hook').some((e) => e.reason === 'FailedPostStartHook'));

@@ -83,7 +83,16 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
   fs.mkdirSync(path.join(kubeletDir, 'logs'), { recursive: true });
   const machine = machineInfo(o.dataDir, o.nodeName, { cpu: o.cpu, memory: o.memory, hostIP: o.nodeIP });
   if (o.podCIDR) await o.runtime.updateRuntimeConfig(o.podCIDR);
-  const nodeStatus = new NodeStatusManager({ client: o.client, recorder, clock, runtime: o.runtime, nodeName: o.nodeName, podCIDR: o.podCIDR, machine, kubeletPort: o.kubeletPort });
+  const nodeStatus = new NodeStatusManager({
+    client: o.client,
+    recorder,
+    clock,
+    runtime: o.runtime,
+    nodeName: o.nodeName,
+    podCIDR: o.podCIDR,
+    machine,
+    kubeletPort: o.kubeletPort,
+  });
   await nodeStatus.register();
   nodeStatus.start();
   const lease = new NodeLease(o.client, clock, o.nodeName, () => nodeStatus.uid);

@@ -310,8 +310,16 @@ export class Kubelet {
 
     let volumes: Map<string, string>;
     try {
-      volumes = await this.volumes.mountPod(pod, { getConfigMap: (ns, n) => this.getConfigMap(ns, n), getSecret: (ns, n) => this.getSecret(ns, n), getServiceAccountToken: (r) => this.tokens.getToken(r), runtimeValues: this.runtimeValues(ps.ips), alloc: this.alloc() }, (e) =>
-        this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedMountVolume, Msg.mountFailed(e.volume, e.message)),
+      volumes = await this.volumes.mountPod(
+        pod,
+        {
+          getConfigMap: (ns, n) => this.getConfigMap(ns, n),
+          getSecret: (ns, n) => this.getSecret(ns, n),
+          getServiceAccountToken: (r) => this.tokens.getToken(r),
+          runtimeValues: this.runtimeValues(ps.ips),
+          alloc: this.alloc(),
+        },
+        (e) => this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedMountVolume, Msg.mountFailed(e.volume, e.message)),
       );
     } catch {
       // FailedMount recorded; the mount is retried when its back-off ends

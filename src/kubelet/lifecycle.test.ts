@@ -37,7 +37,10 @@ describe('kubelet pod lifecycle', () => {
           ['second', 'Completed', 0, true],
         ],
       );
-      const started = h.events('init-demo').filter((e) => e.reason === 'Started').map((e) => e.message);
+      const started = h
+        .events('init-demo')
+        .filter((e) => e.reason === 'Started')
+        .map((e) => e.message);
       assert.deepEqual(started, ['Started container first', 'Started container second', 'Started container app']);
       assert.equal(st.conditions?.find((c) => c.type === 'Initialized')?.status, 'True');
     } finally {
@@ -92,7 +95,10 @@ describe('kubelet pod lifecycle', () => {
       assert.equal(s.state?.waiting?.message, `back-off 20s restarting failed container=c pod=crash_default(${uid})`);
       // one container per attempt; garbage collection keeps the newest exited one (MaxPerPodContainer 1)
       const left = await h.runtime.listContainers();
-      assert.deepEqual(left.map((c) => [c.state, c.annotations['io.kubernetes.container.restartCount']]), [['CONTAINER_EXITED', '2']]);
+      assert.deepEqual(
+        left.map((c) => [c.state, c.annotations['io.kubernetes.container.restartCount']]),
+        [['CONTAINER_EXITED', '2']],
+      );
     } finally {
       await h.close();
     }
@@ -126,7 +132,8 @@ describe('kubelet pod lifecycle', () => {
       await h.createPod({ metadata: { name: 'invalid' }, spec: { containers: [{ name: 'c', image: 'Nginx:1', imagePullPolicy: 'IfNotPresent' }] } });
       const cs = (n: string) => h.pod(n)?.status?.containerStatuses?.[0];
       await h.until(() => cs('bad')?.state?.waiting?.reason === 'ErrImagePull');
-      const desc = 'failed to pull and unpack image "docker.io/library/nginx:fail-pull": failed to resolve reference "docker.io/library/nginx:fail-pull": docker.io/library/nginx:fail-pull: not found';
+      const desc =
+        'failed to pull and unpack image "docker.io/library/nginx:fail-pull": failed to resolve reference "docker.io/library/nginx:fail-pull": docker.io/library/nginx:fail-pull: not found';
       assert.equal(cs('bad')!.state!.waiting!.message, `rpc error: code = NotFound desc = ${desc}`);
       await h.until(() => cs('bad')?.state?.waiting?.reason === 'ImagePullBackOff');
       assert.equal(cs('bad')!.state!.waiting!.message, 'Back-off pulling image "nginx:fail-pull"');
@@ -159,7 +166,10 @@ describe('kubelet pod lifecycle', () => {
   test('deletion: Killing event, graceful stop, sandbox removed, pod dirs removed, API object deleted with uid precondition', async () => {
     const h = await newHarness();
     try {
-      const p = await h.createPod({ metadata: { name: 'gone' }, spec: { volumes: [{ name: 'scratch', emptyDir: {} }], containers: [{ name: 'nginx', image: 'nginx:1.25', volumeMounts: [{ name: 'scratch', mountPath: '/data' }] }] } });
+      const p = await h.createPod({
+        metadata: { name: 'gone' },
+        spec: { volumes: [{ name: 'scratch', emptyDir: {} }], containers: [{ name: 'nginx', image: 'nginx:1.25', volumeMounts: [{ name: 'scratch', mountPath: '/data' }] }] },
+      });
       await h.until(() => h.pod('gone')?.status?.phase === 'Running');
       const podDir = join(h.dataDir, 'kubelet', 'pods', p.metadata!.uid!);
       assert.ok(existsSync(join(podDir, 'volumes', 'kubernetes.io~empty-dir', 'scratch')));
@@ -168,7 +178,10 @@ describe('kubelet pod lifecycle', () => {
       const del = h.client.calls.filter((c) => c.verb === 'delete' && c.resource === 'pods');
       assert.deepEqual(del.at(-1)?.body, { gracePeriodSeconds: 0, preconditions: { uid: p.metadata!.uid } });
       assert.deepEqual(
-        h.events('gone').filter((e) => e.reason === 'Killing').map((e) => [e.message, e.fieldPath]),
+        h
+          .events('gone')
+          .filter((e) => e.reason === 'Killing')
+          .map((e) => [e.message, e.fieldPath]),
         [['Stopping container nginx', 'spec.containers{nginx}']],
       );
       assert.deepEqual(await h.runtime.listPodSandbox(), []);
@@ -188,7 +201,10 @@ describe('kubelet pod lifecycle', () => {
       await h.kubelet.stop();
       await h.start();
       await h.clock.advance(5_000);
-      assert.deepEqual((await h.runtime.listContainers()).map((c) => c.id), before);
+      assert.deepEqual(
+        (await h.runtime.listContainers()).map((c) => c.id),
+        before,
+      );
       assert.equal((await h.runtime.listPodSandbox()).length, 1);
       assert.equal(h.events('keep').filter((e) => e.reason === 'Created')[0].count, 1);
       const st = h.pod('keep')!.status!;
@@ -222,7 +238,9 @@ describe('kubelet pod lifecycle', () => {
         spec: {
           restartPolicy: 'Never',
           volumes: [{ name: 'config-volume', configMap: { name: 'special-config' } }],
-          containers: [{ name: 'test-container', image: 'busybox', command: ['/bin/sh', '-c', 'ls /etc/config/'], volumeMounts: [{ name: 'config-volume', mountPath: '/etc/config' }] }],
+          containers: [
+            { name: 'test-container', image: 'busybox', command: ['/bin/sh', '-c', 'ls /etc/config/'], volumeMounts: [{ name: 'config-volume', mountPath: '/etc/config' }] },
+          ],
         },
       });
       await h.clock.advance(3_000);
@@ -232,14 +250,22 @@ describe('kubelet pod lifecycle', () => {
       const st = h.pod('cm')!.status!;
       assert.equal(st.phase, 'Pending');
       assert.deepEqual(st.containerStatuses?.[0].state, { waiting: { reason: 'ContainerCreating' } });
-      await h.client.create(R.configmaps, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'special-config' }, data: { SPECIAL_LEVEL: 'very', SPECIAL_TYPE: 'charm' } } as KObject);
+      await h.client.create(R.configmaps, 'default', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'special-config' },
+        data: { SPECIAL_LEVEL: 'very', SPECIAL_TYPE: 'charm' },
+      } as KObject);
       await h.until(() => h.pod('cm')?.status?.phase === 'Succeeded', 200_000, 500);
       const cs = h.pod('cm')!.status!.containerStatuses![0];
       const uid = h.pod('cm')!.metadata!.uid!;
       const dir = join(h.dataDir, 'kubelet', 'pods', uid, 'volumes', 'kubernetes.io~configmap', 'config-volume');
       assert.equal(readFileSync(join(dir, 'SPECIAL_LEVEL'), 'utf8'), 'very');
       const logs = parseCRILog(readFileSync(join(h.dataDir, 'kubelet', 'logs', `default_cm_${uid}`, 'test-container', '0.log'), 'utf8'));
-      assert.deepEqual(logs.map((l) => l.msg), ['SPECIAL_LEVEL', 'SPECIAL_TYPE']);
+      assert.deepEqual(
+        logs.map((l) => l.msg),
+        ['SPECIAL_LEVEL', 'SPECIAL_TYPE'],
+      );
       assert.equal(cs.state?.terminated?.reason, 'Completed');
     } finally {
       await h.close();

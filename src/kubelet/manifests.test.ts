@@ -15,7 +15,9 @@ import { newHarness } from './testing/harness.js';
 const DIR = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'manifests');
 
 function manifest(name: string): Pod {
-  const docs = parseAllDocuments(readFileSync(join(DIR, `${name}.yaml`), 'utf8')).map((d) => d.toJSON() as Pod).filter(Boolean);
+  const docs = parseAllDocuments(readFileSync(join(DIR, `${name}.yaml`), 'utf8'))
+    .map((d) => d.toJSON() as Pod)
+    .filter(Boolean);
   return docs[0];
 }
 
@@ -42,7 +44,11 @@ describe('published manifests on the simulated runtime', () => {
       const deb = st.containerStatuses!.find((c) => c.name === 'debian-container')!;
       assert.deepEqual([deb.state?.terminated?.reason, deb.state?.terminated?.exitCode, deb.restartCount], ['Completed', 0, 0]);
       assert.ok(st.containerStatuses!.find((c) => c.name === 'nginx-container')!.state?.running);
-      assert.deepEqual(st.containerStatuses!.map((c) => c.name), ['debian-container', 'nginx-container'], 'sorted by name as upstream');
+      assert.deepEqual(
+        st.containerStatuses!.map((c) => c.name),
+        ['debian-container', 'nginx-container'],
+        'sorted by name as upstream',
+      );
       assert.equal(st.conditions!.find((c) => c.type === 'Ready')!.status, 'False');
       const uid = h.pod('two-containers')!.metadata!.uid!;
       const html = readFileSync(join(h.dataDir, 'kubelet', 'pods', uid, 'volumes', 'kubernetes.io~empty-dir', 'shared-data', 'index.html'), 'utf8');
@@ -64,7 +70,11 @@ describe('published manifests on the simulated runtime', () => {
       assert.equal(st.phase, 'Pending');
       assert.equal(st.containerStatuses![0].state?.waiting?.reason, 'PodInitializing');
       const started = h.events('init-demo').filter((e) => e.reason === 'Started');
-      assert.deepEqual(started.map((e) => e.fieldPath), ['spec.initContainers{install}'], 'only the init container starts');
+      assert.deepEqual(
+        started.map((e) => e.fieldPath),
+        ['spec.initContainers{install}'],
+        'only the init container starts',
+      );
       assert.ok(started[0]!.count >= 2, 'and it is restarted');
     } finally {
       await h.close();

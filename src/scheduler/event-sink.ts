@@ -82,4 +82,3 @@ export function newSchedulerEventRecorder(client: Client, component = 'default-s
     close: () => sink.close(),
   };
 }
-

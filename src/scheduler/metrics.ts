@@ -13,19 +13,7 @@ import { exponentialBuckets, Gauge, Registry } from 'prom-client';
 import { FastCounter, FastHistogram, type HistogramChild } from '../util/metrics-fast.js';
 
 /** Extension point label values, as upstream. */
-export type ExtensionPointName =
-  | 'PreFilter'
-  | 'Filter'
-  | 'PostFilter'
-  | 'PreScore'
-  | 'Score'
-  | 'Reserve'
-  | 'Unreserve'
-  | 'Permit'
-  | 'PreBind'
-  | 'Bind'
-  | 'PostBind'
-  | 'PreEnqueue';
+export type ExtensionPointName = 'PreFilter' | 'Filter' | 'PostFilter' | 'PreScore' | 'Score' | 'Reserve' | 'Unreserve' | 'Permit' | 'PreBind' | 'Bind' | 'PostBind' | 'PreEnqueue';
 
 /** Every upstream scheduler metric this implementation records. */
 export class SchedulerMetrics {
@@ -56,17 +44,8 @@ export class SchedulerMetrics {
     ['plugin', 'extension_point', 'status'],
     exponentialBuckets(0.00001, 1.5, 20),
   );
-  readonly queueIncomingPods = new FastCounter(
-    'scheduler_queue_incoming_pods_total',
-    'Number of pods added to scheduling queues by event and queue type.',
-    ['queue', 'event'],
-  );
-  readonly podSchedulingAttempts = new FastHistogram(
-    'scheduler_pod_scheduling_attempts',
-    'Number of attempts to successfully schedule a pod.',
-    [],
-    exponentialBuckets(1, 2, 5),
-  );
+  readonly queueIncomingPods = new FastCounter('scheduler_queue_incoming_pods_total', 'Number of pods added to scheduling queues by event and queue type.', ['queue', 'event']);
+  readonly podSchedulingAttempts = new FastHistogram('scheduler_pod_scheduling_attempts', 'Number of attempts to successfully schedule a pod.', [], exponentialBuckets(1, 2, 5));
   readonly podSchedulingSLIDuration = new FastHistogram(
     'scheduler_pod_scheduling_sli_duration_seconds',
     'E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might involve multiple scheduling attempts.',

@@ -116,9 +116,7 @@ function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState
       const ni = snap.get(name);
       if (ni) nodes.push(ni);
     }
-    d.nodeToStatus.absentNodesStatus = new Status(Code.UnschedulableAndUnresolvable, [
-      `node(s) didn't satisfy plugin(s) [${[...pluginsWithNodes].sort().join(' ')}]`,
-    ]);
+    d.nodeToStatus.absentNodesStatus = new Status(Code.UnschedulableAndUnresolvable, [`node(s) didn't satisfy plugin(s) [${[...pluginsWithNodes].sort().join(' ')}]`]);
   }
   const feasible = findNodesThatPassFilters(sched, fwk, state, pod, d, nodes);
   const processed = feasible.nodes.length + d.nodeToStatus.size;
@@ -274,16 +272,7 @@ function recordAttempt(sched: Scheduler, fwk: Framework, result: 'scheduled' | '
 }
 
 /** WaitOnPermit → PreBind → Bind → PostBind; on failure undoes the assumption and requeues. */
-async function bindingCycle(
-  sched: Scheduler,
-  fwk: Framework,
-  state: CycleState,
-  qpi: QueuedPodInfo,
-  assumed: Pod,
-  host: string,
-  podCycle: number,
-  t0: number,
-): Promise<void> {
+async function bindingCycle(sched: Scheduler, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: string, podCycle: number, t0: number): Promise<void> {
   // only a pod a Permit plugin parked waits (no extra turn of the microtask queue otherwise)
   let s = fwk.getWaitingPod(qpi.podInfo.uid) ? await fwk.waitOnPermit(assumed) : null;
   if (s) {
@@ -331,14 +320,7 @@ async function handleBindingCycleError(
  * meanwhile), records the nomination, emits FailedScheduling and sets
  * PodScheduled=False (reason Unschedulable or SchedulerError) with the message.
  */
-export async function handleSchedulingFailure(
-  sched: Scheduler,
-  fwk: Framework,
-  qpi: QueuedPodInfo,
-  s: Status,
-  nominating: NominatingInfo | null,
-  podCycle: number,
-): Promise<void> {
+export async function handleSchedulingFailure(sched: Scheduler, fwk: Framework, qpi: QueuedPodInfo, s: Status, nominating: NominatingInfo | null, podCycle: number): Promise<void> {
   const reason = s.isRejected() ? 'Unschedulable' : 'SchedulerError';
   const pod = qpi.podInfo.pod;
   const msg = s.message();
@@ -370,8 +352,7 @@ export async function updatePodStatus(sched: Scheduler, pod: Pod, cond: PodCondi
   const now = rfc3339(new Date(sched.clock.now()));
   const next: PodCondition = { ...cond, lastTransitionTime: now };
   if (old && old.status === cond.status) next.lastTransitionTime = old.lastTransitionTime;
-  const condChanged =
-    !old || old.status !== next.status || old.reason !== next.reason || old.message !== next.message || old.lastTransitionTime !== next.lastTransitionTime;
+  const condChanged = !old || old.status !== next.status || old.reason !== next.reason || old.message !== next.message || old.lastTransitionTime !== next.lastTransitionTime;
   const nnnChanged = nominating?.mode === 'Override' && (pod.status?.nominatedNodeName ?? '') !== nominating.nominatedNodeName;
   if (!condChanged && !nnnChanged) return;
   const status: Record<string, unknown> = {};

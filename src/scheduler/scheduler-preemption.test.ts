@@ -72,10 +72,7 @@ describe('scheduler: preemption, profiles, metrics', () => {
     p.spec!.preemptionPolicy = 'Never';
     await client.create(R.pods, 'default', p as KObject);
     await until(() => !!podOf(client, 'polite')?.status?.conditions?.length, 'condition');
-    assert.equal(
-      podOf(client, 'polite')!.status!.conditions![0]!.message,
-      '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.',
-    );
+    assert.equal(podOf(client, 'polite')!.status!.conditions![0]!.message, '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.');
     assert.ok(podOf(client, 'low'), 'no victim');
   });
 
@@ -119,7 +116,10 @@ profiles:
     assert.match(text, /scheduler_pending_pods\{queue="unschedulable"\} 1/);
     assert.match(text, /scheduler_preemption_attempts_total 1/);
     assert.match(text, /scheduler_scheduling_attempt_duration_seconds_bucket\{result="scheduled",profile="default-scheduler",le="\+Inf"\} 1/);
-    assert.match(text, /scheduler_framework_extension_point_duration_seconds_count\{extension_point="Filter"|scheduler_framework_extension_point_duration_seconds_count\{extension_point="PreFilter",status="Success",profile="default-scheduler"\} \d/);
+    assert.match(
+      text,
+      /scheduler_framework_extension_point_duration_seconds_count\{extension_point="Filter"|scheduler_framework_extension_point_duration_seconds_count\{extension_point="PreFilter",status="Success",profile="default-scheduler"\} \d/,
+    );
     assert.match(text, /scheduler_queue_incoming_pods_total\{queue="active",event="PodAdd"\} 2/);
     assert.match(text, /scheduler_cache_size\{type="nodes"\} 1/);
   });

@@ -71,12 +71,15 @@ describe('scheduler with a fake API', () => {
       target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' },
     });
     await until(() => rec.events.some((e) => e.reason === 'Scheduled'), 'Scheduled event');
-    assert.deepEqual(rec.events.find((e) => e.reason === 'Scheduled'), {
-      name: 'x',
-      type: 'Normal',
-      reason: 'Scheduled',
-      message: 'Successfully assigned default/x to node-1',
-    });
+    assert.deepEqual(
+      rec.events.find((e) => e.reason === 'Scheduled'),
+      {
+        name: 'x',
+        type: 'Normal',
+        reason: 'Scheduled',
+        message: 'Successfully assigned default/x to node-1',
+      },
+    );
   });
 
   it('reports upstream FitError and preemption messages, condition and event', async () => {

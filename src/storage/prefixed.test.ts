@@ -21,7 +21,11 @@ function sqlite(now?: () => number): SqliteStorage {
 let clockOffsetMs = 0;
 runBackendTests({
   name: 'sqlite under --etcd-prefix /k8ts-a',
-  newBackend: async () => new PrefixedStorage(sqlite(() => Date.now() + clockOffsetMs), '/k8ts-a'),
+  newBackend: async () =>
+    new PrefixedStorage(
+      sqlite(() => Date.now() + clockOffsetMs),
+      '/k8ts-a',
+    ),
   expireTTLs: async (s) => {
     clockOffsetMs += 3_600_000;
     await ((s as PrefixedStorage).inner as SqliteStorage).ttlSweeper.sweep();

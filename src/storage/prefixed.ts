@@ -1,4 +1,16 @@
-import { KeyExistsError, KeyNotFoundError, RevisionMismatchError, type KeyValue, type ListOptions, type ListResult, type Storage, type WatchCallbacks, type WatchEvent, type Watcher, type WriteOptions } from './interface.js';
+import {
+  KeyExistsError,
+  KeyNotFoundError,
+  RevisionMismatchError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type WatchCallbacks,
+  type WatchEvent,
+  type Watcher,
+  type WriteOptions,
+} from './interface.js';
 
 /** kube-apiserver's default `--etcd-prefix`: the root of every key the API server writes. */
 export const DEFAULT_KEY_ROOT = '/registry';

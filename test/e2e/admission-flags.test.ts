@@ -27,20 +27,26 @@ describe('admission plugin flags (e2e)', () => {
     assert.equal(r.stdout.trim(), 'configmap/orphan created');
   });
 
-  it('unknown or overlapping plugin names stop the server with kube-apiserver\'s error', async () => {
+  it("unknown or overlapping plugin names stop the server with kube-apiserver's error", async () => {
     ensureBuilt();
     const dir = mkdtempSync(join(tmpdir(), 'k8ts-admission-'));
     try {
       const run = async (flags: string[]) => {
         const port = await freePort();
-        return spawnSync(process.execPath, [join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--runtime', 'sim', ...flags], { encoding: 'utf8', timeout: 60_000 });
+        return spawnSync(process.execPath, [join(ROOT, 'dist/k8ts.mjs'), 'server', '--data-dir', dir, '--secure-port', String(port), '--runtime', 'sim', ...flags], {
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
       };
       const unknown = await run(['--enable-admission-plugins=NamespaceLifecycle,Nope']);
       assert.equal(unknown.status, 1);
       assert.equal(unknown.stderr.trim(), 'Error: enable-admission-plugins plugin "Nope" is unknown');
       const overlap = await run(['--enable-admission-plugins=PodSecurity', '--disable-admission-plugins=PodSecurity,Bogus']);
       assert.equal(overlap.status, 1);
-      assert.equal(overlap.stderr.trim(), 'Error: [disable-admission-plugins plugin "Bogus" is unknown, [PodSecurity] in enable-admission-plugins and disable-admission-plugins overlapped]');
+      assert.equal(
+        overlap.stderr.trim(),
+        'Error: [disable-admission-plugins plugin "Bogus" is unknown, [PodSecurity] in enable-admission-plugins and disable-admission-plugins overlapped]',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -99,6 +99,9 @@ describe('e2e: k8ts agent joins a node', () => {
     assert.equal(who.stdout, 'system:node:joined-1', who.stderr);
     const s = c.kubectl(['--kubeconfig', kc, 'get', 'secrets', '-A']);
     assert.equal(s.code, 1);
-    assert.match(s.stderr, /Error from server \(Forbidden\): secrets is forbidden: User "system:node:joined-1" cannot list resource "secrets" in API group "" at the cluster scope/);
+    assert.match(
+      s.stderr,
+      /Error from server \(Forbidden\): secrets is forbidden: User "system:node:joined-1" cannot list resource "secrets" in API group "" at the cluster scope/,
+    );
   });
 });

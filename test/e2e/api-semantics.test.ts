@@ -103,23 +103,37 @@ describe('api semantics (e2e)', () => {
   it('kubectl certificate approve and deny (protobuf bodies on the approval subresource)', async () => {
     for (const name of ['approve-me', 'deny-me']) {
       const { csr } = await createCSR(name);
-      const obj = { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name }, spec: { request: Buffer.from(csr).toString('base64'), signerName: 'example.com/semantics', usages: ['client auth'] } };
+      const obj = {
+        apiVersion: 'certificates.k8s.io/v1',
+        kind: 'CertificateSigningRequest',
+        metadata: { name },
+        spec: { request: Buffer.from(csr).toString('base64'), signerName: 'example.com/semantics', usages: ['client auth'] },
+      };
       ok(['create', '-f', '-'], JSON.stringify(obj));
     }
     assert.equal(ok(['certificate', 'approve', 'approve-me']).trim(), 'certificatesigningrequest.certificates.k8s.io/approve-me approved');
     assert.equal(ok(['certificate', 'deny', 'deny-me']).trim(), 'certificatesigningrequest.certificates.k8s.io/deny-me denied');
     type CSR = Meta & { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } };
     const a = getJSON('csr', 'approve-me') as CSR;
-    assert.deepEqual(a.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]), [['Approved', 'True', 'KubectlApprove', 'This CSR was approved by kubectl certificate approve.']]);
+    assert.deepEqual(
+      a.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+      [['Approved', 'True', 'KubectlApprove', 'This CSR was approved by kubectl certificate approve.']],
+    );
     const d = getJSON('csr', 'deny-me') as CSR;
-    assert.deepEqual(d.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]), [['Denied', 'True', 'KubectlDeny', 'This CSR was denied by kubectl certificate deny.']]);
+    assert.deepEqual(
+      d.status?.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+      [['Denied', 'True', 'KubectlDeny', 'This CSR was denied by kubectl certificate deny.']],
+    );
     assert.match(ok(['get', 'csr', 'approve-me', 'deny-me']), /approve-me\s.*Approved\n[\s\S]*deny-me\s.*Denied\n/);
   });
 
   it('/metrics: apiserver_request_total and friends, for system:monitoring only', async () => {
     ok(['get', 'configmaps', '-n', 'default']);
     const text = ok(['get', '--raw', '/metrics']);
-    assert.match(text, /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} [1-9]\d*$/m);
+    assert.match(
+      text,
+      /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} [1-9]\d*$/m,
+    );
     assert.match(text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
     assert.match(text, /^apiserver_storage_objects\{resource="configmaps"\} [1-9]\d*$/m);
     assert.match(text, /^apiserver_current_inflight_requests\{request_kind="mutating"\} \d+$/m);
@@ -129,11 +143,15 @@ describe('api semantics (e2e)', () => {
     const kc = parseYAML(readFileSync(c.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
     const get = (): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
-        const req = request(new URL('/metrics', kc.clusters[0]!.cluster.server), { ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64'), headers: { Authorization: `Bearer ${token}` } }, (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = request(
+          new URL('/metrics', kc.clusters[0]!.cluster.server),
+          { ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64'), headers: { Authorization: `Bearer ${token}` } },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -153,7 +171,14 @@ describe('api semantics (e2e)', () => {
   it('a CronJob that never fires (0 0 31 2 *) gets an InvalidSchedule warning event', async () => {
     assert.equal(ok(['create', 'cronjob', 'never', '--image=busybox', '--schedule=0 0 31 2 *']).trim(), 'cronjob.batch/never created');
     const line = await eventually(() => {
-      const out = ok(['get', 'events', '--field-selector', 'involvedObject.name=never,reason=InvalidSchedule', '-o', 'jsonpath={range .items[*]}{.type} {.source.component}: {.message}{"\\n"}{end}']);
+      const out = ok([
+        'get',
+        'events',
+        '--field-selector',
+        'involvedObject.name=never,reason=InvalidSchedule',
+        '-o',
+        'jsonpath={range .items[*]}{.type} {.source.component}: {.message}{"\\n"}{end}',
+      ]);
       return out.trim().split('\n')[0];
     }, 20_000);
     assert.equal(line, 'Warning cronjob-controller: invalid schedule: 0 0 31 2 * : time difference between two schedules is less than 1 second');
@@ -171,11 +196,15 @@ describe('api semantics (e2e)', () => {
     const get = (path: string): Promise<{ status: number; body: string; retryAfter?: string }> =>
       new Promise((resolve, reject) => {
         const u = kc.users[0]!.user;
-        const req = request(new URL(path, kc.clusters[0]!.cluster.server), { ca: b64(kc.clusters[0]!.cluster['certificate-authority-data']), cert: b64(u['client-certificate-data']), key: b64(u['client-key-data']) }, (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, retryAfter: res.headers['retry-after'] as string | undefined }));
-        });
+        const req = request(
+          new URL(path, kc.clusters[0]!.cluster.server),
+          { ca: b64(kc.clusters[0]!.cluster['certificate-authority-data']), cert: b64(u['client-certificate-data']), key: b64(u['client-key-data']) },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body, retryAfter: res.headers['retry-after'] as string | undefined }));
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -202,11 +231,15 @@ describe('api semantics (e2e)', () => {
     const kc = parseYAML(readFileSync(c.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
     const get = (): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
-        const req = request(new URL('/api', kc.clusters[0]!.cluster.server), { ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64'), headers: { Authorization: `Bearer ${token}` } }, (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = request(
+          new URL('/api', kc.clusters[0]!.cluster.server),
+          { ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64'), headers: { Authorization: `Bearer ${token}` } },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         req.end();
       });

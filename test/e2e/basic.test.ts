@@ -74,7 +74,15 @@ describe('e2e: kubectl against k8ts server', () => {
   it('shows get -o yaml with defaults filled in', () => {
     const y = c.kubectl(['get', 'pod', 'nginx', '-o', 'yaml']);
     assert.equal(y.code, 0, y.stderr);
-    for (const s of ['restartPolicy: Always', 'dnsPolicy: ClusterFirst', 'terminationGracePeriodSeconds: 30', 'schedulerName: default-scheduler', 'imagePullPolicy: IfNotPresent', 'protocol: TCP', 'enableServiceLinks: true']) {
+    for (const s of [
+      'restartPolicy: Always',
+      'dnsPolicy: ClusterFirst',
+      'terminationGracePeriodSeconds: 30',
+      'schedulerName: default-scheduler',
+      'imagePullPolicy: IfNotPresent',
+      'protocol: TCP',
+      'enableServiceLinks: true',
+    ]) {
       assert.ok(y.stdout.includes(s), `missing ${s}`);
     }
   });
@@ -122,14 +130,13 @@ describe('e2e: kubectl against k8ts server', () => {
   });
 
   it('rejects an unknown field with --validate=strict', () => {
-    const f = manifestFile(
-      c.dir,
-      'bogus.yaml',
-      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bogus\nspec:\n  bogusField: 1\n  containers:\n  - name: c\n    image: busybox\n',
-    );
+    const f = manifestFile(c.dir, 'bogus.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bogus\nspec:\n  bogusField: 1\n  containers:\n  - name: c\n    image: busybox\n');
     const r = c.kubectl(['apply', '--validate=strict', '-f', f]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /Error from server \(BadRequest\): error when creating ".*bogus\.yaml": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec\.bogusField"/);
+    assert.match(
+      r.stderr,
+      /Error from server \(BadRequest\): error when creating ".*bogus\.yaml": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec\.bogusField"/,
+    );
   });
 
   it('returns NotFound for a missing namespace', () => {

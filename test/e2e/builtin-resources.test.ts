@@ -79,7 +79,9 @@ describe('e2e: built-in resources beyond the workload core', () => {
     });
 
     it('CSIDriver, CSINode, VolumeAttachment, CSIStorageCapacity: defaults and printer columns', () => {
-      ok(['apply', '-f', '-'], `apiVersion: storage.k8s.io/v1
+      ok(
+        ['apply', '-f', '-'],
+        `apiVersion: storage.k8s.io/v1
 kind: CSIDriver
 metadata:
   name: hostpath.csi.k8s.io
@@ -115,29 +117,36 @@ metadata:
 storageClassName: standard
 capacity: 1024Mi
 nodeTopology: {matchLabels: {topology.hostpath.csi/node: e2e-node}}
-`);
+`,
+      );
       assert.deepEqual(rows(ok(['get', 'csidrivers'])), [
         ['NAME', 'ATTACHREQUIRED', 'PODINFOONMOUNT', 'STORAGECAPACITY', 'TOKENREQUESTS', 'REQUIRESREPUBLISH', 'MODES', 'AGE'],
         ['hostpath.csi.k8s.io', 'true', 'true', 'false', 'vault', 'false', 'Persistent,Ephemeral', '<age>'],
       ]);
       assert.equal(ok(['get', 'csidriver', 'hostpath.csi.k8s.io', '-o', 'jsonpath={.spec.fsGroupPolicy}']), 'ReadWriteOnceWithFSType');
-      assert.deepEqual(rows(ok(['get', 'csinodes'])), [['NAME', 'DRIVERS', 'AGE'], ['e2e-node', '1', '<age>']]);
+      assert.deepEqual(rows(ok(['get', 'csinodes'])), [
+        ['NAME', 'DRIVERS', 'AGE'],
+        ['e2e-node', '1', '<age>'],
+      ]);
       assert.deepEqual(rows(ok(['get', 'volumeattachments'])), [
         ['NAME', 'ATTACHER', 'PV', 'NODE', 'ATTACHED', 'AGE'],
         ['csi-0123', 'hostpath.csi.k8s.io', 'pv-1', 'e2e-node', 'false', '<age>'],
       ]);
-      assert.deepEqual(rows(ok(['get', 'csistoragecapacities'])), [['NAME', 'STORAGECLASSNAME', 'CAPACITY'], ['cap-1', 'standard', '1Gi']]);
-      assert.equal(
-        fails(['patch', 'volumeattachment', 'csi-0123', '--type=merge', '-p', '{"spec":{"nodeName":"other"}}']).split(': ').slice(-1)[0],
-        'field is immutable',
-      );
+      assert.deepEqual(rows(ok(['get', 'csistoragecapacities'])), [
+        ['NAME', 'STORAGECLASSNAME', 'CAPACITY'],
+        ['cap-1', 'standard', '1Gi'],
+      ]);
+      assert.equal(fails(['patch', 'volumeattachment', 'csi-0123', '--type=merge', '-p', '{"spec":{"nodeName":"other"}}']).split(': ').slice(-1)[0], 'field is immutable');
     });
   });
 
   describe('admissionregistration.k8s.io/v1', () => {
     it('published ValidatingAdmissionPolicy and binding apply and print upstream columns', () => {
       assert.equal(ok(['apply', '-f', m('vap-basic-example-policy.yaml')]).trim(), 'validatingadmissionpolicy.admissionregistration.k8s.io/demo-policy.example.com created');
-      assert.equal(ok(['apply', '-f', m('vap-basic-example-binding.yaml')]).trim(), 'validatingadmissionpolicybinding.admissionregistration.k8s.io/demo-binding-test.example.com created');
+      assert.equal(
+        ok(['apply', '-f', m('vap-basic-example-binding.yaml')]).trim(),
+        'validatingadmissionpolicybinding.admissionregistration.k8s.io/demo-binding-test.example.com created',
+      );
       assert.deepEqual(rows(ok(['get', 'validatingadmissionpolicies'])), [
         ['NAME', 'VALIDATIONS', 'PARAMKIND', 'AGE'],
         ['demo-policy.example.com', '1', '<unset>', '<age>'],
@@ -165,20 +174,37 @@ webhooks:
   admissionReviewVersions: ["v1"]
 ${extra}`;
       assert.equal(
-        ok(['apply', '-f', '-'], cfg('  clientConfig:\n    service:\n      namespace: "example-namespace"\n      name: "example-service"\n    caBundle: "Y2E="\n  sideEffects: None\n  timeoutSeconds: 5\n')).trim(),
+        ok(
+          ['apply', '-f', '-'],
+          cfg(
+            '  clientConfig:\n    service:\n      namespace: "example-namespace"\n      name: "example-service"\n    caBundle: "Y2E="\n  sideEffects: None\n  timeoutSeconds: 5\n',
+          ),
+        ).trim(),
         'validatingwebhookconfiguration.admissionregistration.k8s.io/pod-policy.example.com created',
       );
-      assert.deepEqual(rows(ok(['get', 'validatingwebhookconfigurations'])), [['NAME', 'WEBHOOKS', 'AGE'], ['pod-policy.example.com', '1', '<age>']]);
+      assert.deepEqual(rows(ok(['get', 'validatingwebhookconfigurations'])), [
+        ['NAME', 'WEBHOOKS', 'AGE'],
+        ['pod-policy.example.com', '1', '<age>'],
+      ]);
       assert.equal(
-        ok(['get', 'validatingwebhookconfiguration', 'pod-policy.example.com', '-o', 'jsonpath={.webhooks[0].failurePolicy} {.webhooks[0].matchPolicy} {.webhooks[0].clientConfig.service.port} {.webhooks[0].rules[0].resources}']),
+        ok([
+          'get',
+          'validatingwebhookconfiguration',
+          'pod-policy.example.com',
+          '-o',
+          'jsonpath={.webhooks[0].failurePolicy} {.webhooks[0].matchPolicy} {.webhooks[0].clientConfig.service.port} {.webhooks[0].rules[0].resources}',
+        ]),
         'Fail Equivalent 443 ["pods"]',
       );
-      const err = fails(['create', '-f', '-'], cfg('  clientConfig:\n    url: "http://example.com/hook"\n').replace('name: "pod-policy.example.com"\nwebhooks', 'name: "other"\nwebhooks'));
+      const err = fails(
+        ['create', '-f', '-'],
+        cfg('  clientConfig:\n    url: "http://example.com/hook"\n').replace('name: "pod-policy.example.com"\nwebhooks', 'name: "other"\nwebhooks'),
+      );
       assert.equal(
         err,
         'The ValidatingWebhookConfiguration "other" is invalid: \n' +
           '* webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun\n' +
-          "* webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
+          '* webhooks[0].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
       );
     });
   });
@@ -214,14 +240,20 @@ ${extra}`;
         ],
       );
       for (const r of out.slice(1)) assert.deepEqual(r.slice(1), ['Local', 'True', '<age>'], r[0]);
-      assert.equal(ok(['get', 'apiservice', 'v1.apps', '-o', 'jsonpath={.spec.groupPriorityMinimum}/{.spec.versionPriority} {.status.conditions[0].reason}: {.status.conditions[0].message}']), '17800/15 Local: Local APIServices are always available');
+      assert.equal(
+        ok(['get', 'apiservice', 'v1.apps', '-o', 'jsonpath={.spec.groupPriorityMinimum}/{.spec.versionPriority} {.status.conditions[0].reason}: {.status.conditions[0].message}']),
+        '17800/15 Local: Local APIServices are always available',
+      );
     });
   });
 
   describe('networking.k8s.io/v1 NetworkPolicy', () => {
     it('the published NetworkPolicy applies; `get netpol` shows POD-SELECTOR; a bad ipBlock is rejected with upstream text', () => {
       assert.equal(ok(['apply', '-f', m('networkpolicy.yaml')]).trim(), 'networkpolicy.networking.k8s.io/test-network-policy created');
-      assert.deepEqual(rows(ok(['get', 'netpol'])), [['NAME', 'POD-SELECTOR', 'AGE'], ['test-network-policy', 'role=db', '<age>']]);
+      assert.deepEqual(rows(ok(['get', 'netpol'])), [
+        ['NAME', 'POD-SELECTOR', 'AGE'],
+        ['test-network-policy', 'role=db', '<age>'],
+      ]);
       assert.equal(ok(['get', 'networkpolicy', 'test-network-policy', '-o', 'jsonpath={.spec.policyTypes} {.metadata.generation}']), '["Ingress","Egress"] 1');
       const bad = `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -242,7 +274,9 @@ spec:
 
   describe('node.k8s.io/v1 RuntimeClass', () => {
     it('a RuntimeClass with overhead: HANDLER column; pods get its overhead and nodeSelector; an unknown class is rejected by admission', () => {
-      ok(['apply', '-f', '-'], `apiVersion: node.k8s.io/v1
+      ok(
+        ['apply', '-f', '-'],
+        `apiVersion: node.k8s.io/v1
 kind: RuntimeClass
 metadata:
   name: sandboxed
@@ -254,8 +288,12 @@ overhead:
 scheduling:
   nodeSelector:
     kubernetes.io/os: linux
-`);
-      assert.deepEqual(rows(ok(['get', 'runtimeclasses'])), [['NAME', 'HANDLER', 'AGE'], ['sandboxed', 'runsc', '<age>']]);
+`,
+      );
+      assert.deepEqual(rows(ok(['get', 'runtimeclasses'])), [
+        ['NAME', 'HANDLER', 'AGE'],
+        ['sandboxed', 'runsc', '<age>'],
+      ]);
       ok(['run', 'rc-pod', '--image=nginx', '--overrides={"spec":{"runtimeClassName":"sandboxed"}}']);
       assert.equal(ok(['get', 'pod', 'rc-pod', '-o', 'jsonpath={.spec.overhead} {.spec.nodeSelector}']), '{"cpu":"250m","memory":"120Mi"} {"kubernetes.io/os":"linux"}');
       assert.equal(
@@ -303,7 +341,10 @@ scheduling:
         ['workload-low', 'Limited', '100', '128', '6', '50', '<age>'],
       ]);
       assert.equal(
-        fails(['create', '-f', '-'], 'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: mine}\nspec:\n  matchingPrecedence: 20000\n  priorityLevelConfiguration: {name: workload-low}\n'),
+        fails(
+          ['create', '-f', '-'],
+          'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: mine}\nspec:\n  matchingPrecedence: 20000\n  priorityLevelConfiguration: {name: workload-low}\n',
+        ),
         'The FlowSchema "mine" is invalid: spec.matchingPrecedence: Invalid value: 20000: must not be greater than 10000',
       );
     });
@@ -316,7 +357,10 @@ scheduling:
       // the server answers with a Success Status (upstream BindingREST), which kubectl names as it can
       assert.equal(ok(['create', '-f', '-'], binding).trim(), 'status/<unknown> created');
       assert.equal(ok(['get', 'pod', 'unbound', '-o', 'jsonpath={.spec.nodeName}']), 'e2e-node');
-      assert.equal(fails(['create', '-f', '-'], binding), 'Error from server (Conflict): error when creating "STDIN": Operation cannot be fulfilled on bindings "unbound": pod unbound is already assigned to node "e2e-node"');
+      assert.equal(
+        fails(['create', '-f', '-'], binding),
+        'Error from server (Conflict): error when creating "STDIN": Operation cannot be fulfilled on bindings "unbound": pod unbound is already assigned to node "e2e-node"',
+      );
     });
 
     it('`kubectl get cs` lists scheduler, controller-manager and etcd-0, Healthy', () => {

@@ -48,8 +48,14 @@ describe('e2e: @kubernetes/client-node', () => {
         .then((req) => setTimeout(() => req.abort(), 20_000).unref());
     });
     await ready;
-    assert.ok(phases.some((p) => p.startsWith('MODIFIED:Pending:e2e-node')), phases.join(' '));
-    assert.ok(phases.some((p) => p.startsWith('MODIFIED:Running:e2e-node')), phases.join(' '));
+    assert.ok(
+      phases.some((p) => p.startsWith('MODIFIED:Pending:e2e-node')),
+      phases.join(' '),
+    );
+    assert.ok(
+      phases.some((p) => p.startsWith('MODIFIED:Running:e2e-node')),
+      phases.join(' '),
+    );
     const pod = await core.readNamespacedPod({ name: 'lib-pod', namespace: 'default' });
     assert.equal(pod.status?.containerStatuses?.[0]?.ready, true);
     assert.match(pod.status?.podIP ?? '', /^10\.42\./);

@@ -224,8 +224,8 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
         await kubelet?.stop();
         kubelet = undefined;
         kubelet = await startK();
-    const schedClient = clientFor({ username: 'system:kube-scheduler', groups: ['system:authenticated'] });
-    scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }) });
+        const schedClient = clientFor({ username: 'system:kube-scheduler', groups: ['system:authenticated'] });
+        scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }) });
       },
       stop,
     };

@@ -154,10 +154,15 @@ export async function publishStandIns(registry: string): Promise<void> {
   const printenv = { 'usr/bin/printenv': [0o755, PRINTENV] } as Record<string, [number, string]>;
   for (const t of ['busybox:1.27.2', 'busybox:1.28', 'library/busybox:1.28', 'library/debian:latest']) await pushBusyboxPlus(registry, t, printenv, ['sh']);
   await pushBusyboxPlus(registry, 'polinux/stress:latest', { ...printenv, 'usr/bin/stress': [0o755, STRESS] }, ['stress']);
-  const nginx = { 'usr/sbin/nginx': [0o755, serve(80, '/usr/share/nginx/html')], 'usr/share/nginx/html/index.html': [0o644, '<h1>Welcome to nginx!</h1>\n'] } as Record<string, [number, string]>;
+  const nginx = { 'usr/sbin/nginx': [0o755, serve(80, '/usr/share/nginx/html')], 'usr/share/nginx/html/index.html': [0o644, '<h1>Welcome to nginx!</h1>\n'] } as Record<
+    string,
+    [number, string]
+  >;
   for (const t of ['library/nginx:latest', 'library/nginx:1.14.2']) await pushBusyboxPlus(registry, t, nginx, ['nginx', '-g', 'daemon off;']);
   await pushBusyboxPlus(registry, 'library/redis:latest', { 'usr/local/bin/redis-server': [0o755, REDIS] }, ['redis-server']);
-  await pushBusyboxPlus(registry, 'google-samples/node-hello:1.0', { 'usr/local/bin/node-hello': [0o755, serve(8080, '/srv')], 'srv/index.html': [0o644, 'Hello Kubernetes!'] }, ['node-hello']);
+  await pushBusyboxPlus(registry, 'google-samples/node-hello:1.0', { 'usr/local/bin/node-hello': [0o755, serve(8080, '/srv')], 'srv/index.html': [0o644, 'Hello Kubernetes!'] }, [
+    'node-hello',
+  ]);
   await pushBusyboxPlus(registry, 'goproxy:0.1', { 'www/goproxy.txt': [0o644, 'goproxy stand-in\n'] }, ['httpd', '-f', '-p', '8080', '-h', '/www']);
 }
 
@@ -180,8 +185,14 @@ export async function startAuthRegistry(): Promise<{ host: string; image: string
   const config = join(dir.path, 'config.yml');
   writeFileSync(
     config,
-    ['version: 0.1', 'log: {level: warn, accesslog: {disabled: true}}', `storage: {filesystem: {rootdirectory: ${join(dir.path, 'data')}}}`,
-      `auth: {htpasswd: {realm: k8ts, path: ${join(dir.path, 'htpasswd')}}}`, `http: {addr: ${host}}`, ''].join('\n'),
+    [
+      'version: 0.1',
+      'log: {level: warn, accesslog: {disabled: true}}',
+      `storage: {filesystem: {rootdirectory: ${join(dir.path, 'data')}}}`,
+      `auth: {htpasswd: {realm: k8ts, path: ${join(dir.path, 'htpasswd')}}}`,
+      `http: {addr: ${host}}`,
+      '',
+    ].join('\n'),
   );
   const proc = startProcess(bin, ['serve', config], join(dir.path, 'registry.log'));
   const stop = async (): Promise<void> => {
@@ -191,7 +202,10 @@ export async function startAuthRegistry(): Promise<{ host: string; image: string
   try {
     await waitUntil(`auth registry on ${host}`, async () => {
       if (proc.exited) throw new Error(`docker-registry exited:\n${proc.logTail()}`);
-      return fetch(`http://${host}/v2/`).then((r) => r.status === 401, () => false);
+      return fetch(`http://${host}/v2/`).then(
+        (r) => r.status === 401,
+        () => false,
+      );
     });
     await pushBusyboxPlus(host, 'private/busybox:1.0', { 'usr/bin/printenv': [0o755, PRINTENV] }, ['sh'], `${AUTH_USER}:${AUTH_PASSWORD}`);
   } catch (e) {

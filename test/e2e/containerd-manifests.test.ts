@@ -83,10 +83,25 @@ describe('e2e: published manifests on containerd', () => {
    */
   const watchStatuses = (name: string, done: (statuses: string[]) => boolean, timeoutMs = 150_000): Promise<string[]> =>
     new Promise((resolve, reject) => {
-      const p = spawn(kubectlPath(), ['--kubeconfig', join(k.dir, 'kubeconfig.yaml'), '--cache-dir', join(k.dir, 'kube-cache'), 'get', 'pods', '--field-selector', `metadata.name=${name}`, '-w', '--no-headers']);
+      const p = spawn(kubectlPath(), [
+        '--kubeconfig',
+        join(k.dir, 'kubeconfig.yaml'),
+        '--cache-dir',
+        join(k.dir, 'kube-cache'),
+        'get',
+        'pods',
+        '--field-selector',
+        `metadata.name=${name}`,
+        '-w',
+        '--no-headers',
+      ]);
       let out = '';
       let err = '';
-      const statuses = (): string[] => out.split('\n').filter(Boolean).map((l) => l.trim().split(/\s+/)[2]!);
+      const statuses = (): string[] =>
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.trim().split(/\s+/)[2]!);
       const t = setTimeout(() => (p.kill('SIGKILL'), reject(new Error(`kubectl get -w ${name}: not done in ${timeoutMs} ms: ${JSON.stringify(statuses())} ${err}`))), timeoutMs);
       p.stderr.on('data', (d: Buffer) => (err += d.toString()));
       p.stdout.on('data', (d: Buffer) => {
@@ -126,7 +141,10 @@ describe('e2e: published manifests on containerd', () => {
       assert.equal(p.status!.qosClass, 'BestEffort');
       assert.match(await row('nginx'), /^nginx\s+1\/1\s+Running\s+0\s/);
       const conds = (await describePod('nginx')).split('\nConditions:\n')[1]!.split('\nVolumes:')[0]!;
-      assert.match(conds, /^\s+Type\s+Status\n\s+PodReadyToStartContainers\s+True\s*\n\s+Initialized\s+True\s*\n\s+Ready\s+True\s*\n\s+ContainersReady\s+True\s*\n\s+PodScheduled\s+True\s*$/);
+      assert.match(
+        conds,
+        /^\s+Type\s+Status\n\s+PodReadyToStartContainers\s+True\s*\n\s+Initialized\s+True\s*\n\s+Ready\s+True\s*\n\s+ContainersReady\s+True\s*\n\s+PodScheduled\s+True\s*$/,
+      );
       assert.equal(await exec('nginx', ['hostname']), 'nginx\n');
       // the stand-in serves on :80 in the pod's network namespace, reachable over the node bridge
       const res = await fetch(`http://${ip}/`);
@@ -137,11 +155,15 @@ describe('e2e: published manifests on containerd', () => {
 
     it('two-container-pod.yaml: debian Completed and not restarted, nginx serves what it wrote; 1/2 NotReady, phase Running', async () => {
       await apply('two-container-pod');
-      const st = await eventually(async () => {
-        const s = (await pod('two-containers')).status;
-        const byName = Object.fromEntries((s?.containerStatuses ?? []).map((c) => [c.name, c]));
-        return byName['debian-container']?.state?.terminated && byName['nginx-container']?.state?.running ? s : undefined;
-      }, 120_000, 500);
+      const st = await eventually(
+        async () => {
+          const s = (await pod('two-containers')).status;
+          const byName = Object.fromEntries((s?.containerStatuses ?? []).map((c) => [c.name, c]));
+          return byName['debian-container']?.state?.terminated && byName['nginx-container']?.state?.running ? s : undefined;
+        },
+        120_000,
+        500,
+      );
       const debian = st!.containerStatuses!.find((c) => c.name === 'debian-container')!;
       assert.deepEqual([debian.state!.terminated!.reason, debian.state!.terminated!.exitCode], ['Completed', 0]);
       assert.equal(st!.phase, 'Running');
@@ -172,7 +194,10 @@ describe('e2e: published manifests on containerd', () => {
       assert.deepEqual([main.state?.waiting?.reason, main.ready, main.restartCount, main.containerID], ['PodInitializing', false, 0, undefined]);
       assert.equal(p.status!.conditions!.find((c) => c.type === 'Initialized')?.reason, 'ContainersNotInitialized');
       const ev = await events('init-demo');
-      assert.ok(ev.some((e) => e.reason === 'BackOff' && e.message === `Back-off restarting failed container install in pod init-demo_default(${p.metadata!.uid})`), JSON.stringify(ev.map((e) => e.message)));
+      assert.ok(
+        ev.some((e) => e.reason === 'BackOff' && e.message === `Back-off restarting failed container install in pod init-demo_default(${p.metadata!.uid})`),
+        JSON.stringify(ev.map((e) => e.message)),
+      );
       assert.ok(!ev.some((e) => e.reason === 'Started' && e.involvedObject?.fieldPath === 'spec.containers{nginx}'), 'nginx never started');
       assert.match(await kubectlOk(['logs', 'init-demo', '-c', 'install']), /wget: /);
       assert.match(await row('init-demo'), /^init-demo\s+0\/1\s+Init:CrashLoopBackOff\s+\d+ \(\S+ ago\)\s/);
@@ -186,10 +211,14 @@ describe('e2e: published manifests on containerd', () => {
       // redis-server is PID 1 and shuts down on TERM; the exec session may die with the container (137)
       const killed = await k.kubectl(['exec', '-n', 'default', 'redis', '--', 'kill', '1']);
       assert.ok(killed.code === 0 || /exit code 137/.test(killed.stderr), `kubectl exec redis -- kill 1: ${killed.code} ${killed.stderr}`);
-      const cs = await eventually(async () => {
-        const c = (await pod('redis')).status?.containerStatuses?.[0];
-        return c?.restartCount === 1 && c.state?.running ? c : undefined;
-      }, 60_000, 300);
+      const cs = await eventually(
+        async () => {
+          const c = (await pod('redis')).status?.containerStatuses?.[0];
+          return c?.restartCount === 1 && c.state?.running ? c : undefined;
+        },
+        60_000,
+        300,
+      );
       assert.notEqual(cs!.containerID, before.containerID);
       assert.deepEqual([cs!.lastState?.terminated?.reason, cs!.lastState?.terminated?.exitCode], ['Completed', 0]);
       assert.equal(await exec('redis', ['cat', '/data/redis/test-file']), 'Hello\n');
@@ -222,10 +251,14 @@ describe('e2e: published manifests on containerd', () => {
     it('downward-envars.yaml: logs print node name, pod name, namespace, pod IP and service account from fieldRefs', async () => {
       await apply('downward-envars');
       await waitFor('dapi-envars-fieldref', 'jsonpath={.status.phase}=Running');
-      const logs = await eventually(async () => {
-        const l = (await k.kubectl(['logs', 'dapi-envars-fieldref'])).stdout;
-        return l.split('\n').length >= 6 ? l : '';
-      }, 30_000, 500);
+      const logs = await eventually(
+        async () => {
+          const l = (await k.kubectl(['logs', 'dapi-envars-fieldref'])).stdout;
+          return l.split('\n').length >= 6 ? l : '';
+        },
+        30_000,
+        500,
+      );
       const p = await pod('dapi-envars-fieldref');
       assert.ok(p.status!.podIP, 'pod IP known');
       // one block per 10 s: an empty line, then the five values
@@ -236,10 +269,14 @@ describe('e2e: published manifests on containerd', () => {
     it('counter-stdout-stderr.yaml: kubectl logs interleaves the stdout and stderr lines of each second', async () => {
       await apply('counter-stdout-stderr');
       await waitFor('counter-err', 'condition=Ready');
-      const lines = await eventually(async () => {
-        const l = (await k.kubectl(['logs', 'counter-err'])).stdout.split('\n').filter(Boolean);
-        return l.length >= 8 ? l.slice(0, 8) : undefined;
-      }, 60_000, 1000);
+      const lines = await eventually(
+        async () => {
+          const l = (await k.kubectl(['logs', 'counter-err'])).stdout.split('\n').filter(Boolean);
+          return l.length >= 8 ? l.slice(0, 8) : undefined;
+        },
+        60_000,
+        1000,
+      );
       const counts = lines!.map((l) => Number(/^(\d+): /.exec(l)?.[1]));
       assert.deepEqual(counts, [0, 0, 1, 1, 2, 2, 3, 3], lines!.join('\n'));
       for (let i = 0; i < 4; i++) {
@@ -308,10 +345,14 @@ describe('e2e: published manifests on containerd', () => {
         'crash',
       );
       const uid = (await pod('crash')).metadata!.uid!;
-      const waiting = await eventually(async () => {
-        const c = (await pod('crash')).status?.containerStatuses?.[0];
-        return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined;
-      }, 90_000, 300);
+      const waiting = await eventually(
+        async () => {
+          const c = (await pod('crash')).status?.containerStatuses?.[0];
+          return c?.state?.waiting?.reason === 'CrashLoopBackOff' ? c : undefined;
+        },
+        90_000,
+        300,
+      );
       assert.equal(waiting!.state!.waiting!.message, `back-off 10s restarting failed container=c pod=crash_default(${uid})`);
       const t = waiting!.lastState!.terminated!;
       assert.deepEqual([t.reason, t.exitCode], ['Error', 2]);
@@ -319,10 +360,14 @@ describe('e2e: published manifests on containerd', () => {
       assert.ok(waiting!.restartCount >= 1);
       assert.equal(await kubectlOk(['logs', 'crash', '-p']), 'crashing\n');
       // the next failure doubles the back-off
-      const second = await eventually(async () => {
-        const c = (await pod('crash')).status?.containerStatuses?.[0];
-        return c?.state?.waiting?.message?.startsWith('back-off 20s') ? c : undefined;
-      }, 90_000, 300);
+      const second = await eventually(
+        async () => {
+          const c = (await pod('crash')).status?.containerStatuses?.[0];
+          return c?.state?.waiting?.message?.startsWith('back-off 20s') ? c : undefined;
+        },
+        90_000,
+        300,
+      );
       assert.equal(second!.state!.waiting!.message, `back-off 20s restarting failed container=c pod=crash_default(${uid})`);
       assert.ok(second!.restartCount >= 2);
       assert.match(await row('crash'), /^crash\s+0\/1\s+CrashLoopBackOff\s+\d+ \(\S+ ago\)\s/);

@@ -138,10 +138,14 @@ describe('e2e: pods on containerd', () => {
 
     it('memory-oomkilled.yaml: OOMKilled with exit code 137 under the 100Mi limit, restarted', async () => {
       await applyManifest('memory-oomkilled', 'mem-example');
-      const term = await eventually(async () => {
-        const cs = (await pod('memory-demo-2', 'mem-example')).status?.containerStatuses?.[0];
-        return cs?.lastState?.terminated ?? (cs?.state?.terminated?.reason === 'OOMKilled' ? cs.state.terminated : undefined);
-      }, 60_000, 500);
+      const term = await eventually(
+        async () => {
+          const cs = (await pod('memory-demo-2', 'mem-example')).status?.containerStatuses?.[0];
+          return cs?.lastState?.terminated ?? (cs?.state?.terminated?.reason === 'OOMKilled' ? cs.state.terminated : undefined);
+        },
+        60_000,
+        500,
+      );
       assert.deepEqual([term!.reason, term!.exitCode], ['OOMKilled', 137]);
       const p = await pod('memory-demo-2', 'mem-example');
       assert.equal(p.status?.qosClass, 'Burstable');
@@ -153,10 +157,14 @@ describe('e2e: pods on containerd', () => {
     it('image pull failure: ErrImagePull with the registry’s error, then ImagePullBackOff', async () => {
       const image = `${k.registry}/k8ts/does-not-exist:1.0`;
       await applyIn('default', 'nopull', busybox('nopull', `  containers:\n  - name: c\n    image: ${image}\n`));
-      const first = await eventually(async () => {
-        const w = (await pod('nopull')).status?.containerStatuses?.[0]?.state?.waiting;
-        return w?.reason === 'ErrImagePull' ? w : undefined;
-      }, 30_000, 200);
+      const first = await eventually(
+        async () => {
+          const w = (await pod('nopull')).status?.containerStatuses?.[0]?.state?.waiting;
+          return w?.reason === 'ErrImagePull' ? w : undefined;
+        },
+        30_000,
+        200,
+      );
       assert.equal(first!.message, `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found`);
       await eventually(async () => (await pod('nopull')).status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff', 30_000, 200);
       const ev = await events('nopull');
@@ -175,10 +183,14 @@ describe('e2e: pods on containerd', () => {
         await applyIn('default', 'private', busybox('private', spec(true)));
         await applyIn('default', 'private-noauth', busybox('private-noauth', spec(false)));
         await waitPhase('private', 'Running');
-        const w = await eventually(async () => {
-          const x = (await pod('private-noauth')).status?.containerStatuses?.[0]?.state?.waiting;
-          return x?.reason === 'ErrImagePull' || x?.reason === 'ImagePullBackOff' ? x : undefined;
-        }, 30_000, 200);
+        const w = await eventually(
+          async () => {
+            const x = (await pod('private-noauth')).status?.containerStatuses?.[0]?.state?.waiting;
+            return x?.reason === 'ErrImagePull' || x?.reason === 'ImagePullBackOff' ? x : undefined;
+          },
+          30_000,
+          200,
+        );
         const failed = (await events('private-noauth')).find((e) => e.reason === 'Failed' && e.message?.startsWith('Failed to pull image'));
         assert.match(failed?.message ?? '', /401 Unauthorized/, `${w!.reason}: ${failed?.message}`);
       } finally {
@@ -253,7 +265,10 @@ describe('e2e: pods on containerd', () => {
       );
       await eventually(async () => ((await pod('web')).status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 60_000, 500);
       const ev = await events('web');
-      assert.ok(ev.some((e) => e.reason === 'Unhealthy' && e.message === 'Liveness probe failed: HTTP probe failed with statuscode: 404'), JSON.stringify(ev.map((e) => e.message)));
+      assert.ok(
+        ev.some((e) => e.reason === 'Unhealthy' && e.message === 'Liveness probe failed: HTTP probe failed with statuscode: 404'),
+        JSON.stringify(ev.map((e) => e.message)),
+      );
       assert.ok(ev.some((e) => e.reason === 'Killing' && e.message === 'Container web failed liveness probe, will be restarted'));
       await eventually(async () => (await pod('web')).status?.containerStatuses?.[0]?.ready === true, 30_000, 200);
     });
@@ -262,7 +277,10 @@ describe('e2e: pods on containerd', () => {
       await applyIn(
         'default',
         'slowprobe',
-        busybox('slowprobe', `  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, '3600']\n    readinessProbe: {exec: {command: [sleep, '5']}, timeoutSeconds: 1, periodSeconds: 2}\n`),
+        busybox(
+          'slowprobe',
+          `  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, '3600']\n    readinessProbe: {exec: {command: [sleep, '5']}, timeoutSeconds: 1, periodSeconds: 2}\n`,
+        ),
       );
       const ev = await eventually(async () => (await events('slowprobe')).find((e) => e.reason === 'Unhealthy'), 30_000, 500);
       assert.equal(ev!.message, 'Readiness probe failed: command "sleep 5" timed out');
@@ -285,22 +303,40 @@ describe('e2e: pods on containerd', () => {
 `,
         ),
       );
-      const ev = await eventually(async () => {
-        const e = await events('badhook');
-        return e.some((x) => x.reason === 'FailedPostStartHook') && e.some((x) => x.reason === 'Killing' && x.message === 'FailedPostStartHook') ? e : undefined;
-      }, 30_000, 500);
-      assert.equal(ev!.find((x) => x.reason === "FailedPostStartHook")!.message, 'PostStartHook failed');
+      const ev = await eventually(
+        async () => {
+          const e = await events('badhook');
+          return e.some((x) => x.reason === 'FailedPostStartHook') && e.some((x) => x.reason === 'Killing' && x.message === 'FailedPostStartHook') ? e : undefined;
+        },
+        30_000,
+        500,
+      );
+      assert.equal(ev!.find((x) => x.reason === 'FailedPostStartHook')!.message, 'PostStartHook failed');
       const st = await eventually(async () => (await pod('badhook')).status?.containerStatuses?.[0], 10_000);
       const w = st!.state?.waiting;
       if (w?.reason === 'PostStartHookError') {
-        assert.match(w.message!, /^Exec lifecycle hook \(\[sh -c echo no; exit 3\]\) for Container "c" in Pod "badhook_default\(.*\)" failed - error: command 'sh -c echo no; exit 3' exited with 3: , message: "no\\n"$/);
+        assert.match(
+          w.message!,
+          /^Exec lifecycle hook \(\[sh -c echo no; exit 3\]\) for Container "c" in Pod "badhook_default\(.*\)" failed - error: command 'sh -c echo no; exit 3' exited with 3: , message: "no\\n"$/,
+        );
       }
     });
 
     it('termination messages (file, FallbackToLogsOnError) and volumes (tmpfs emptyDir, hostPath FileOrCreate, subPath, readOnly)', async () => {
       const hostFile = join(scratch, 'host-file.txt');
-      await applyIn('default', 'msg-log', busybox('msg-log', `  restartPolicy: Never\n  containers:\n  - name: c\n    image: busybox:1.28\n    terminationMessagePolicy: FallbackToLogsOnError\n    command: [sh, -c, 'echo boom >&2; exit 3']\n`));
-      await applyIn('default', 'msg-file', busybox('msg-file', `  restartPolicy: Never\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sh, -c, 'printf done > /dev/termination-log']\n`));
+      await applyIn(
+        'default',
+        'msg-log',
+        busybox(
+          'msg-log',
+          `  restartPolicy: Never\n  containers:\n  - name: c\n    image: busybox:1.28\n    terminationMessagePolicy: FallbackToLogsOnError\n    command: [sh, -c, 'echo boom >&2; exit 3']\n`,
+        ),
+      );
+      await applyIn(
+        'default',
+        'msg-file',
+        busybox('msg-file', `  restartPolicy: Never\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sh, -c, 'printf done > /dev/termination-log']\n`),
+      );
       await applyIn(
         'default',
         'vols',
@@ -361,7 +397,11 @@ describe('e2e: pods on containerd', () => {
 `,
         ),
       );
-      await applyIn('default', 'stubborn', busybox('stubborn', `  terminationGracePeriodSeconds: 3\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sh, -c, 'sleep 3600']\n`));
+      await applyIn(
+        'default',
+        'stubborn',
+        busybox('stubborn', `  terminationGracePeriodSeconds: 3\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sh, -c, 'sleep 3600']\n`),
+      );
       await waitPhase('graceful', 'Running');
       await waitPhase('stubborn', 'Running');
       const uid = (await pod('stubborn')).metadata!.uid!;
@@ -383,7 +423,11 @@ describe('e2e: pods on containerd', () => {
 
   describe('restarts', () => {
     it('a restarted kubelet adopts running pods by their CRI labels: same container, no second sandbox', async () => {
-      await applyIn('default', 'steady', busybox('steady', `  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, '3600']\n`));
+      await applyIn(
+        'default',
+        'steady',
+        busybox('steady', `  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, '3600']\n`),
+      );
       await waitPhase('steady', 'Running');
       const before = await pod('steady');
       const id = before.status!.containerStatuses![0]!.containerID;
@@ -405,7 +449,11 @@ describe('e2e: pods on containerd', () => {
       const restarts = k.ctrd.containerd.restarts;
       process.kill(pid, 'SIGKILL');
       await eventually(() => k.ctrd.containerd.restarts > restarts && k.ctrd.containerd.pid !== pid, 30_000, 100);
-      await applyIn('default', 'after-crash', busybox('after-crash', `  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, '3600']\n`));
+      await applyIn(
+        'default',
+        'after-crash',
+        busybox('after-crash', `  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, '3600']\n`),
+      );
       await waitPhase('after-crash', 'Running', 'default', 90_000);
       const steady = await pod('steady');
       assert.equal(steady.status!.containerStatuses![0]!.restartCount, 0);

@@ -89,11 +89,14 @@ describe('e2e: ServiceAccount token in a pod on containerd', () => {
   /** an HTTPS request from the host, verifying the server against the cluster CA */
   const api = (path: string, tok: string): Promise<{ status: number; body: Record<string, unknown> }> =>
     new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: c!.port, path, ca: caPEM, servername: 'localhost', headers: { authorization: `Bearer ${tok}`, accept: 'application/json' } }, (res) => {
-        let b = '';
-        res.on('data', (d: Buffer) => (b += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(b) as Record<string, unknown> }));
-      });
+      const req = request(
+        { host: '127.0.0.1', port: c!.port, path, ca: caPEM, servername: 'localhost', headers: { authorization: `Bearer ${tok}`, accept: 'application/json' } },
+        (res) => {
+          let b = '';
+          res.on('data', (d: Buffer) => (b += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(b) as Record<string, unknown> }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -283,11 +286,15 @@ spec:
     kubectl('apply', '-f', manifest);
     kubectl('delete', 'serviceaccount', 'temp', '-n', NS);
     kubectl('patch', 'pod', 'gated', '-n', NS, '--type=json', '-p', '[{"op":"remove","path":"/spec/schedulingGates"}]');
-    const ev = await eventually(() => {
-      const out = c!.kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=gated,reason=FailedMount', '-o', 'json']).stdout;
-      const items = out ? (JSON.parse(out) as { items: { message: string; type: string; source?: { component?: string } }[] }).items : [];
-      return items[0];
-    }, 60_000, 500);
+    const ev = await eventually(
+      () => {
+        const out = c!.kubectl(['get', 'events', '-n', NS, '--field-selector', 'involvedObject.name=gated,reason=FailedMount', '-o', 'json']).stdout;
+        const items = out ? (JSON.parse(out) as { items: { message: string; type: string; source?: { component?: string } }[] }).items : [];
+        return items[0];
+      },
+      60_000,
+      500,
+    );
     assert.equal(ev.type, 'Warning');
     assert.equal(ev.source?.component, 'kubelet');
     assert.match(ev.message, /^MountVolume\.SetUp failed for volume "kube-api-access-[a-z0-9]{5}" : failed to fetch token: serviceaccounts "temp" not found$/);
@@ -301,10 +308,14 @@ spec:
     assert.equal((await api(`/api/v1/namespaces/${NS}/pods`, token)).status, 200);
     kubectl('delete', 'pod', '-n', NS, POD, '--timeout=60s');
     // successful authentications are cached for 10 s, as upstream's token cache
-    const r = await eventually(async () => {
-      const x = await api(`/api/v1/namespaces/${NS}/pods`, token);
-      return x.status === 401 ? x : undefined;
-    }, 30_000, 500);
+    const r = await eventually(
+      async () => {
+        const x = await api(`/api/v1/namespaces/${NS}/pods`, token);
+        return x.status === 401 ? x : undefined;
+      },
+      30_000,
+      500,
+    );
     assert.equal(r!.body.reason, 'Unauthorized');
     assert.equal(r!.body.message, 'Unauthorized');
     const k = kubectlWithToken(token, ['get', 'pods', '-n', NS]);

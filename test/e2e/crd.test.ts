@@ -164,13 +164,21 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
   it('scales through the scale subresource and patches status', () => {
     assert.match(ok(['scale', 'crontab/my-new-cron-object', '--replicas=3']), /crontab.stable.example.com\/my-new-cron-object scaled/);
     ok(['patch', 'crontab', 'my-new-cron-object', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3,"labelSelector":"app=cron"},"spec":{"image":"ignored"}}']);
-    const o = JSON.parse(ok(['get', 'ct', 'my-new-cron-object', '-o', 'json'])) as { spec: { replicas: number; image: string }; status: { replicas: number }; metadata: { generation: number } };
+    const o = JSON.parse(ok(['get', 'ct', 'my-new-cron-object', '-o', 'json'])) as {
+      spec: { replicas: number; image: string };
+      status: { replicas: number };
+      metadata: { generation: number };
+    };
     assert.equal(o.spec.replicas, 3);
     assert.equal(o.spec.image, 'my-awesome-cron-image');
     assert.equal(o.status.replicas, 3);
     assert.equal(o.metadata.generation, 2);
     // kubectl scale owns spec.replicas through the scale subresource (upstream ScaleHandler)
-    const managed = (JSON.parse(ok(['get', 'ct', 'my-new-cron-object', '-o', 'json', '--show-managed-fields'])) as { metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: Record<string, Record<string, unknown>> }[] } }).metadata.managedFields;
+    const managed = (
+      JSON.parse(ok(['get', 'ct', 'my-new-cron-object', '-o', 'json', '--show-managed-fields'])) as {
+        metadata: { managedFields: { manager: string; subresource?: string; fieldsV1: Record<string, Record<string, unknown>> }[] };
+      }
+    ).metadata.managedFields;
     const byScale = managed.find((e) => e.subresource === 'scale');
     assert.ok(byScale?.fieldsV1['f:spec']?.['f:replicas'], JSON.stringify(managed));
     assert.equal(byScale?.manager, 'kubectl');
@@ -219,7 +227,12 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     const group = 'stable.example.com';
     const seen: string[] = [];
     const watch = new k8s.Watch(kc);
-    const req = await watch.watch('/apis/stable.example.com/v1/namespaces/default/crontabs', {}, (type: string, obj: { metadata?: { name?: string } }) => seen.push(`${type}:${obj.metadata?.name}`), () => undefined);
+    const req = await watch.watch(
+      '/apis/stable.example.com/v1/namespaces/default/crontabs',
+      {},
+      (type: string, obj: { metadata?: { name?: string } }) => seen.push(`${type}:${obj.metadata?.name}`),
+      () => undefined,
+    );
     const created = (await api.createNamespacedCustomObject({
       group,
       version: 'v1',
@@ -229,7 +242,10 @@ describe('e2e: CustomResourceDefinitions (kubectl)', () => {
     })) as { metadata: { name: string }; spec: { replicas: number } };
     assert.equal(created.metadata.name, 'from-lib');
     assert.equal(created.spec.replicas, 1);
-    const list = (await api.listNamespacedCustomObject({ group, version: 'v1', namespace: 'default', plural: 'crontabs' })) as { kind: string; items: { metadata: { name: string } }[] };
+    const list = (await api.listNamespacedCustomObject({ group, version: 'v1', namespace: 'default', plural: 'crontabs' })) as {
+      kind: string;
+      items: { metadata: { name: string } }[];
+    };
     assert.equal(list.kind, 'CronTabList');
     assert.ok(list.items.some((i) => i.metadata.name === 'from-lib'));
     await eventually(() => seen.includes('ADDED:from-lib'), 10_000);

@@ -18,7 +18,14 @@ interface PodLite {
 }
 
 interface PDBLite {
-  status?: { observedGeneration?: number; disruptionsAllowed?: number; currentHealthy?: number; desiredHealthy?: number; expectedPods?: number; conditions?: { type: string; status: string; reason: string }[] };
+  status?: {
+    observedGeneration?: number;
+    disruptionsAllowed?: number;
+    currentHealthy?: number;
+    desiredHealthy?: number;
+    expectedPods?: number;
+    conditions?: { type: string; status: string; reason: string }[];
+  };
 }
 
 const deployment = (name: string, replicas: number): string => `apiVersion: apps/v1
@@ -80,9 +87,14 @@ describe('e2e: disruption controller (--sim-nodes 1)', () => {
     assert.deepEqual(row!.split(/\s+/).slice(0, 4), ['web', '2', 'N/A', '1']);
     const st = pdb('web').status!;
     assert.deepEqual([st.observedGeneration, st.currentHealthy, st.desiredHealthy, st.expectedPods, st.disruptionsAllowed], [1, 3, 2, 3, 1]);
-    assert.deepEqual(st.conditions?.map((x) => [x.type, x.status, x.reason]), [['DisruptionAllowed', 'True', 'SufficientPods']]);
+    assert.deepEqual(
+      st.conditions?.map((x) => [x.type, x.status, x.reason]),
+      [['DisruptionAllowed', 'True', 'SufficientPods']],
+    );
 
-    const before = pods('web').map((p) => p.metadata.name).sort();
+    const before = pods('web')
+      .map((p) => p.metadata.name)
+      .sort();
     const drain = c.kubectlAsync(['drain', 'sim-node-0', '--ignore-daemonsets', '--delete-emptydir-data', '--pod-selector=app=web', '--timeout=120s'], { timeoutMs: 150_000 });
     // while drain runs, never fewer than 2 ready pods of the Deployment
     let minReady = 3;
@@ -98,7 +110,13 @@ describe('e2e: disruption controller (--sim-nodes 1)', () => {
     const lines = d.stdout.trimEnd().split('\n');
     assert.equal(lines[0], 'node/sim-node-0 cordoned');
     assert.equal(lines.at(-1), 'node/sim-node-0 drained');
-    assert.deepEqual(lines.filter((l) => l.endsWith(' evicted')).map((l) => l.slice('pod/'.length, -' evicted'.length)).sort(), before);
+    assert.deepEqual(
+      lines
+        .filter((l) => l.endsWith(' evicted'))
+        .map((l) => l.slice('pod/'.length, -' evicted'.length))
+        .sort(),
+      before,
+    );
     // the budget made drain wait for the replacements (upstream's retry line)
     assert.match(d.stderr, /error when evicting pods\/"web-[^"]+" -n "default" \(will retry after 5s\): Cannot evict pod as it would violate the pod's disruption budget\./);
 
@@ -142,7 +160,10 @@ describe('e2e: disruption controller (--sim-nodes 1)', () => {
     assert.deepEqual([ev.type, ev.message, ev.source?.component], ['Normal', 'No matching pods found', 'controllermanager']);
     const st = pdb('lonely').status!;
     assert.deepEqual([st.observedGeneration, st.expectedPods, st.disruptionsAllowed], [1, 0, 0]);
-    assert.deepEqual(st.conditions?.map((x) => [x.type, x.status, x.reason]), [['DisruptionAllowed', 'False', 'InsufficientPods']]);
+    assert.deepEqual(
+      st.conditions?.map((x) => [x.type, x.status, x.reason]),
+      [['DisruptionAllowed', 'False', 'InsufficientPods']],
+    );
   });
 
   it('the controller logged no sync errors', () => {

@@ -101,7 +101,13 @@ describe('e2e: endpoints and endpointslices (kubectl)', () => {
     await eventually(() => readyIPs(json<Ep>(['endpoints', 'web'])).join() === ips.join(), 30_000);
     const slices = await eventually(() => {
       const l = json<{ items: Slice[] }>(['endpointslices', '-l', 'kubernetes.io/service-name=web']).items;
-      return l.length === 1 && l[0]!.endpoints!.flatMap((e) => e.addresses).sort().join() === ips.join() ? l : undefined;
+      return l.length === 1 &&
+        l[0]!
+          .endpoints!.flatMap((e) => e.addresses)
+          .sort()
+          .join() === ips.join()
+        ? l
+        : undefined;
     }, 30_000);
     assert.equal(slices[0]!.metadata.name, before);
   });

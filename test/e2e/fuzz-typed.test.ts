@@ -44,11 +44,19 @@ function rng(seed: number): () => number {
 
 const NS = 'fuzz';
 const BASES: { path: string; obj: Record<string, unknown>; dryRun?: boolean }[] = [
-  { path: `/api/v1/namespaces/${NS}/configmaps`, obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', labels: { a: 'b' }, annotations: { n: 'v' } }, data: { k: 'v' }, binaryData: { b: 'aGk=' } } },
+  {
+    path: `/api/v1/namespaces/${NS}/configmaps`,
+    obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', labels: { a: 'b' }, annotations: { n: 'v' } }, data: { k: 'v' }, binaryData: { b: 'aGk=' } },
+  },
   { path: `/api/v1/namespaces/${NS}/secrets`, obj: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, type: 'Opaque', data: { k: 'dmFsdWU=' }, immutable: false } },
   {
     path: `/api/v1/namespaces/${NS}/services`,
-    obj: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'x' }, spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }], sessionAffinity: 'None' } },
+    obj: {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'x' },
+      spec: { selector: { app: 'x' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }], sessionAffinity: 'None' },
+    },
   },
   {
     path: `/api/v1/namespaces/${NS}/pods`,
@@ -59,7 +67,9 @@ const BASES: { path: string; obj: Record<string, unknown>; dryRun?: boolean }[] 
       spec: {
         terminationGracePeriodSeconds: 0,
         containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }], resources: { requests: { cpu: '100m', memory: '64Mi' } }, env: [{ name: 'A', value: '1' }] }],
-        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] }] } } },
+        affinity: {
+          nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] }] } },
+        },
         tolerations: [{ key: 'k', operator: 'Exists', tolerationSeconds: 5, effect: 'NoExecute' }],
       },
     },
@@ -133,14 +143,21 @@ function cases(n: number, seed: number): Case[] {
         const obj = withValue(base.obj, path, value);
         const md = obj.metadata;
         if (md && typeof md === 'object' && !Array.isArray(md)) (md as Record<string, unknown>).name = `fz-${i}`;
-        out.push({ method: 'POST', path: base.dryRun ? `${base.path}?dryRun=All` : base.path, contentType: pick(['application/json', 'application/yaml']), body: JSON.stringify(obj), kind: 'wrong-type-create' });
+        out.push({
+          method: 'POST',
+          path: base.dryRun ? `${base.path}?dryRun=All` : base.path,
+          contentType: pick(['application/json', 'application/yaml']),
+          body: JSON.stringify(obj),
+          kind: 'wrong-type-create',
+        });
         break;
       }
       case 4:
       case 5: {
         const type = pick(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml']);
         const target = `${base.path}/fz-target`;
-        const body = type === 'application/apply-patch+yaml' ? JSON.stringify(withValue({ ...base.obj, metadata: { name: 'fz-target' } }, path, value)) : patchBody(type, path, value);
+        const body =
+          type === 'application/apply-patch+yaml' ? JSON.stringify(withValue({ ...base.obj, metadata: { name: 'fz-target' } }, path, value)) : patchBody(type, path, value);
         out.push({ method: 'PATCH', path: `${target}?fieldManager=fuzz${base.dryRun ? '&dryRun=All' : ''}`, contentType: type, body, kind: 'wrong-type-patch' });
         break;
       }
@@ -191,7 +208,13 @@ function cases(n: number, seed: number): Case[] {
             versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { s: { type: 'string', pattern } } } } }],
           },
         };
-        out.push({ method: 'POST', path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', contentType: 'application/json', body: JSON.stringify(crd), kind: 'crd-pattern' });
+        out.push({
+          method: 'POST',
+          path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+          contentType: 'application/json',
+          body: JSON.stringify(crd),
+          kind: 'crd-pattern',
+        });
       }
     }
   }
@@ -199,7 +222,14 @@ function cases(n: number, seed: number): Case[] {
   for (const p of ['/api/v1/configmaps', '/api/v1/pods', '/api/v1/secrets']) out.push({ method: 'DELETE', path: p, kind: 'all-namespaces' });
   // bodies that arrive slowly
   for (let i = 0; i < 4; i++) {
-    out.push({ method: 'POST', path: cm, contentType: 'application/json', body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `fz-slow-${i}`, labels: i % 2 ? [] : { a: 'b' } } }), kind: 'slow', slow: 8 });
+    out.push({
+      method: 'POST',
+      path: cm,
+      contentType: 'application/json',
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `fz-slow-${i}`, labels: i % 2 ? [] : { a: 'b' } } }),
+      kind: 'slow',
+      slow: 8,
+    });
   }
   return out;
 }
@@ -212,7 +242,18 @@ describe('fuzz: typed decoding, depth, size, queries and slow bodies', { timeout
     c = await startSecureCluster({});
     const admin = await issueCert(c.ca, { commonName: 'fuzz-admin', organizations: ['system:masters'], usage: 'client' });
     agent = new Agent({ keepAlive: true, maxSockets: 16, ca: c.ca.cert, ...admin });
-    assert.equal((await send({ method: 'POST', path: '/api/v1/namespaces', contentType: 'application/json', body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }), kind: 'setup' })).status, 201);
+    assert.equal(
+      (
+        await send({
+          method: 'POST',
+          path: '/api/v1/namespaces',
+          contentType: 'application/json',
+          body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }),
+          kind: 'setup',
+        })
+      ).status,
+      201,
+    );
     for (const b of BASES) {
       const obj = { ...b.obj, metadata: { ...(b.obj.metadata as object), name: 'fz-target' } };
       const r = await send({ method: 'POST', path: b.path, contentType: 'application/json', body: JSON.stringify(obj), kind: 'setup' });
@@ -281,7 +322,12 @@ describe('fuzz: typed decoding, depth, size, queries and slow bodies', { timeout
           try {
             const s = JSON.parse(r.body) as { kind?: string; status?: string; code?: number; message?: string };
             ok = r.type.startsWith('application/json') && s.kind === 'Status' && s.status === 'Failure' && s.code === r.status && typeof s.message === 'string';
-            if (/cannot be handled as|cannot unmarshal|cannot restore|cannot convert|failed to create typed patch object|quantities must match|illegal base64|parsing time/.test(s.message ?? '')) typeErrors++;
+            if (
+              /cannot be handled as|cannot unmarshal|cannot restore|cannot convert|failed to create typed patch object|quantities must match|illegal base64|parsing time/.test(
+                s.message ?? '',
+              )
+            )
+              typeErrors++;
           } catch {
             ok = false;
           }
@@ -294,7 +340,8 @@ describe('fuzz: typed decoding, depth, size, queries and slow bodies', { timeout
     await Promise.all(Array.from({ length: 16 }, worker));
     const summary = JSON.stringify([...kinds].map(([k, m]) => [k, [...m]]));
     assert.deepEqual(bad, [], `answers that are not a 2xx or a 4xx Status: ${summary}`);
-    for (const k of ['wrong-type-create', 'wrong-type-patch', 'deep', 'bad-query', 'protobuf', 'crd-pattern', 'all-namespaces', 'slow']) assert.ok(kinds.has(k), `category ${k} exercised`);
+    for (const k of ['wrong-type-create', 'wrong-type-patch', 'deep', 'bad-query', 'protobuf', 'crd-pattern', 'all-namespaces', 'slow'])
+      assert.ok(kinds.has(k), `category ${k} exercised`);
     assert.ok(typeErrors > 150, `type errors answered as decoding errors: ${typeErrors} (${summary})`);
 
     // still serving
@@ -309,7 +356,13 @@ describe('fuzz: typed decoding, depth, size, queries and slow bodies', { timeout
       for (const o of list.items) {
         const kind = (b.obj as { kind: string }).kind;
         const md = o.metadata as { name: string };
-        const r = await send({ method: 'PUT', path: `${b.path}/${md.name}`, contentType: 'application/json', body: JSON.stringify({ apiVersion: b.obj.apiVersion, kind, ...o }), kind: 'check' });
+        const r = await send({
+          method: 'PUT',
+          path: `${b.path}/${md.name}`,
+          contentType: 'application/json',
+          body: JSON.stringify({ apiVersion: b.obj.apiVersion, kind, ...o }),
+          kind: 'check',
+        });
         assert.equal(r.status, 200, `${kind} ${md.name} does not survive a PUT of itself: ${r.body.slice(0, 300)}`);
         checked++;
       }

@@ -32,7 +32,20 @@ function rng(seed: number): () => number {
   };
 }
 
-const JSON_GARBAGE = ['{', '}', '{"kind":', '[1,2', 'null', 'true', '42', '"str"', '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":', '\u0000\u0001', '{"a":1}{"b":2}', "{'single':1}"];
+const JSON_GARBAGE = [
+  '{',
+  '}',
+  '{"kind":',
+  '[1,2',
+  'null',
+  'true',
+  '42',
+  '"str"',
+  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":',
+  '\u0000\u0001',
+  '{"a":1}{"b":2}',
+  "{'single':1}",
+];
 /** metadata of the wrong JSON type: a 400 decode error, as upstream's decoder gives. */
 const WRONG_TYPE_METADATA = ['{"kind":"ConfigMap","apiVersion":"v1","metadata":"nope"}', '{"kind":"ConfigMap","apiVersion":"v1","metadata":[]}'];
 const YAML_GARBAGE = ['kind: [', 'a: b: c', '- - -\n  :', '{ unclosed', 'key: "unterminated', '\t\tbad: indent\n  x', '&a [*a, *a', '!!binary %%%'];
@@ -51,7 +64,15 @@ const TRAVERSAL = [
 ];
 const CONTENT_TYPES = ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'image/png', 'application/cbor-seq'];
 const VERBS = ['PROPFIND', 'MKCOL', 'LOCK', 'UNLOCK', 'PURGE', 'COPY', 'MOVE', 'SEARCH', 'REPORT', 'LINK'];
-const BAD_QUERIES = ['limit=abc', 'labelSelector=a%20in%20(', 'fieldSelector=spec.nope%3Dx', 'labelSelector=!!!', 'resourceVersion=abc&resourceVersionMatch=Exact&limit=1', 'continue=garbage&limit=1', 'fieldSelector=metadata.name%3D%3D%3Dx'];
+const BAD_QUERIES = [
+  'limit=abc',
+  'labelSelector=a%20in%20(',
+  'fieldSelector=spec.nope%3Dx',
+  'labelSelector=!!!',
+  'resourceVersion=abc&resourceVersionMatch=Exact&limit=1',
+  'continue=garbage&limit=1',
+  'fieldSelector=metadata.name%3D%3D%3Dx',
+];
 const PATCHES: [string, string][] = [
   ['application/json-patch+json', '[{"op":"explode","path":"/x"}]'],
   ['application/json-patch+json', '{"not":"a list"}'],
@@ -68,7 +89,14 @@ function cases(n: number, seed: number): Case[] {
   for (let i = 0; out.length < n; i++) {
     switch (i % 12) {
       case 0:
-        out.push({ method: 'POST', path: cmPath, headers: { 'content-type': 'application/json' }, body: pick(JSON_GARBAGE) + (r() < 0.5 ? '' : String(r())), as: 'admin', kind: 'bad-json' });
+        out.push({
+          method: 'POST',
+          path: cmPath,
+          headers: { 'content-type': 'application/json' },
+          body: pick(JSON_GARBAGE) + (r() < 0.5 ? '' : String(r())),
+          as: 'admin',
+          kind: 'bad-json',
+        });
         break;
       case 1:
         out.push({ method: 'POST', path: cmPath, headers: { 'content-type': 'application/yaml' }, body: pick(YAML_GARBAGE), as: 'admin', kind: 'bad-yaml' });
@@ -90,11 +118,23 @@ function cases(n: number, seed: number): Case[] {
         break;
       case 4:
         if (r() < 0.2) {
-          out.push({ method: 'POST', path: `${cmPath}?dryRun=Bogus`, headers: { 'content-type': 'application/json' }, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}', as: 'admin', kind: 'bad-query' });
+          out.push({
+            method: 'POST',
+            path: `${cmPath}?dryRun=Bogus`,
+            headers: { 'content-type': 'application/json' },
+            body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}',
+            as: 'admin',
+            kind: 'bad-query',
+          });
         } else out.push({ method: 'POST', path: cmPath, headers: { 'content-type': pick(CONTENT_TYPES) }, body: 'data=1', as: 'admin', kind: 'content-type' });
         break;
       case 5:
-        out.push({ method: pick(VERBS), path: pick([cmPath, `${cmPath}/x`, '/api/v1/namespaces', '/apis/rbac.authorization.k8s.io/v1/clusterroles']), as: 'admin', kind: 'unknown-verb' });
+        out.push({
+          method: pick(VERBS),
+          path: pick([cmPath, `${cmPath}/x`, '/api/v1/namespaces', '/apis/rbac.authorization.k8s.io/v1/clusterroles']),
+          as: 'admin',
+          kind: 'unknown-verb',
+        });
         break;
       case 6:
         out.push({ method: 'GET', path: `${pick([cmPath, '/api/v1/pods', '/api/v1/namespaces/default/pods'])}?${pick(BAD_QUERIES)}`, as: 'admin', kind: 'bad-query' });
@@ -108,7 +148,18 @@ function cases(n: number, seed: number): Case[] {
         out.push({
           method: pick(['GET', 'POST', 'DELETE']),
           path: pick(['/api/v1/secrets', cmPath, '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', '/api/v1/nodes']),
-          headers: r() < 0.5 ? { authorization: `Bearer ${Math.floor(r() * 1e12).toString(36)}` } : { authorization: pick(['Bearer', 'Basic YWRtaW46YWRtaW4=', 'Bearer a.b.c', 'Bearer abcdef.0123456789abcdef', 'Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2t1YmVybmV0ZXMuZGVmYXVsdC5zdmMuY2x1c3Rlci5sb2NhbCJ9.']) },
+          headers:
+            r() < 0.5
+              ? { authorization: `Bearer ${Math.floor(r() * 1e12).toString(36)}` }
+              : {
+                  authorization: pick([
+                    'Bearer',
+                    'Basic YWRtaW46YWRtaW4=',
+                    'Bearer a.b.c',
+                    'Bearer abcdef.0123456789abcdef',
+                    'Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2t1YmVybmV0ZXMuZGVmYXVsdC5zdmMuY2x1c3Rlci5sb2NhbCJ9.',
+                  ]),
+                },
           as: 'anon',
           kind: 'forged-token',
         });
@@ -128,13 +179,33 @@ function cases(n: number, seed: number): Case[] {
           method: 'POST',
           path: pick(['/api/v1/namespaces/default/pods', cmPath, '/apis/rbac.authorization.k8s.io/v1/clusterroles']),
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(pick([{ apiVersion: 'v2', kind: 'Pod', metadata: { name: 'x' } }, { kind: 'Pod' }, { apiVersion: 'v1' }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-kind' } }, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'nospec', namespace: 'other' } }])),
+          body: JSON.stringify(
+            pick([
+              { apiVersion: 'v2', kind: 'Pod', metadata: { name: 'x' } },
+              { kind: 'Pod' },
+              { apiVersion: 'v1' },
+              { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-kind' } },
+              { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'nospec', namespace: 'other' } },
+            ]),
+          ),
           as: 'admin',
           kind: 'wrong-kind',
         });
         break;
       default:
-        out.push({ method: 'GET', path: pick(['/api/v9', '/apis/nope.example.com/v1/things', '/api/v1/namespaces/default/nothings', '/apis/nope.example.com', '/metrics/../secrets', '/api/v1/namespaces/default/configmaps/missing/status']), as: 'admin', kind: 'not-found' });
+        out.push({
+          method: 'GET',
+          path: pick([
+            '/api/v9',
+            '/apis/nope.example.com/v1/things',
+            '/api/v1/namespaces/default/nothings',
+            '/apis/nope.example.com',
+            '/metrics/../secrets',
+            '/api/v1/namespaces/default/configmaps/missing/status',
+          ]),
+          as: 'admin',
+          kind: 'not-found',
+        });
     }
   }
   return out;
@@ -168,7 +239,14 @@ describe('fuzz: hostile requests get 4xx Status and the server stays up', { time
     new Promise((resolve) => {
       const u = new URL(c.url);
       const req = request(
-        { host: u.hostname, port: u.port, method: cs.method, path: cs.path, agent: agents[cs.as], headers: { ...(cs.headers ?? {}), ...(cs.body !== undefined ? { 'content-length': String(Buffer.byteLength(cs.body)) } : {}) } },
+        {
+          host: u.hostname,
+          port: u.port,
+          method: cs.method,
+          path: cs.path,
+          agent: agents[cs.as],
+          headers: { ...(cs.headers ?? {}), ...(cs.body !== undefined ? { 'content-length': String(Buffer.byteLength(cs.body)) } : {}) },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (d: Buffer) => chunks.push(d));
@@ -185,7 +263,15 @@ describe('fuzz: hostile requests get 4xx Status and the server stays up', { time
     const all = cases(10_200, 0x6b387473);
     // bodies over the 3 MiB limit
     const huge = Buffer.alloc(3 * 1024 * 1024 + 17, 0x61);
-    for (let i = 0; i < 12; i++) all.push({ method: i % 2 ? 'POST' : 'PUT', path: '/api/v1/namespaces/default/configmaps', headers: { 'content-type': 'application/json' }, body: huge, as: 'admin', kind: 'huge-body' });
+    for (let i = 0; i < 12; i++)
+      all.push({
+        method: i % 2 ? 'POST' : 'PUT',
+        path: '/api/v1/namespaces/default/configmaps',
+        headers: { 'content-type': 'application/json' },
+        body: huge,
+        as: 'admin',
+        kind: 'huge-body',
+      });
     const bad: string[] = [];
     const kinds = new Map<string, number>();
     const statuses = new Map<number, number>();
@@ -213,7 +299,21 @@ describe('fuzz: hostile requests get 4xx Status and the server stays up', { time
     await Promise.all(Array.from({ length: 32 }, worker));
     assert.ok(all.length >= 10_000);
     assert.deepEqual(bad, [], `non-4xx-Status answers (statuses: ${JSON.stringify([...statuses])})`);
-    for (const k of ['bad-json', 'bad-yaml', 'invalid-name', 'traversal', 'content-type', 'unknown-verb', 'bad-query', 'bad-patch', 'forged-token', 'forbidden', 'wrong-kind', 'not-found', 'huge-body']) {
+    for (const k of [
+      'bad-json',
+      'bad-yaml',
+      'invalid-name',
+      'traversal',
+      'content-type',
+      'unknown-verb',
+      'bad-query',
+      'bad-patch',
+      'forged-token',
+      'forbidden',
+      'wrong-kind',
+      'not-found',
+      'huge-body',
+    ]) {
       assert.ok((kinds.get(k) ?? 0) > 0, `category ${k} exercised`);
     }
     // every status class a hostile request can earn, seen at least once

@@ -40,5 +40,4 @@ describe('helm release lifecycle', () => {
       assert.match(steps[2]!.stdout, /Rollback was a success! Happy Helming!/);
     });
   }
-
 });

@@ -54,10 +54,14 @@ describe('e2e: kubectl autoscale and the horizontal-pod-autoscaler controller', 
     await eventually(() => c.kubectl(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}']).stdout === '2' || undefined, 15_000);
 
     // the second reconcile (one sync period, 15 s, later) tries the metrics
-    const desc = await eventually(() => {
-      const r = c.kubectl(['describe', 'hpa', 'web']);
-      return r.stdout.includes('FailedComputeMetricsReplicas') ? r.stdout : undefined;
-    }, 40_000, 500);
+    const desc = await eventually(
+      () => {
+        const r = c.kubectl(['describe', 'hpa', 'web']);
+        return r.stdout.includes('FailedComputeMetricsReplicas') ? r.stdout : undefined;
+      },
+      40_000,
+      500,
+    );
     assert.match(desc, /Reference:\s+Deployment\/web/);
     assert.match(desc, /Min replicas:\s+2/);
     assert.match(desc, /Max replicas:\s+5/);
@@ -86,13 +90,11 @@ describe('e2e: kubectl autoscale and the horizontal-pod-autoscaler controller', 
 
     // server-side validation with upstream's message (kubectl autoscale checks min/max itself)
     const bad = c.kubectl(['create', '-f', '-'], {
-      input: 'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: bad}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 2\n',
+      input:
+        'apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: bad}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 3\n  maxReplicas: 2\n',
     });
     assert.notEqual(bad.code, 0);
-    assert.equal(
-      bad.stderr.trim(),
-      'The HorizontalPodAutoscaler "bad" is invalid: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`',
-    );
+    assert.equal(bad.stderr.trim(), 'The HorizontalPodAutoscaler "bad" is invalid: spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`');
 
     const exp = c.kubectl(['explain', 'hpa.spec.maxReplicas']);
     assert.equal(exp.code, 0, exp.stderr);

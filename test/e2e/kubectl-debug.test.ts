@@ -52,7 +52,14 @@ describe('e2e: kubectl debug starts ephemeral containers (simulated runtime)', (
     const p = pod();
     assert.equal(p.status.phase, 'Running');
     assert.equal(p.status.conditions?.find((x) => x.type === 'Ready')?.status, 'True');
-    const ev = c.kubectl(['get', 'events', '--field-selector', 'involvedObject.name=nginx,involvedObject.fieldPath=spec.ephemeralContainers{debugger}', '-o', 'jsonpath={range .items[*]}{.reason}{"\\n"}{end}']);
+    const ev = c.kubectl([
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.name=nginx,involvedObject.fieldPath=spec.ephemeralContainers{debugger}',
+      '-o',
+      'jsonpath={range .items[*]}{.reason}{"\\n"}{end}',
+    ]);
     assert.equal(ev.code, 0, ev.stderr);
     const reasons = ev.stdout.trim().split('\n');
     for (const r of ['Pulling', 'Pulled', 'Created', 'Started']) assert.ok(reasons.includes(r), `${r} in ${JSON.stringify(reasons)}`);

@@ -132,7 +132,9 @@ describe('e2e: kubectl drain, debug and kind-less creates (--sim-nodes 1)', () =
     }, 30_000);
     // the disruption controller's status for minAvailable 1 of 1 healthy pod: nothing allowed
     await eventually(() => {
-      const st = (JSON.parse(c.kubectl(['get', 'pdb', 'web', '-o', 'json']).stdout) as { status?: { observedGeneration?: number; currentHealthy?: number; disruptionsAllowed?: number } }).status;
+      const st = (
+        JSON.parse(c.kubectl(['get', 'pdb', 'web', '-o', 'json']).stdout) as { status?: { observedGeneration?: number; currentHealthy?: number; disruptionsAllowed?: number } }
+      ).status;
       return st?.observedGeneration === 1 && st.currentHealthy === 1 && st.disruptionsAllowed === 0;
     }, 30_000);
 

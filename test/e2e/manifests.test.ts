@@ -23,7 +23,10 @@ describe('e2e: example manifests (simulated runtime)', () => {
 
   const jp = (args: string[], path: string): string => c.kubectl(['get', ...args, '-o', `jsonpath=${path}`]).stdout;
   const condition = (ns: string, pod: string, type: string): string =>
-    jp(['pod', pod, '-n', ns], `{.status.conditions[?(@.type=="${type}")].status}/{.status.conditions[?(@.type=="${type}")].reason}/{.status.conditions[?(@.type=="${type}")].message}`);
+    jp(
+      ['pod', pod, '-n', ns],
+      `{.status.conditions[?(@.type=="${type}")].status}/{.status.conditions[?(@.type=="${type}")].reason}/{.status.conditions[?(@.type=="${type}")].message}`,
+    );
 
   it('two-container-pod: debian completes, nginx runs: 1/2 NotReady, phase Running', async () => {
     assert.equal(c.kubectl(['apply', '-f', m('two-container-pod.yaml')]).stdout.trim(), 'pod/two-containers created');
@@ -33,22 +36,23 @@ describe('e2e: example manifests (simulated runtime)', () => {
     }, 20_000);
     assert.match(row, /two-containers\s+1\/2\s+NotReady\s+0/);
     assert.equal(jp(['pod', 'two-containers'], '{.status.phase}'), 'Running');
-    assert.equal(
-      jp(['pod', 'two-containers'], '{.status.containerStatuses[?(@.name=="debian-container")].state.terminated.reason}'),
-      'Completed',
-    );
+    assert.equal(jp(['pod', 'two-containers'], '{.status.containerStatuses[?(@.name=="debian-container")].state.terminated.reason}'), 'Completed');
     assert.equal(jp(['pod', 'two-containers'], '{.status.containerStatuses[?(@.name=="debian-container")].restartCount}'), '0');
   });
 
   it('init-containers: wget has no network, so Init:Error then Init:CrashLoopBackOff; nginx never starts', async () => {
     assert.equal(c.kubectl(['apply', '-f', m('init-containers.yaml')]).stdout.trim(), 'pod/init-demo created');
     const seen = new Set<string>();
-    await eventually(() => {
-      const out = c.kubectl(['get', 'pod', 'init-demo', '--no-headers']).stdout;
-      const st = /init-demo\s+\S+\s+(\S+)/.exec(out)?.[1];
-      if (st) seen.add(st);
-      return seen.has('Init:CrashLoopBackOff');
-    }, 30_000, 200);
+    await eventually(
+      () => {
+        const out = c.kubectl(['get', 'pod', 'init-demo', '--no-headers']).stdout;
+        const st = /init-demo\s+\S+\s+(\S+)/.exec(out)?.[1];
+        if (st) seen.add(st);
+        return seen.has('Init:CrashLoopBackOff');
+      },
+      30_000,
+      200,
+    );
     assert.ok(seen.has('Init:Error') || seen.has('Init:CrashLoopBackOff'), [...seen].join(','));
     assert.equal(jp(['pod', 'init-demo'], '{.status.phase}'), 'Pending');
     assert.equal(jp(['pod', 'init-demo'], '{.status.containerStatuses[0].state.waiting.reason}'), 'PodInitializing');

@@ -71,8 +71,15 @@ describe('openapi v2', () => {
     const r = c.kubectl(['get', '--raw', '/openapi/v2']);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.startsWith('{"swagger":"2.0","info":{"title":"Kubernetes","version":"v1.32.0"},"paths":{'), r.stdout.slice(0, 200));
-    const doc = JSON.parse(r.stdout) as { paths: Record<string, Record<string, { 'x-kubernetes-group-version-kind'?: unknown }>>; definitions: Record<string, { 'x-kubernetes-group-version-kind'?: unknown }> };
-    assert.deepEqual(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']!.patch!['x-kubernetes-group-version-kind'], { group: 'apps', kind: 'Deployment', version: 'v1' });
+    const doc = JSON.parse(r.stdout) as {
+      paths: Record<string, Record<string, { 'x-kubernetes-group-version-kind'?: unknown }>>;
+      definitions: Record<string, { 'x-kubernetes-group-version-kind'?: unknown }>;
+    };
+    assert.deepEqual(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']!.patch!['x-kubernetes-group-version-kind'], {
+      group: 'apps',
+      kind: 'Deployment',
+      version: 'v1',
+    });
     assert.deepEqual(doc.definitions['io.k8s.api.batch.v1.CronJob']!['x-kubernetes-group-version-kind'], [{ group: 'batch', kind: 'CronJob', version: 'v1' }]);
   });
 
@@ -91,7 +98,7 @@ describe('openapi v2', () => {
     assert.match(again.stdout, /RESOURCE: containers <\[\]Object>/);
   });
 
-  it('kubectl apply of a removed API version fails with kubectl\'s no-matches error', () => {
+  it("kubectl apply of a removed API version fails with kubectl's no-matches error", () => {
     const f = manifestFile(dir, 'cronjob-v1beta1.yaml', CRONJOB_V1BETA1);
     const r = c.kubectl(['apply', '-f', f]);
     assert.equal(r.code, 1);
@@ -101,7 +108,7 @@ describe('openapi v2', () => {
     );
   });
 
-  it('a CRD\'s schema enters the document when the CRD is established and leaves with it', async () => {
+  it("a CRD's schema enters the document when the CRD is established and leaves with it", async () => {
     const f = manifestFile(dir, 'crd.yaml', CRD);
     const created = c.kubectl(['apply', '-f', f]);
     assert.equal(created.code, 0, created.stderr);
@@ -112,7 +119,9 @@ describe('openapi v2', () => {
     });
     assert.match(explained, /KIND:\s+Gizmo\nVERSION:\s+v2test\.example\.com\/v1/);
     assert.match(explained, /\n {3}speed\t<integer>\n {5}Revolutions per minute\.\n/);
-    const doc = JSON.parse(c.kubectl(['get', '--raw', '/openapi/v2']).stdout) as { definitions: Record<string, { properties?: Record<string, { properties?: Record<string, unknown> }> }> };
+    const doc = JSON.parse(c.kubectl(['get', '--raw', '/openapi/v2']).stdout) as {
+      definitions: Record<string, { properties?: Record<string, { properties?: Record<string, unknown> }> }>;
+    };
     assert.deepEqual(doc.definitions['com.example.v2test.v1.Gizmo']!.properties!.spec!.properties!.label, {}, 'nullable: untyped in v2');
 
     assert.equal(c.kubectl(['delete', '-f', f]).code, 0);

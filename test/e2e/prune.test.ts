@@ -130,9 +130,15 @@ describe('kubectl apply --prune and the allowlisted kinds', () => {
       return g.stdout === `${n} ${n}`;
     };
     await eventually(ready(2), 30_000);
-    const pods = JSON.parse(c.kubectl(['get', 'pods', '-l', 'app=rc1', '-o', 'json']).stdout) as { items: { metadata: { ownerReferences?: { kind: string; name: string; controller?: boolean }[] } }[] };
+    const pods = JSON.parse(c.kubectl(['get', 'pods', '-l', 'app=rc1', '-o', 'json']).stdout) as {
+      items: { metadata: { ownerReferences?: { kind: string; name: string; controller?: boolean }[] } }[];
+    };
     assert.equal(pods.items.length, 2);
-    for (const p of pods.items) assert.deepEqual(p.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller]), [['ReplicationController', 'rc1', true]]);
+    for (const p of pods.items)
+      assert.deepEqual(
+        p.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller]),
+        [['ReplicationController', 'rc1', true]],
+      );
     const sc = c.kubectl(['scale', 'rc', 'rc1', '--replicas=1']);
     assert.equal(sc.code, 0, sc.stderr);
     assert.equal(sc.stdout.trim(), 'replicationcontroller/rc1 scaled');
@@ -142,14 +148,18 @@ describe('kubectl apply --prune and the allowlisted kinds', () => {
   });
 
   it('ingressclasses print upstream columns; explain and api-resources know the new kinds', () => {
-    const f = manifestFile(c.dir, 'ic.yaml', `apiVersion: networking.k8s.io/v1
+    const f = manifestFile(
+      c.dir,
+      'ic.yaml',
+      `apiVersion: networking.k8s.io/v1
 kind: IngressClass
 metadata:
   name: nginx
 spec:
   controller: k8s.io/ingress-nginx
   parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: p}
-`);
+`,
+    );
     const a = c.kubectl(['apply', '-f', f]);
     assert.equal(a.code, 0, a.stderr);
     const t = rows(c.kubectl(['get', 'ingressclass']).stdout);

@@ -45,10 +45,14 @@ function run(args: string[]): Run {
 async function serving(r: Run): Promise<number> {
   let gone = false;
   void r.exited.then(() => (gone = true));
-  await waitUntil('registry:local serving', () => {
-    if (gone) throw new Error(`registry:local exited:\n${r.out()}`);
-    return r.out().includes('until Ctrl-C');
-  }, 60_000);
+  await waitUntil(
+    'registry:local serving',
+    () => {
+      if (gone) throw new Error(`registry:local exited:\n${r.out()}`);
+      return r.out().includes('until Ctrl-C');
+    },
+    60_000,
+  );
   return Number(/docker-registry pid (\d+)/.exec(r.out())?.[1]);
 }
 
@@ -155,7 +159,11 @@ describe('e2e: npm run registry:local', () => {
     const again = run(['--port', String(port), '--data-dir', join(dir.path, 'other')]);
     assert.equal(await again.exited, 1);
     assert.match(again.out(), /already answers on .*--push-only/s);
-    const push = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT, '--push-only', '--port', String(port), '--data-dir', join(dir.path, 'push')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const push = spawnSync(process.execPath, ['--import', 'tsx', SCRIPT, '--push-only', '--port', String(port), '--data-dir', join(dir.path, 'push')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(push.status, 0, push.stdout + push.stderr);
     assert.doesNotMatch(push.stdout, /until Ctrl-C/);
     assert.deepEqual(Object.keys(parseRegistries(readFileSync(join(dir.path, 'push', 'registries.yaml'), 'utf8')).mirrors).length, 5);

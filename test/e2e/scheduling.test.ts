@@ -23,7 +23,11 @@ describe('e2e: scheduling', () => {
   /** PodScheduled condition as `status/reason/message`, once the scheduler set one. */
   const scheduled = (ns: string, pod: string) =>
     eventually(() => {
-      const s = jp(ns, pod, '{.status.conditions[?(@.type=="PodScheduled")].status}/{.status.conditions[?(@.type=="PodScheduled")].reason}/{.status.conditions[?(@.type=="PodScheduled")].message}');
+      const s = jp(
+        ns,
+        pod,
+        '{.status.conditions[?(@.type=="PodScheduled")].status}/{.status.conditions[?(@.type=="PodScheduled")].reason}/{.status.conditions[?(@.type=="PodScheduled")].message}',
+      );
       return s !== '//' ? s : '';
     }, 30_000);
   const nodeOf = (ns: string, pod: string) => eventually(() => jp(ns, pod, '{.spec.nodeName}'), 30_000);
@@ -113,10 +117,7 @@ describe('e2e: scheduling', () => {
     ns('gates');
     ok(['apply', '-n', 'gates', '-f', m('scheduling-gates.yaml')]);
     assert.match(await eventually(() => c.kubectl(['get', 'pod', 'test-pod', '-n', 'gates', '--no-headers']).stdout), /test-pod\s+0\/1\s+SchedulingGated/);
-    assert.equal(
-      await scheduled('gates', 'test-pod'),
-      'False/SchedulingGated/Scheduling is blocked due to non-empty scheduling gates',
-    );
+    assert.equal(await scheduled('gates', 'test-pod'), 'False/SchedulingGated/Scheduling is blocked due to non-empty scheduling gates');
     ok(['patch', 'pod', 'test-pod', '-n', 'gates', '--type=json', '-p', '[{"op":"remove","path":"/spec/schedulingGates"}]']);
     assert.ok(NODES.includes(await nodeOf('gates', 'test-pod')));
   });
@@ -141,7 +142,11 @@ describe('e2e: scheduling', () => {
 
   it('high-priority-pod.yaml: Forbidden without the class; with it, spec.priority comes from the class', async () => {
     ns('prio');
-    const probe = manifestFile(c.dir, 'probe.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: probe\nspec:\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n');
+    const probe = manifestFile(
+      c.dir,
+      'probe.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: probe\nspec:\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n',
+    );
     ok(['apply', '-n', 'prio', '-f', probe]);
     assert.equal(jp('prio', 'probe', '{.spec.preemptionPolicy}'), 'PreemptLowerPriority', 'the Priority admission plugin sets the default preemptionPolicy');
     const r = c.kubectl(['apply', '-n', 'prio', '-f', m('high-priority-pod.yaml')]);
@@ -158,7 +163,11 @@ describe('e2e: scheduling', () => {
   it('preemption: a higher-priority pod evicts a lower-priority one and is nominated, then bound', async () => {
     ns('preempt');
     // with the Priority admission plugin priorities come from classes, else from spec.priority
-    const probe = manifestFile(c.dir, 'probe2.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: probe\nspec:\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n');
+    const probe = manifestFile(
+      c.dir,
+      'probe2.yaml',
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: probe\nspec:\n  containers:\n  - name: c\n    image: registry.k8s.io/pause:3.10\n',
+    );
     ok(['apply', '-n', 'preempt', '-f', probe]);
     const admission = jp('preempt', 'probe', '{.spec.preemptionPolicy}') === 'PreemptLowerPriority';
     if (admission) {
@@ -177,7 +186,10 @@ describe('e2e: scheduling', () => {
     ok(['apply', '-n', 'preempt', '-f', pod('victim', 10, `${Math.floor(milli * 0.7)}m`)]);
     assert.equal(await nodeOf('preempt', 'victim'), 'sim-node-1');
     ok(['apply', '-n', 'preempt', '-f', pod('preemptor', 100, `${Math.floor(milli * 0.5)}m`)]);
-    const ev = await eventually(() => ok(['get', 'events', '-n', 'preempt', '--field-selector', 'reason=Preempted', '-o', 'jsonpath={.items[0].involvedObject.name}: {.items[0].message}']), 30_000);
+    const ev = await eventually(
+      () => ok(['get', 'events', '-n', 'preempt', '--field-selector', 'reason=Preempted', '-o', 'jsonpath={.items[0].involvedObject.name}: {.items[0].message}']),
+      30_000,
+    );
     assert.match(ev, /^victim: Preempted by pod [0-9a-f-]+ on node sim-node-1$/);
     assert.equal(await nodeOf('preempt', 'preemptor'), 'sim-node-1');
     await eventually(() => c.kubectl(['get', 'pod', 'victim', '-n', 'preempt']).code !== 0, 30_000);

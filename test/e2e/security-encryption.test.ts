@@ -58,7 +58,13 @@ describe('encryption at rest (kubectl)', { timeout: 120_000 }, () => {
     const inner = (c.storage as EncryptingStorage).inner;
     const { secretbox } = await import('../../src/apiserver/encryption/config.js');
     const sb = secretbox([{ name: 'key2', secret: key2 }]);
-    const obj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'old', namespace: 'default', uid: 'u1', creationTimestamp: '2026-01-01T00:00:00Z' }, type: 'Opaque', data: { k: Buffer.from('rotated').toString('base64') } };
+    const obj = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'old', namespace: 'default', uid: 'u1', creationTimestamp: '2026-01-01T00:00:00Z' },
+      type: 'Opaque',
+      data: { k: Buffer.from('rotated').toString('base64') },
+    };
     await inner.create('/registry/secrets/default/old', sb.encrypt(JSON.stringify(obj)));
     await inner.create('/registry/secrets/default/legacy', JSON.stringify({ ...obj, metadata: { ...obj.metadata, name: 'legacy' } }));
     for (const name of ['old', 'legacy']) {

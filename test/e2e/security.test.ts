@@ -149,7 +149,10 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     );
     const bind = await k(bob, 'create', 'rolebinding', 'bob-root', '--clusterrole=cluster-admin', '--user=bob', '-n', 'team');
     assert.equal(bind.code, 1);
-    assert.match(bind.stderr, /rolebindings\.rbac\.authorization\.k8s\.io "bob-root" is forbidden: user "bob" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["\*"\], Resources:\["\*"\], Verbs:\["\*"\]\}/);
+    assert.match(
+      bind.stderr,
+      /rolebindings\.rbac\.authorization\.k8s\.io "bob-root" is forbidden: user "bob" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["\*"\], Resources:\["\*"\], Verbs:\["\*"\]\}/,
+    );
     // what bob holds he may grant
     assert.equal((await k(bob, 'create', 'rolebinding', 'alice-edit', '--clusterrole=edit', '--user=alice', '-n', 'team')).code, 0);
     assert.equal((await k(bob, 'create', 'role', 'pod-reader', '--verb=get,list', '--resource=pods', '-n', 'team')).code, 0);
@@ -181,7 +184,10 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
       `Error from server (Forbidden): pods "p2" is forbidden: User "system:node:n1" cannot get resource "pods" in API group "" in the namespace "team": no relationship found between node 'n1' and this object`,
     );
     const secret = await k(kubelet, 'get', 'secret', 's2', '-n', 'team');
-    assert.match(secret.stderr, /secrets "s2" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "team": no relationship found between node 'n1' and this object/);
+    assert.match(
+      secret.stderr,
+      /secrets "s2" is forbidden: User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "team": no relationship found between node 'n1' and this object/,
+    );
     // the kubelet writes status without reading it first (kubectl would GET pods/status, which nodes may not)
     const node1 = c.clientFor({ username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] });
     const R_PODS = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true } as const;
@@ -257,7 +263,10 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     assert.equal(await msg(pod({ hostNetwork: true, hostPID: true })), 'host namespaces (hostNetwork=true, hostPID=true)');
     assert.equal(await msg(pod({}, { ports: [{ containerPort: 80, hostPort: 8080 }] })), 'hostPort (container "app" uses hostPort 8080)');
     assert.equal(await msg(pod({ volumes: [{ name: 'root', hostPath: { path: '/' } }] })), 'hostPath volumes (volume "root")');
-    assert.equal(await msg(pod({}, { securityContext: { capabilities: { add: ['NET_ADMIN', 'CHOWN'] } } })), 'non-default capabilities (container "app" must not include "NET_ADMIN" in securityContext.capabilities.add)');
+    assert.equal(
+      await msg(pod({}, { securityContext: { capabilities: { add: ['NET_ADMIN', 'CHOWN'] } } })),
+      'non-default capabilities (container "app" must not include "NET_ADMIN" in securityContext.capabilities.add)',
+    );
     assert.equal((await apply(c.admin, pod({}), '-n', 'baseline')).code, 0);
   });
 
@@ -290,7 +299,9 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'quota-mem-cpu-demo-2' },
-      spec: { containers: [{ name: 'quota-mem-cpu-demo-2-ctr', image: 'redis', resources: { limits: { memory: '1Gi', cpu: '800m' }, requests: { memory: '700Mi', cpu: '400m' } } }] },
+      spec: {
+        containers: [{ name: 'quota-mem-cpu-demo-2-ctr', image: 'redis', resources: { limits: { memory: '1Gi', cpu: '800m' }, requests: { memory: '700Mi', cpu: '400m' } } }],
+      },
     });
     const over = await apply(c.admin, second, '-n', 'quota');
     assert.equal(over.code, 1);
@@ -307,7 +318,10 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     assert.match(table.stdout, /mem-cpu-demo\s+\S+\s+requests.cpu: 400m\/1, requests.memory: 600Mi\/1Gi\s+limits.cpu: 800m\/2, limits.memory: 800Mi\/2Gi/);
     // deleting the pod gives the usage back (quota controller)
     assert.equal((await k(c.admin, 'delete', 'pod', 'quota-mem-cpu-demo', '-n', 'quota', '--grace-period=0', '--force')).code, 0);
-    await eventually(async () => JSON.parse((await k(c.admin, 'get', 'resourcequota', 'mem-cpu-demo', '-n', 'quota', '-o', 'json')).stdout).status.used['requests.memory'] === '0', 15_000);
+    await eventually(
+      async () => JSON.parse((await k(c.admin, 'get', 'resourcequota', 'mem-cpu-demo', '-n', 'quota', '-o', 'json')).stdout).status.used['requests.memory'] === '0',
+      15_000,
+    );
   });
 
   it('LimitRange fills default requests and limits and enforces max', async () => {
@@ -318,9 +332,17 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     assert.equal((await k(c.admin, 'run', 'default-mem-demo', '--image=nginx', '-n', 'limits')).code, 0);
     const pod = JSON.parse((await k(c.admin, 'get', 'pod', 'default-mem-demo', '-n', 'limits', '-o', 'json')).stdout);
     assert.deepEqual(pod.spec.containers[0].resources, { limits: { memory: '512Mi' }, requests: { memory: '256Mi' } });
-    assert.equal(pod.metadata.annotations['kubernetes.io/limit-ranger'], 'LimitRanger plugin set: memory request for container default-mem-demo; memory limit for container default-mem-demo');
+    assert.equal(
+      pod.metadata.annotations['kubernetes.io/limit-ranger'],
+      'LimitRanger plugin set: memory request for container default-mem-demo; memory limit for container default-mem-demo',
+    );
     assert.equal(pod.status.qosClass, 'Burstable');
-    const big = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'big' }, spec: { containers: [{ name: 'c', image: 'nginx', resources: { limits: { memory: '1500Mi' } } }] } });
+    const big = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'big' },
+      spec: { containers: [{ name: 'c', image: 'nginx', resources: { limits: { memory: '1500Mi' } } }] },
+    });
     const r = await apply(c.admin, big, '-n', 'limits');
     assert.match(r.stderr, /pods "big" is forbidden: maximum memory usage per Container is 1Gi, but limit is 1500Mi/);
   });
@@ -369,7 +391,10 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     const after = await k(c.tokenUser('bound', bound), 'auth', 'whoami');
     assert.match(after.stderr, /Unauthorized/);
     const short = await k(editor, 'create', 'token', 'default', '-n', 'team', '--duration=5m');
-    assert.match(short.stderr, /TokenRequest.authentication.k8s.io "default" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes/);
+    assert.match(
+      short.stderr,
+      /TokenRequest.authentication.k8s.io "default" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes/,
+    );
   });
 
   it('a node joins with a bootstrap token: CSR auto-approved and signed, the certificate authenticates as system:node', async () => {
@@ -419,15 +444,25 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     assert.equal(JSON.parse((await k(cfg4, 'auth', 'whoami', '-o', 'json')).stdout).status.userInfo.username, 'system:node:n4');
     // a bootstrap identity may not approve certificates itself
     const other = await createCSR('someone', []);
-    const pending = { ...obj, metadata: { name: 'client-csr' }, spec: { ...obj.spec, request: Buffer.from(other.csr).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client' } };
+    const pending = {
+      ...obj,
+      metadata: { name: 'client-csr' },
+      spec: { ...obj.spec, request: Buffer.from(other.csr).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client' },
+    };
     assert.equal((await apply(boot, JSON.stringify(pending))).code, 0);
     const approve = await k(boot, 'certificate', 'approve', 'client-csr');
     assert.equal(approve.code, 1);
-    assert.match(approve.stderr, /User "system:bootstrap:abcdef" cannot update resource "certificatesigningrequests\/approval" in API group "certificates.k8s.io" at the cluster scope/);
+    assert.match(
+      approve.stderr,
+      /User "system:bootstrap:abcdef" cannot update resource "certificatesigningrequests\/approval" in API group "certificates.k8s.io" at the cluster scope/,
+    );
     const masters = await createCSR('root', ['system:masters']);
     const evil = { ...pending, metadata: { name: 'evil' }, spec: { ...pending.spec, request: Buffer.from(masters.csr).toString('base64') } };
     const e = await apply(c.admin, JSON.stringify(evil));
-    assert.match(e.stderr, /certificatesigningrequests.certificates.k8s.io "evil" is forbidden: use of kubernetes.io\/kube-apiserver-client signer with system:masters group is not allowed/);
+    assert.match(
+      e.stderr,
+      /certificatesigningrequests.certificates.k8s.io "evil" is forbidden: use of kubernetes.io\/kube-apiserver-client signer with system:masters group is not allowed/,
+    );
   });
 
   // --validate=false: kubectl validates create-only kinds against /openapi/v2, which k8ts does not serve yet
@@ -440,12 +475,19 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     const out = await c.kubectl(c.admin, ['create', '--validate=false', '-f', '-', '-o', 'json'], JSON.stringify(sar));
     assert.equal(out.code, 0, out.stderr);
     assert.deepEqual(JSON.parse(out.stdout).status, { allowed: true, reason: 'RBAC: allowed by RoleBinding "viewer/team" of ClusterRole "view" to User "viewer"' });
-    const denied = await c.kubectl(c.admin, ['create', '--validate=false', '-f', '-', '-o', 'json'], JSON.stringify({ ...sar, spec: { ...sar.spec, resourceAttributes: { ...sar.spec.resourceAttributes, verb: 'delete' } } }));
+    const denied = await c.kubectl(
+      c.admin,
+      ['create', '--validate=false', '-f', '-', '-o', 'json'],
+      JSON.stringify({ ...sar, spec: { ...sar.spec, resourceAttributes: { ...sar.spec.resourceAttributes, verb: 'delete' } } }),
+    );
     assert.deepEqual(JSON.parse(denied.stdout).status, { allowed: false });
     const bad = await c.kubectl(c.admin, ['create', '--validate=false', '-f', '-'], JSON.stringify({ ...sar, spec: { resourceAttributes: sar.spec.resourceAttributes } }));
     assert.match(bad.stderr, /The SubjectAccessReview "" is invalid: spec.user,spec.groups: Invalid value: "": at least one of user or group must be specified/);
     const imp = await k(viewer, 'get', 'pods', '--as=bob');
-    assert.equal(imp.stderr.trim(), 'Error from server (Forbidden): users "bob" is forbidden: User "viewer" cannot impersonate resource "users" in API group "" at the cluster scope');
+    assert.equal(
+      imp.stderr.trim(),
+      'Error from server (Forbidden): users "bob" is forbidden: User "viewer" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
     const asViewer = await k(c.admin, 'auth', 'whoami', '--as=viewer', '--as-group=qa', '-o', 'json');
     assert.deepEqual(JSON.parse(asViewer.stdout).status.userInfo, { username: 'viewer', groups: ['qa', 'system:authenticated'] });
   });
@@ -463,7 +505,12 @@ describe('security e2e (kubectl, several users)', { timeout: 300_000 }, () => {
     assert.deepEqual(pod.spec.containers[0].volumeMounts, [{ name: vol.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]);
     const ca = JSON.parse((await k(c.admin, 'get', 'configmap', 'kube-root-ca.crt', '-n', 'limits', '-o', 'json')).stdout);
     assert.equal(ca.data['ca.crt'], c.ca.cert);
-    const missing = await apply(c.admin, '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nosa"},"spec":{"serviceAccountName":"ghost","containers":[{"name":"c","image":"nginx"}]}}', '-n', 'limits');
+    const missing = await apply(
+      c.admin,
+      '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nosa"},"spec":{"serviceAccountName":"ghost","containers":[{"name":"c","image":"nginx"}]}}',
+      '-n',
+      'limits',
+    );
     assert.match(missing.stderr, /pods "nosa" is forbidden: error looking up service account limits\/ghost: serviceaccount "ghost" not found/);
   });
 

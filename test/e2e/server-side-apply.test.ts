@@ -106,7 +106,11 @@ describe('server-side apply', () => {
     assert.equal(forced.code, 0, forced.stderr);
     assert.equal(c.kubectl(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas}']).stdout, '5');
     const mf = managed('deployment', 'web');
-    assert.equal(mf.find((e) => e.manager === 'kubectl-patch'), undefined, 'the patcher lost its only field');
+    assert.equal(
+      mf.find((e) => e.manager === 'kubectl-patch'),
+      undefined,
+      'the patcher lost its only field',
+    );
     const other = mf.find((e) => e.manager === 'other')!;
     assert.equal(other.operation, 'Apply');
     assert.ok((other.fieldsV1['f:spec'] as Record<string, unknown>)['f:replicas']);

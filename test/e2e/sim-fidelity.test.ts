@@ -110,10 +110,14 @@ spec:
     const hi = await onTerminal(c, ['exec', '-it', 'box', '--', 'echo', 'hi']);
     assert.equal(hi.code, 0, hi.out);
     assert.match(hi.out, /hi\r\n/);
-    const sh = await onTerminal(c, ['exec', '-it', 'box', '--', 'sh'], [
-      { after: '/ # ', type: 'echo $((6*7))\r' },
-      { after: '42\r\n/ # ', type: 'exit 3\r' },
-    ]);
+    const sh = await onTerminal(
+      c,
+      ['exec', '-it', 'box', '--', 'sh'],
+      [
+        { after: '/ # ', type: 'echo $((6*7))\r' },
+        { after: '42\r\n/ # ', type: 'exit 3\r' },
+      ],
+    );
     assert.equal(sh.code, 3, sh.out);
     assert.match(sh.out, /\/ # echo \$\(\(6\*7\)\)\r\n42\r\n\/ # exit 3\r\n/);
   });
@@ -150,8 +154,14 @@ spec:
   it('a server restart leaves containers alone: same IDs, IP and start time, no restarts or pulls; completed pods stay completed', async () => {
     assert.equal(exec('box', ['sh', '-c', 'echo kept > /tmp/marker']).code, 0);
     const snap = () => ({
-      box: jp('box', '{.status.podIP} {.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].state.running.startedAt}'),
-      once: jp('once', '{.status.phase} {.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].state.terminated.reason}'),
+      box: jp(
+        'box',
+        '{.status.podIP} {.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].state.running.startedAt}',
+      ),
+      once: jp(
+        'once',
+        '{.status.phase} {.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].state.terminated.reason}',
+      ),
       two: jp('two-containers', '{.status.podIP} {.status.containerStatuses[*].containerID}'),
     });
     const events = (): number => Number(c.kubectl(['get', 'events', '--field-selector', 'reason=Pulled', '-o', 'name']).stdout.split('\n').filter(Boolean).length);
@@ -160,7 +170,13 @@ spec:
     assert.match(before.once, /^Succeeded sim:\/\/\w+ 0 Completed$/);
     await c.restart();
     // the kubelet is syncing again once a new pod runs
-    apply(manifestFile(c.dir, 'after.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: after}\nspec:\n  containers:\n  - {name: c, image: busybox:1.36, command: ["sleep", "3600"]}\n'));
+    apply(
+      manifestFile(
+        c.dir,
+        'after.yaml',
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: after}\nspec:\n  containers:\n  - {name: c, image: busybox:1.36, command: ["sleep", "3600"]}\n',
+      ),
+    );
     const r = c.kubectl(['wait', '--for=condition=Ready', 'pod/after', '--timeout=60s']);
     assert.equal(r.code, 0, r.stderr);
     await new Promise((res) => setTimeout(res, 3000)); // let every pod worker sync at least once more

@@ -64,7 +64,11 @@ describe('e2e: jobs that compute (simulated runtime)', () => {
     const g = c.kubectl(['get', 'job', 'indexed-job', '-o', 'jsonpath={.status.succeeded} {.status.completedIndexes}']);
     assert.equal(g.stdout, '5 0-4');
     const pods = c.kubectl([
-      'get', 'pods', '-l', 'batch.kubernetes.io/job-name=indexed-job', '-o',
+      'get',
+      'pods',
+      '-l',
+      'batch.kubernetes.io/job-name=indexed-job',
+      '-o',
       'jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.batch\\.kubernetes\\.io/job-completion-index}{"\\n"}{end}',
     ]);
     assert.equal(pods.code, 0, pods.stderr);

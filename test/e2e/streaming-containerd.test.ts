@@ -209,7 +209,13 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
     }, 30_000);
     // stdout and stderr reach the log through separate pipes: their relative order is not fixed
     const lines = out.split('\n');
-    assert.deepEqual([lines.slice(0, 2).sort(), lines.slice(3)], [['line1', 'line2'], ['line4', '']]);
+    assert.deepEqual(
+      [lines.slice(0, 2).sort(), lines.slice(3)],
+      [
+        ['line1', 'line2'],
+        ['line4', ''],
+      ],
+    );
     assert.ok(lines[2] === 'x'.repeat(20000), `the long line came back as ${lines[2]!.length} bytes`);
     assert.equal((await kubectl(['logs', 'logger', '--tail=1'])).stdout, 'line4\n');
     // one timestamp per line, also for the line the runtime wrote as several partial entries
@@ -279,8 +285,11 @@ describe('e2e: kubectl logs, exec, attach, port-forward on containerd', () => {
   it('k8ts runtime ps|pods|images|logs inspect containerd over CRI', async () => {
     const rt = (args: string[]): Promise<Run> =>
       new Promise((resolve) => {
-        const code = "import { Command } from 'commander'; import { runtimeCommand } from './src/cli/runtime.ts'; await new Command('k8ts').addCommand(runtimeCommand()).parseAsync(['node', 'k8ts', ...process.argv.slice(1)]);";
-        const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, '--', 'runtime', '-r', ctrd.endpoint, ...args], { cwd: join(import.meta.dirname, '..', '..') });
+        const code =
+          "import { Command } from 'commander'; import { runtimeCommand } from './src/cli/runtime.ts'; await new Command('k8ts').addCommand(runtimeCommand()).parseAsync(['node', 'k8ts', ...process.argv.slice(1)]);";
+        const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code, '--', 'runtime', '-r', ctrd.endpoint, ...args], {
+          cwd: join(import.meta.dirname, '..', '..'),
+        });
         let stdout = '';
         let stderr = '';
         p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

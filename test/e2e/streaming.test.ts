@@ -12,9 +12,7 @@ import { startCluster, eventually, kubectlPath, manifestFile, type Cluster } fro
 
 function pod(name: string, command: string, o: { restartPolicy?: string; containers?: string[] } = {}): string {
   const names = o.containers ?? ['c'];
-  const cs = names
-    .map((n) => `  - name: ${n}\n    image: busybox:1.36\n    command: ["sh", "-c", ${JSON.stringify(command)}]\n`)
-    .join('');
+  const cs = names.map((n) => `  - name: ${n}\n    image: busybox:1.36\n    command: ["sh", "-c", ${JSON.stringify(command)}]\n`).join('');
   return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  restartPolicy: ${o.restartPolicy ?? 'Always'}\n  terminationGracePeriodSeconds: 1\n  containers:\n${cs}`;
 }
 
@@ -71,7 +69,10 @@ describe('e2e: kubectl logs, exec, attach, port-forward (simulated runtime)', ()
     assert.match(raw('/api/v1/namespaces/default/pods/two/log'), /Error from server \(BadRequest\): a container name must be specified for pod two, choose one of: \[a b\]/);
     assert.match(raw('/api/v1/namespaces/default/pods/logger/log?container=zzz'), /Error from server \(BadRequest\): container zzz is not valid for pod logger/);
     assert.match(raw('/api/v1/namespaces/default/pods/ghost/log'), /Error from server \(NotFound\): pods "ghost" not found/);
-    assert.match(raw('/api/v1/namespaces/default/pods/logger/log?tailLines=-1'), /PodLogOptions "logger" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0/);
+    assert.match(
+      raw('/api/v1/namespaces/default/pods/logger/log?tailLines=-1'),
+      /PodLogOptions "logger" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0/,
+    );
   });
 
   it('kubectl logs -f streams until the container exits', async () => {

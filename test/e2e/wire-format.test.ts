@@ -34,11 +34,14 @@ describe('JSON wire format', () => {
     await c?.stop();
   });
 
-  it('objects come in Go field order with Go\'s trailing newline', () => {
+  it("objects come in Go field order with Go's trailing newline", () => {
     assert.equal(c.kubectl(['create', 'configmap', 'wire', '--from-literal=a=b']).code, 0);
     const r = c.kubectl(['get', '--raw', '/api/v1/namespaces/default/configmaps/wire']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^\{"kind":"ConfigMap","apiVersion":"v1","metadata":\{"name":"wire","namespace":"default","uid":"[0-9a-f-]+","resourceVersion":"\d+","creationTimestamp":"[^"]+","managedFields":\[\{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"[^"]+","fieldsType":"FieldsV1","fieldsV1":/);
+    assert.match(
+      r.stdout,
+      /^\{"kind":"ConfigMap","apiVersion":"v1","metadata":\{"name":"wire","namespace":"default","uid":"[0-9a-f-]+","resourceVersion":"\d+","creationTimestamp":"[^"]+","managedFields":\[\{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"[^"]+","fieldsType":"FieldsV1","fieldsV1":/,
+    );
     assert.ok(r.stdout.endsWith('},"data":{"a":"b"}}\n'), JSON.stringify(r.stdout.slice(-40)));
     const list = c.kubectl(['get', '--raw', '/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dwire']);
     assert.match(list.stdout, /^\{"kind":"ConfigMapList","apiVersion":"v1","metadata":\{"resourceVersion":"\d+"\},"items":\[\{"kind":"ConfigMap",/);

@@ -113,13 +113,17 @@ describe('e2e: StatefulSet and DaemonSet (kubectl, --sim-nodes 3)', () => {
     assert.match(apply('sts', WEB), /statefulset\.apps\/web created/);
     // while it comes up, the pods present are always a prefix web-0..web-k, all but the last Ready
     const violations: string[] = [];
-    await eventually(() => {
-      const ps = pods('sts', 'app=nginx');
-      const names = ps.map((p) => p.metadata.name).sort();
-      if (names.join() !== ['web-0', 'web-1', 'web-2'].slice(0, names.length).join()) violations.push(`pods ${names.join()}`);
-      for (let i = 0; i + 1 < names.length; i++) if (!ready(ps.find((p) => p.metadata.name === names[i]))) violations.push(`${names[i + 1]} exists before ${names[i]} is Ready`);
-      return names.length === 3 && ps.every(ready);
-    }, 90_000, 50);
+    await eventually(
+      () => {
+        const ps = pods('sts', 'app=nginx');
+        const names = ps.map((p) => p.metadata.name).sort();
+        if (names.join() !== ['web-0', 'web-1', 'web-2'].slice(0, names.length).join()) violations.push(`pods ${names.join()}`);
+        for (let i = 0; i + 1 < names.length; i++) if (!ready(ps.find((p) => p.metadata.name === names[i]))) violations.push(`${names[i + 1]} exists before ${names[i]} is Ready`);
+        return names.length === 3 && ps.every(ready);
+      },
+      90_000,
+      50,
+    );
     assert.deepEqual(violations, []);
     const out = ok(['rollout', 'status', 'sts/web', '-n', 'sts', '--timeout=90s'], 100_000);
     const sts = JSON.parse(ok(['get', 'sts', 'web', '-n', 'sts', '-o', 'json'])) as { status: Record<string, unknown> };
@@ -139,21 +143,29 @@ describe('e2e: StatefulSet and DaemonSet (kubectl, --sim-nodes 3)', () => {
       assert.equal(p.metadata.labels?.['controller-revision-hash'], sts.status.updateRevision);
       if (i > 0) assert.ok(Date.parse(p.metadata.creationTimestamp) >= Math.floor(readyAt(ps[i - 1]!) / 1000) * 1000, `web-${i} created after web-${i - 1} became Ready`);
     }
-    assert.deepEqual(events('sts', 'web', 'SuccessfulCreate'), ['create Pod web-0 in StatefulSet web successful', 'create Pod web-1 in StatefulSet web successful', 'create Pod web-2 in StatefulSet web successful']);
+    assert.deepEqual(events('sts', 'web', 'SuccessfulCreate'), [
+      'create Pod web-0 in StatefulSet web successful',
+      'create Pod web-1 in StatefulSet web successful',
+      'create Pod web-2 in StatefulSet web successful',
+    ]);
   });
 
   it('kubectl scale sts down removes the highest ordinal first', async () => {
     assert.match(ok(['scale', 'sts', 'web', '-n', 'sts', '--replicas=1']), /statefulset\.apps\/web scaled/);
     const seen = new Set<string>();
-    await eventually(() => {
-      const live = pods('sts', 'app=nginx')
-        .filter((p) => !p.metadata.deletionTimestamp)
-        .map((p) => p.metadata.name)
-        .sort()
-        .join();
-      seen.add(live);
-      return live === 'web-0';
-    }, 90_000, 50);
+    await eventually(
+      () => {
+        const live = pods('sts', 'app=nginx')
+          .filter((p) => !p.metadata.deletionTimestamp)
+          .map((p) => p.metadata.name)
+          .sort()
+          .join();
+        seen.add(live);
+        return live === 'web-0';
+      },
+      90_000,
+      50,
+    );
     for (const s of seen) assert.ok(['web-0,web-1,web-2', 'web-0,web-1', 'web-0'].includes(s), `live pods ${s}: web-1 went before web-2`);
     assert.deepEqual(events('sts', 'web', 'SuccessfulDelete'), ['delete Pod web-2 in StatefulSet web successful', 'delete Pod web-1 in StatefulSet web successful']);
     await eventually(() => pods('sts', 'app=nginx').length === 1, 60_000);
@@ -198,7 +210,9 @@ describe('e2e: StatefulSet and DaemonSet (kubectl, --sim-nodes 3)', () => {
     const ps = pods('ds', 'name=agent');
     assert.deepEqual(ps.map((p) => p.spec.nodeName).sort(), NODES);
     assert.match(ok(['get', 'ds', 'agent', '-n', 'ds']), /agent\s+4\s+4\s+4\s+4\s+4\s/);
-    const scheduled = JSON.parse(ok(['get', 'events', '-n', 'ds', '--field-selector', 'reason=Scheduled', '-o', 'json'])) as { items: { source?: { component?: string }; reportingComponent?: string }[] };
+    const scheduled = JSON.parse(ok(['get', 'events', '-n', 'ds', '--field-selector', 'reason=Scheduled', '-o', 'json'])) as {
+      items: { source?: { component?: string }; reportingComponent?: string }[];
+    };
     assert.equal(scheduled.items.length, 4, 'each daemon pod bound by the scheduler');
   });
 
@@ -206,12 +220,20 @@ describe('e2e: StatefulSet and DaemonSet (kubectl, --sim-nodes 3)', () => {
     ok(['taint', 'nodes', 'sim-node-2', 'dedicated=db:NoSchedule']);
     apply('ds', daemonSet('late'));
     ok(['rollout', 'status', 'ds/late', '-n', 'ds', '--timeout=90s'], 100_000);
-    const late = pods('ds', 'name=late').map((p) => p.spec.nodeName).sort();
+    const late = pods('ds', 'name=late')
+      .map((p) => p.spec.nodeName)
+      .sort();
     assert.deepEqual(late, ['e2e-node', 'sim-node-0', 'sim-node-1']);
     const st = JSON.parse(ok(['get', 'ds', 'late', '-n', 'ds', '-o', 'json'])) as { status: Record<string, number> };
     assert.equal(st.status.desiredNumberScheduled, 3);
     assert.equal(st.status.numberMisscheduled, 0);
-    assert.deepEqual(pods('ds', 'name=agent').map((p) => p.spec.nodeName).sort(), NODES, 'the earlier DaemonSet keeps its pod on sim-node-2');
+    assert.deepEqual(
+      pods('ds', 'name=agent')
+        .map((p) => p.spec.nodeName)
+        .sort(),
+      NODES,
+      'the earlier DaemonSet keeps its pod on sim-node-2',
+    );
     ok(['taint', 'nodes', 'sim-node-2', 'dedicated-']);
     await eventually(() => pods('ds', 'name=late').filter((p) => p.spec.nodeName).length === 4, 60_000);
   });

@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { startCluster, eventually, manifestFile, MANIFESTS, type Cluster } from './harness.js';
 
 interface Obj {
-  metadata: { name: string; uid: string; labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[]; finalizers?: string[] };
+  metadata: {
+    name: string;
+    uid: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean; blockOwnerDeletion?: boolean }[];
+    finalizers?: string[];
+  };
   spec?: Record<string, unknown> & { template?: { spec?: { containers?: { image?: string }[] } } };
   status?: Record<string, unknown> & { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
@@ -42,12 +49,18 @@ describe('e2e: workloads (kubectl)', () => {
     assert.equal(rs.length, 1);
     const hash = rs[0]!.metadata.labels!['pod-template-hash']!;
     assert.equal(rs[0]!.metadata.name, `nginx-deployment-${hash}`);
-    assert.deepEqual(rs[0]!.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller, r.blockOwnerDeletion]), [['Deployment', 'nginx-deployment', d.metadata.uid, true, true]]);
+    assert.deepEqual(
+      rs[0]!.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller, r.blockOwnerDeletion]),
+      [['Deployment', 'nginx-deployment', d.metadata.uid, true, true]],
+    );
     const pods = items(['pods', '-l', 'app=nginx']);
     assert.equal(pods.length, 2);
     for (const p of pods) {
       assert.match(p.metadata.name, new RegExp(`^nginx-deployment-${hash}-[a-z0-9]{5}$`));
-      assert.deepEqual(p.metadata.ownerReferences?.map((r) => [r.kind, r.uid, r.controller, r.blockOwnerDeletion]), [['ReplicaSet', rs[0]!.metadata.uid, true, true]]);
+      assert.deepEqual(
+        p.metadata.ownerReferences?.map((r) => [r.kind, r.uid, r.controller, r.blockOwnerDeletion]),
+        [['ReplicaSet', rs[0]!.metadata.uid, true, true]],
+      );
     }
     assert.match(ok(['get', 'deploy', 'nginx-deployment']), /nginx-deployment\s+2\/2\s+2\s+2\s/);
   });
@@ -95,7 +108,9 @@ describe('e2e: workloads (kubectl)', () => {
   it('--cascade=orphan keeps the ReplicaSet and pods, without owner references', async () => {
     ok(['create', 'deployment', 'keep', '--image=nginx', '--replicas=2']);
     ok(['rollout', 'status', 'deployment/keep', '--timeout=90s'], 100_000);
-    const before = items(['pods', '-l', 'app=keep']).map((p) => p.metadata.uid).sort();
+    const before = items(['pods', '-l', 'app=keep'])
+      .map((p) => p.metadata.uid)
+      .sort();
     ok(['delete', 'deployment', 'keep', '--cascade=orphan']);
     await eventually(() => c.kubectl(['get', 'deployment', 'keep']).code !== 0, 30_000);
     const rs = await eventually(() => {
@@ -115,7 +130,10 @@ describe('e2e: workloads (kubectl)', () => {
     assert.equal(ok(['logs', 'job/hello']).trim(), 'hi');
     const j = one(['job', 'hello']);
     assert.equal(j.status!.succeeded, 1);
-    assert.deepEqual(j.status!.conditions!.map((x) => x.type), ['SuccessCriteriaMet', 'Complete']);
+    assert.deepEqual(
+      j.status!.conditions!.map((x) => x.type),
+      ['SuccessCriteriaMet', 'Complete'],
+    );
     assert.ok(j.status!.completionTime);
     assert.match(ok(['get', 'job', 'hello']), /hello\s+Complete\s+1\/1\s/);
     const pods = items(['pods', '-l', 'batch.kubernetes.io/job-name=hello']);
@@ -195,7 +213,11 @@ spec:
 
   it('kubectl create cronjob: a Job per minute, run to completion, lastScheduleTime and lastSuccessfulTime', async () => {
     ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=* * * * *', '--', 'echo', 'tick']);
-    const job = await eventually(() => items(['jobs']).find((j) => j.metadata.ownerReferences?.[0]?.kind === 'CronJob' && j.metadata.ownerReferences[0].name === 'tick'), 80_000, 1000);
+    const job = await eventually(
+      () => items(['jobs']).find((j) => j.metadata.ownerReferences?.[0]?.kind === 'CronJob' && j.metadata.ownerReferences[0].name === 'tick'),
+      80_000,
+      1000,
+    );
     assert.match(job.metadata.name, /^tick-\d+$/);
     assert.ok(job.metadata.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp']);
     ok(['wait', '--for=condition=complete', `job/${job.metadata.name}`, '--timeout=60s'], 70_000);

@@ -43,7 +43,15 @@ export interface HelmCycleOptions {
 /** Runs helm with a kubeconfig; resolves with exit code and output (never rejects). */
 export function helm(kubeconfig: string, args: string[], timeoutMs = 600_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(helmPath(), ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HELM_CACHE_HOME: join(kubeconfig, '..', 'helm-cache'), HELM_CONFIG_HOME: join(kubeconfig, '..', 'helm-config'), HELM_DATA_HOME: join(kubeconfig, '..', 'helm-data') } });
+    const p = spawn(helmPath(), ['--kubeconfig', kubeconfig, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        HELM_CACHE_HOME: join(kubeconfig, '..', 'helm-cache'),
+        HELM_CONFIG_HOME: join(kubeconfig, '..', 'helm-config'),
+        HELM_DATA_HOME: join(kubeconfig, '..', 'helm-data'),
+      },
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

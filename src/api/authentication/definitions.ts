@@ -12,8 +12,5 @@ export const TOKEN_REVIEW = { group: AUTHN_GROUP, version: 'v1', resource: 'toke
 export const SELF_SUBJECT_REVIEW = { group: AUTHN_GROUP, version: 'v1', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false };
 
 export function authenticationDefinitions(): ResourceDefinition[] {
-  return [
-    virtualDefinition(SELF_SUBJECT_REVIEW, 'authentication/v1#SelfSubjectReview'),
-    virtualDefinition(TOKEN_REVIEW, 'authentication/v1#TokenReview'),
-  ];
+  return [virtualDefinition(SELF_SUBJECT_REVIEW, 'authentication/v1#SelfSubjectReview'), virtualDefinition(TOKEN_REVIEW, 'authentication/v1#TokenReview')];
 }

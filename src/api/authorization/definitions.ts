@@ -43,7 +43,7 @@ export function validateAttributes(spec: AccessReviewSpec, p: Path): FieldError[
 export function validateSubjectAccessReviewSpec(spec: AccessReviewSpec): FieldError[] {
   const p = Path.root('spec');
   const errs = validateAttributes(spec, p);
-  if (!spec.user && !(spec.groups?.length)) errs.push(invalid('spec.user,spec.groups', spec.user ?? '', 'at least one of user or group must be specified'));
+  if (!spec.user && !spec.groups?.length) errs.push(invalid('spec.user,spec.groups', spec.user ?? '', 'at least one of user or group must be specified'));
   return errs;
 }
 

@@ -22,9 +22,29 @@ export const KUBELET_SERVING = 'kubernetes.io/kubelet-serving';
 export const LEGACY_UNKNOWN = 'kubernetes.io/legacy-unknown';
 
 const USAGES = [
-  'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment', 'cert sign', 'crl sign',
-  'encipher only', 'decipher only', 'any', 'server auth', 'client auth', 'code signing', 'email protection', 's/mime', 'ipsec end system',
-  'ipsec tunnel', 'ipsec user', 'timestamping', 'ocsp signing', 'microsoft sgc', 'netscape sgc',
+  'signing',
+  'digital signature',
+  'content commitment',
+  'key encipherment',
+  'key agreement',
+  'data encipherment',
+  'cert sign',
+  'crl sign',
+  'encipher only',
+  'decipher only',
+  'any',
+  'server auth',
+  'client auth',
+  'code signing',
+  'email protection',
+  's/mime',
+  'ipsec end system',
+  'ipsec tunnel',
+  'ipsec user',
+  'timestamping',
+  'ocsp signing',
+  'microsoft sgc',
+  'netscape sgc',
 ];
 
 /** Parses spec.request (base64 of a PEM CERTIFICATE REQUEST). */
@@ -47,12 +67,14 @@ function validateCSR(o: Obj<CSR>): FieldError[] {
     }
   }
   if (!spec?.signerName) errs.push(required(sp.child('signerName'), ''));
-  else if (!/^[a-z0-9.-]+\/[^/]+$/.test(spec.signerName)) errs.push(invalid(sp.child('signerName'), spec.signerName, 'must be a fully qualified domain and path of the form \'example.com/signer-name\''));
+  else if (!/^[a-z0-9.-]+\/[^/]+$/.test(spec.signerName))
+    errs.push(invalid(sp.child('signerName'), spec.signerName, "must be a fully qualified domain and path of the form 'example.com/signer-name'"));
   if (!spec?.usages?.length) errs.push(required(sp.child('usages'), ''));
   (spec?.usages ?? []).forEach((u, i) => {
     if (!USAGES.includes(u)) errs.push(notSupported(sp.child('usages').index(i), u, USAGES));
   });
-  if (spec?.expirationSeconds !== undefined && spec.expirationSeconds < 600) errs.push(invalid(sp.child('expirationSeconds'), spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
+  if (spec?.expirationSeconds !== undefined && spec.expirationSeconds < 600)
+    errs.push(invalid(sp.child('expirationSeconds'), spec.expirationSeconds, 'may not specify a duration less than 600 seconds (10 minutes)'));
   errs.push(...validateConditions(o.status?.conditions ?? []));
   return errs;
 }

@@ -23,11 +23,7 @@ export interface EscalationGuard {
   checkBinding(user: UserInfo, kind: 'RoleBinding' | 'ClusterRoleBinding', namespace: string, name: string, ref: RoleRef): Promise<void>;
 }
 
-const CREATED_AT: TableColumnDefinition = column(
-  'Created At',
-  'date',
-  'CreationTimestamp is a timestamp representing the server time when this object was created.',
-);
+const CREATED_AT: TableColumnDefinition = column('Created At', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
 
 function roleTable<T extends KObject>(): ResourceDefinition<T>['table'] {
   return {

@@ -40,7 +40,10 @@ describe('goJsonSyntaxError: Go encoding/json messages', () => {
   }
 
   it('goJsonDecode throws GoJsonError and reports duplicate keys by path in strict mode', () => {
-    assert.throws(() => goJsonDecode('{'), (e) => e instanceof GoJsonError && e.message === 'unexpected end of JSON input');
+    assert.throws(
+      () => goJsonDecode('{'),
+      (e) => e instanceof GoJsonError && e.message === 'unexpected end of JSON input',
+    );
     assert.deepEqual(goJsonDecode('{"a":{"b":1,"b":2},"l":[{"x":1,"x":2}],"a":3}', { strict: true }), {
       value: { a: 3, l: [{ x: 2 }] },
       strictErrors: ['duplicate field "a.b"', 'duplicate field "l[0].x"', 'duplicate field "a"'],

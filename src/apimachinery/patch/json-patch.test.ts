@@ -98,7 +98,10 @@ describe('applyJsonPatch: failures are 422 with the generic text', () => {
   ];
   for (const [name, op] of cases) {
     it(name, () => {
-      assert.deepEqual(status(() => apply(pod(), [op])), invalid);
+      assert.deepEqual(
+        status(() => apply(pod(), [op])),
+        invalid,
+      );
     });
   }
 
@@ -114,20 +117,29 @@ describe('applyJsonPatch: failures are 422 with the generic text', () => {
 
   it('limits the bytes copy operations add', () => {
     const big = { a: 'x'.repeat(100) };
-    assert.deepEqual(status(() => applyJsonPatch(big, [{ op: 'copy', from: '/a', path: '/b' }], { maxCopyBytes: 50 })), invalid);
+    assert.deepEqual(
+      status(() => applyJsonPatch(big, [{ op: 'copy', from: '/a', path: '/b' }], { maxCopyBytes: 50 })),
+      invalid,
+    );
     assert.deepEqual(applyJsonPatch(big, [{ op: 'copy', from: '/a', path: '/b' }], { maxCopyBytes: 200 }), { a: big.a, b: big.a });
   });
 });
 
 describe('decodeJsonPatch: request body errors', () => {
   it('400 with "error decoding patch: " in Strict/Warn mode', () => {
-    assert.deepEqual(status(() => decodeJsonPatch('{"op":"add"}')), {
-      code: 400,
-      reason: 'BadRequest',
-      message: 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
-      details: undefined,
-    });
-    assert.equal(status(() => decodeJsonPatch('["add"]', { fieldValidation: 'Strict' })).message, 'error decoding patch: json: cannot unmarshal string into Go value of type handlers.jsonPatchOp');
+    assert.deepEqual(
+      status(() => decodeJsonPatch('{"op":"add"}')),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp',
+        details: undefined,
+      },
+    );
+    assert.equal(
+      status(() => decodeJsonPatch('["add"]', { fieldValidation: 'Strict' })).message,
+      'error decoding patch: json: cannot unmarshal string into Go value of type handlers.jsonPatchOp',
+    );
     assert.equal(
       status(() => decodeJsonPatch('[{"op":"add","path":5}]')).message,
       'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string',
@@ -143,12 +155,15 @@ describe('decodeJsonPatch: request body errors', () => {
 
   it('413 above the operation limit', () => {
     const body = JSON.stringify(Array.from({ length: 4 }, () => ({ op: 'test', path: '/a', value: 1 })));
-    assert.deepEqual(status(() => decodeJsonPatch(body, { maxOperations: 3 })), {
-      code: 413,
-      reason: 'RequestEntityTooLarge',
-      message: 'Request entity too large: The allowed maximum operations in a JSON patch is 3, got 4',
-      details: undefined,
-    });
+    assert.deepEqual(
+      status(() => decodeJsonPatch(body, { maxOperations: 3 })),
+      {
+        code: 413,
+        reason: 'RequestEntityTooLarge',
+        message: 'Request entity too large: The allowed maximum operations in a JSON patch is 3, got 4',
+        details: undefined,
+      },
+    );
   });
 
   it('reports unknown and duplicate operation fields as strict errors', () => {

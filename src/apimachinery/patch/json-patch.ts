@@ -49,10 +49,7 @@ const opFields = new Set(['op', 'path', 'from', 'value']);
  * @throws StatusError 400 for bodies that do not decode (`error decoding patch: json: cannot
  *   unmarshal object into Go value of type []handlers.jsonPatchOp`), 413 above the operation limit.
  */
-export function decodeJsonPatch(
-  body: string | Uint8Array,
-  opts: JsonPatchOptions = {},
-): { operations: JsonPatchOperation[]; strictErrors: string[] } {
+export function decodeJsonPatch(body: string | Uint8Array, opts: JsonPatchOptions = {}): { operations: JsonPatchOperation[]; strictErrors: string[] } {
   const strict = opts.fieldValidation !== 'Ignore';
   let decoded;
   try {
@@ -315,9 +312,7 @@ function opCopy(s: ApplyState, op: JsonObject): void {
   if (!dst) throw patchUnprocessable(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
   s.copied += Buffer.byteLength(JSON.stringify(val));
   if (s.maxCopyBytes > 0 && s.copied > s.maxCopyBytes) {
-    throw patchUnprocessable(
-      `Unable to complete the copy, the accumulated size increase of copy is ${s.copied}, exceeding the limit ${s.maxCopyBytes}`,
-    );
+    throw patchUnprocessable(`Unable to complete the copy, the accumulated size increase of copy is ${s.copied}, exceeding the limit ${s.maxCopyBytes}`);
   }
   conAdd(dst, cloneJson(val), path);
 }

@@ -67,13 +67,25 @@ describe('mergePatchBody: request body errors', () => {
       message(() => mergePatchBody(deploy(), '[]', { fieldValidation: 'Strict' })),
       'error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}',
     );
-    assert.equal(message(() => mergePatchBody(deploy(), '{"a" 1}')), "error decoding patch: invalid character '1' after object key");
-    assert.equal(message(() => mergePatchBody(deploy(), 'null')), 'Invalid JSON Patch');
+    assert.equal(
+      message(() => mergePatchBody(deploy(), '{"a" 1}')),
+      "error decoding patch: invalid character '1' after object key",
+    );
+    assert.equal(
+      message(() => mergePatchBody(deploy(), 'null')),
+      'Invalid JSON Patch',
+    );
   });
 
   it('Ignore: 400 "Invalid JSON Patch" for malformed and scalar bodies', () => {
-    assert.equal(message(() => mergePatchBody(deploy(), '{"a":', { fieldValidation: 'Ignore' })), 'Invalid JSON Patch');
-    assert.equal(message(() => mergePatchBody(deploy(), '"x"', { fieldValidation: 'Ignore' })), 'Invalid JSON Patch');
+    assert.equal(
+      message(() => mergePatchBody(deploy(), '{"a":', { fieldValidation: 'Ignore' })),
+      'Invalid JSON Patch',
+    );
+    assert.equal(
+      message(() => mergePatchBody(deploy(), '"x"', { fieldValidation: 'Ignore' })),
+      'Invalid JSON Patch',
+    );
     assert.deepEqual(mergePatchBody(deploy(), '[1]', { fieldValidation: 'Ignore' }).object, [1]);
   });
 

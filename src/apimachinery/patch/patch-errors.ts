@@ -21,9 +21,7 @@ export function patchBadRequest(message: string): StatusError {
  * client (it is kept as the Error's `cause` for logs), and `details` is `{}`.
  */
 export function patchUnprocessable(cause: string): StatusError {
-  const err = new StatusError(
-    failureStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {}),
-  );
+  const err = new StatusError(failureStatus(422, 'Invalid', 'the server rejected our request due to an error in our request', {}));
   err.cause = new Error(cause);
   return err;
 }

@@ -129,15 +129,7 @@ export function mergeSliceHandler(
 }
 
 /** Merges two lists of the same element kind (upstream mergeSlice). */
-export function mergeSlice(
-  mergeMap: MergeMapFn,
-  original: Json[],
-  patch: Json[],
-  def: string | undefined,
-  mergeKey: string,
-  isDeleteList: boolean,
-  alias?: AliasView,
-): Json[] {
+export function mergeSlice(mergeMap: MergeMapFn, original: Json[], patch: Json[], def: string | undefined, mergeKey: string, isDeleteList: boolean, alias?: AliasView): Json[] {
   if (original.length === 0 && patch.length === 0) return original;
   const kind = sliceElementType(original, patch);
   let merged: Json[];
@@ -153,9 +145,7 @@ export function mergeSlice(
     merged = mergeSliceWithoutSpecialElements(mergeMap, original, patch, mergeKey, def, special.replaced ? undefined : backing);
     if (alias) alias.view = backing;
   }
-  const { patchItems, serverOnly } = mergeKey
-    ? partitionMapsByPresentInList(merged, patch, mergeKey)
-    : partitionPrimitivesByPresentInList(merged, patch);
+  const { patchItems, serverOnly } = mergeKey ? partitionMapsByPresentInList(merged, patch, mergeKey) : partitionPrimitivesByPresentInList(merged, patch);
   return normalizeElementOrder(patchItems, serverOnly, patch, original, mergeKey, kind);
 }
 
@@ -164,11 +154,7 @@ export function mergeSlice(
  * upstream's `append(s[:i], s[i+1:]...)` does; returns the shortened original (a prefix
  * of `backing`, or the replacement list) and the remaining patch.
  */
-function mergeSliceWithSpecialElements(
-  backing: Json[],
-  patch: Json[],
-  mergeKey: string,
-): { original: Json[]; patch: Json[]; replaced: boolean } {
+function mergeSliceWithSpecialElements(backing: Json[], patch: Json[], mergeKey: string): { original: Json[]; patch: Json[]; replaced: boolean } {
   const rest: Json[] = [];
   let len = backing.length;
   let replace = false;
@@ -209,14 +195,7 @@ function deleteMatchingEntries(backing: Json[], len: number, mergeKey: string, v
  * list still fits the original's storage, appends also land in `backing` (upstream's
  * `append` writes in place until the capacity runs out).
  */
-function mergeSliceWithoutSpecialElements(
-  mergeMap: MergeMapFn,
-  original: Json[],
-  patch: Json[],
-  mergeKey: string,
-  def: string | undefined,
-  backing: Json[] | undefined,
-): Json[] {
+function mergeSliceWithoutSpecialElements(mergeMap: MergeMapFn, original: Json[], patch: Json[], mergeKey: string, def: string | undefined, backing: Json[] | undefined): Json[] {
   const out = original.slice();
   for (const v of patch) {
     const m = v as JsonObject;
@@ -253,10 +232,7 @@ function dedupeScalars(list: Json[]): Json[] {
   return [...new Set(list)];
 }
 
-export function partitionPrimitivesByPresentInList(
-  list: Json[],
-  by: Json[],
-): { patchItems: Json[]; serverOnly: Json[] } {
+export function partitionPrimitivesByPresentInList(list: Json[], by: Json[]): { patchItems: Json[]; serverOnly: Json[] } {
   for (const v of by) if (typeof v === 'object' && v !== null) throw patchInternal('runtime error: hash of unhashable type');
   const inPatch = new Set(by);
   const patchItems: Json[] = [];
@@ -265,11 +241,7 @@ export function partitionPrimitivesByPresentInList(
   return { patchItems, serverOnly };
 }
 
-export function partitionMapsByPresentInList(
-  list: Json[],
-  by: Json[],
-  mergeKey: string,
-): { patchItems: Json[]; serverOnly: Json[] } {
+export function partitionMapsByPresentInList(list: Json[], by: Json[], mergeKey: string): { patchItems: Json[]; serverOnly: Json[] } {
   const patchItems: Json[] = [];
   const serverOnly: Json[] = [];
   for (const v of list) {
@@ -285,14 +257,7 @@ export function partitionMapsByPresentInList(
  * a server-only item goes before a patch item only when the live list had it before that
  * item; patch items unknown to the live list come first (upstream normalizeElementOrder).
  */
-export function normalizeElementOrder(
-  patch: Json[],
-  serverOnly: Json[],
-  patchOrder: Json[],
-  serverOrder: Json[],
-  mergeKey: string,
-  kind: GoKind,
-): Json[] {
+export function normalizeElementOrder(patch: Json[], serverOnly: Json[], patchOrder: Json[], serverOrder: Json[], mergeKey: string, kind: GoKind): Json[] {
   const p = normalizeSliceOrder(patch, patchOrder, mergeKey, kind);
   const s = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
   return mergeSortedSlice(s, p, serverOrder, mergeKey, kind);
@@ -318,10 +283,10 @@ function mergeSortedSlice(left: Json[], right: Json[], serverOrder: Json[], merg
 /** Position of `v` in `list`, comparing merge key values for maps and the items themselves otherwise. */
 function indexIn(list: Json[], v: Json, mergeKey: string, kind: GoKind): number {
   if (kind === 'map') {
-    const want = isObject(v) ? own(v, mergeKey) ?? null : null;
+    const want = isObject(v) ? (own(v, mergeKey) ?? null) : null;
     for (let i = 0; i < list.length; i++) {
       const item = list[i]!;
-      const got = isObject(item) ? own(item, mergeKey) ?? null : null;
+      const got = isObject(item) ? (own(item, mergeKey) ?? null) : null;
       if (goEqual(want, got)) return i;
     }
     return -1;

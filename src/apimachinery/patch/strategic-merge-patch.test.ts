@@ -1,13 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StatusError } from '../errors.js';
-import {
-  isStrategicMergeSupported,
-  strategicMergeMapPatch,
-  strategicMergePatch,
-  strategicMergePatchBody,
-  type PatchMetaTables,
-} from './strategic-merge-patch.js';
+import { isStrategicMergeSupported, strategicMergeMapPatch, strategicMergePatch, strategicMergePatchBody, type PatchMetaTables } from './strategic-merge-patch.js';
 import { fieldTypes, kindDefinitions, patchMeta } from './patch-meta.js';
 import type { JsonObject } from './json-value.js';
 
@@ -37,9 +31,7 @@ function storedPod(): JsonObject {
           image: 'nginx',
           ports: [{ containerPort: 80, protocol: 'TCP' }],
           resources: {},
-          volumeMounts: [
-            { name: 'kube-api-access-7x2kq', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
-          ],
+          volumeMounts: [{ name: 'kube-api-access-7x2kq', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
           terminationMessagePath: '/dev/termination-log',
           terminationMessagePolicy: 'File',
           imagePullPolicy: 'Always',
@@ -163,7 +155,13 @@ describe('strategicMergePatch: kubectl client-side apply', () => {
     const live = {
       spec: {
         template: {
-          spec: { containers: [{ name: 'app', image: 'a' }, { name: 'istio-proxy', image: 'p' }, { name: 'old', image: 'o' }] },
+          spec: {
+            containers: [
+              { name: 'app', image: 'a' },
+              { name: 'istio-proxy', image: 'p' },
+              { name: 'old', image: 'o' },
+            ],
+          },
         },
       },
     };
@@ -172,7 +170,10 @@ describe('strategicMergePatch: kubectl client-side apply', () => {
         template: {
           spec: {
             '$setElementOrder/containers': [{ name: 'app' }, { name: 'new' }],
-            containers: [{ image: 'n', name: 'new' }, { $patch: 'delete', name: 'old' }],
+            containers: [
+              { image: 'n', name: 'new' },
+              { $patch: 'delete', name: 'old' },
+            ],
           },
         },
       },
@@ -246,11 +247,7 @@ describe('strategicMergePatch: primitive lists (finalizers)', () => {
   });
 
   it('orders finalizers by $setElementOrder', () => {
-    const got = strategicMergePatch(
-      obj(['a', 'b']),
-      { metadata: { '$setElementOrder/finalizers': ['a', 'b', 'c'], finalizers: ['c'] } },
-      'v1/Namespace',
-    );
+    const got = strategicMergePatch(obj(['a', 'b']), { metadata: { '$setElementOrder/finalizers': ['a', 'b', 'c'], finalizers: ['c'] } }, 'v1/Namespace');
     assert.deepEqual(fin(got), ['a', 'b', 'c']);
   });
 
@@ -271,7 +268,14 @@ describe('strategicMergePatch: primitive lists (finalizers)', () => {
     const live = { metadata: { ownerReferences: [{ uid: '1', kind: 'ReplicaSet', name: 'rs1' }] } };
     const got = strategicMergePatch(
       live,
-      { metadata: { ownerReferences: [{ uid: '1', controller: true }, { uid: '2', kind: 'Node', name: 'n' }] } },
+      {
+        metadata: {
+          ownerReferences: [
+            { uid: '1', controller: true },
+            { uid: '2', kind: 'Node', name: 'n' },
+          ],
+        },
+      },
       'v1/Pod',
     );
     assert.deepEqual((got.metadata as JsonObject).ownerReferences, [
@@ -298,11 +302,7 @@ describe('strategicMergePatch: maps, nulls, directives', () => {
 
   it('replaces a map with $patch: replace and empties it with $patch: delete', () => {
     const live = { metadata: { labels: { a: '1', b: '2' }, annotations: { k: 'v' } } };
-    const got = strategicMergePatch(
-      live,
-      { metadata: { labels: { $patch: 'replace', z: '9' }, annotations: { $patch: 'delete' } } },
-      'v1/ConfigMap',
-    );
+    const got = strategicMergePatch(live, { metadata: { labels: { $patch: 'replace', z: '9' }, annotations: { $patch: 'delete' } } }, 'v1/ConfigMap');
     assert.deepEqual(got.metadata, { labels: { z: '9' }, annotations: {} });
   });
 
@@ -340,34 +340,37 @@ describe('strategicMergePatch: errors as the API server answers them', () => {
   });
 
   it('400 (upstream: 500) for an unknown $patch directive', () => {
-    assert.deepEqual(statusOf(() => strategicMergePatch(storedPod(), { spec: { $patch: 'merge' } }, 'v1/Pod')), {
-      code: 400,
-      reason: 'BadRequest',
-      message: 'unknown patch type: merge in map: map[$patch:merge]',
-    });
+    assert.deepEqual(
+      statusOf(() => strategicMergePatch(storedPod(), { spec: { $patch: 'merge' } }, 'v1/Pod')),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'unknown patch type: merge in map: map[$patch:merge]',
+      },
+    );
   });
 
   it('400 for malformed $setElementOrder / $deleteFromPrimitiveList keys', () => {
-    assert.deepEqual(statusOf(() => strategicMergePatch(storedPod(), { spec: { $setElementOrderX: [] } }, 'v1/Pod')), {
-      code: 400,
-      reason: 'BadRequest',
-      message: 'invalid patch format of setElementOrder list',
-    });
-    assert.deepEqual(statusOf(() => strategicMergePatch(storedPod(), { metadata: { $deleteFromPrimitiveList: ['a'] } }, 'v1/Pod')), {
-      code: 400,
-      reason: 'BadRequest',
-      message: 'invalid patch format of primitive list',
-    });
+    assert.deepEqual(
+      statusOf(() => strategicMergePatch(storedPod(), { spec: { $setElementOrderX: [] } }, 'v1/Pod')),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'invalid patch format of setElementOrder list',
+      },
+    );
+    assert.deepEqual(
+      statusOf(() => strategicMergePatch(storedPod(), { metadata: { $deleteFromPrimitiveList: ['a'] } }, 'v1/Pod')),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'invalid patch format of primitive list',
+      },
+    );
   });
 
   it('400 (upstream: 500) when the patch list does not follow $setElementOrder', () => {
-    const s = statusOf(() =>
-      strategicMergePatch(
-        storedPod(),
-        { spec: { '$setElementOrder/containers': [{ name: 'a' }], containers: [{ name: 'b' }] } },
-        'v1/Pod',
-      ),
-    );
+    const s = statusOf(() => strategicMergePatch(storedPod(), { spec: { '$setElementOrder/containers': [{ name: 'a' }], containers: [{ name: 'b' }] } }, 'v1/Pod'));
     assert.equal(s.code, 400);
     assert.equal(s.message, "The order in patch list:\n[map[name:b]]\n doesn't match $setElementOrder list:\n[map[name:a]]\n");
   });
@@ -385,30 +388,42 @@ describe('strategicMergePatch: errors as the API server answers them', () => {
   it('415 for kinds without strategic merge support (custom resources)', () => {
     assert.equal(isStrategicMergeSupported('example.com/v1/Widget'), false);
     assert.equal(isStrategicMergeSupported('v1/Pod'), true);
-    assert.deepEqual(statusOf(() => strategicMergePatch({}, {}, 'example.com/v1/Widget')), {
-      code: 415,
-      reason: 'UnsupportedMediaType',
-      message:
-        'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
-    });
+    assert.deepEqual(
+      statusOf(() => strategicMergePatch({}, {}, 'example.com/v1/Widget')),
+      {
+        code: 415,
+        reason: 'UnsupportedMediaType',
+        message:
+          'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+      },
+    );
   });
 
   it('400 with Go decoding errors for bodies that are not JSON objects', () => {
-    assert.deepEqual(statusOf(() => strategicMergePatchBody(storedPod(), '[1]', 'v1/Pod')), {
-      code: 400,
-      reason: 'BadRequest',
-      message: 'json: cannot unmarshal array into Go value of type map[string]interface {}',
-    });
-    assert.deepEqual(statusOf(() => strategicMergePatchBody(storedPod(), '{"a":', 'v1/Pod')), {
-      code: 400,
-      reason: 'BadRequest',
-      message: 'unexpected end of JSON input',
-    });
-    assert.deepEqual(statusOf(() => strategicMergePatchBody(storedPod(), "{'a':1}", 'v1/Pod')), {
-      code: 400,
-      reason: 'BadRequest',
-      message: "invalid character '\\'' looking for beginning of object key string",
-    });
+    assert.deepEqual(
+      statusOf(() => strategicMergePatchBody(storedPod(), '[1]', 'v1/Pod')),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'json: cannot unmarshal array into Go value of type map[string]interface {}',
+      },
+    );
+    assert.deepEqual(
+      statusOf(() => strategicMergePatchBody(storedPod(), '{"a":', 'v1/Pod')),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: 'unexpected end of JSON input',
+      },
+    );
+    assert.deepEqual(
+      statusOf(() => strategicMergePatchBody(storedPod(), "{'a':1}", 'v1/Pod')),
+      {
+        code: 400,
+        reason: 'BadRequest',
+        message: "invalid character '\\'' looking for beginning of object key string",
+      },
+    );
   });
 
   it('reports duplicate fields of the body as strict errors', () => {
@@ -425,10 +440,7 @@ describe('strategicMergeMapPatch: upstream ordering rules (custom tables)', () =
   const apply = (original: JsonObject, patch: JsonObject): JsonObject => strategicMergeMapPatch(original, patch, 'item', tables);
 
   it('$setElementOrder wins over patch order, and server-only items keep their live position', () => {
-    const got = apply(
-      { list: [{ name: 1 }, { name: 4 }, { name: 2 }] },
-      { '$setElementOrder/list': [{ name: 2 }, { name: 3 }, { name: 1 }], list: [{ name: 3, v: 'x' }] },
-    );
+    const got = apply({ list: [{ name: 1 }, { name: 4 }, { name: 2 }] }, { '$setElementOrder/list': [{ name: 2 }, { name: 3 }, { name: 1 }], list: [{ name: 3, v: 'x' }] });
     assert.deepEqual(got.list, [{ name: 4 }, { name: 2 }, { name: 3, v: 'x' }, { name: 1 }]);
   });
 

@@ -39,11 +39,7 @@ const deleteFromPrimitiveListPrefix = '$deleteFromPrimitiveList';
 const setElementOrderPrefix = '$setElementOrder';
 
 /** The patch types the API server accepts for custom resources (listed in its 415 answer to SMP). */
-export const customResourcePatchTypes = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/apply-patch+yaml',
-];
+export const customResourcePatchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
 
 /** The tables the walker reads: per-field strategy/merge key, and nested definitions. */
 export interface PatchMetaTables {
@@ -107,12 +103,7 @@ export function strategicMergePatch(original: object, patch: object | null, kind
  *
  * @throws StatusError as {@link strategicMergePatch}, and 400 for undecodable bodies.
  */
-export function strategicMergePatchBody(
-  original: object,
-  body: string | Uint8Array,
-  kindKey: string,
-  opts: StrategicMergePatchOptions = {},
-): StrategicMergePatchResult {
+export function strategicMergePatchBody(original: object, body: string | Uint8Array, kindKey: string, opts: StrategicMergePatchOptions = {}): StrategicMergePatchResult {
   if (!isStrategicMergeSupported(kindKey)) {
     throw newUnsupportedMediaType('application/strategic-merge-patch+json', customResourcePatchTypes);
   }
@@ -134,12 +125,7 @@ export function strategicMergePatchBody(
  * every list is replaced). Mutates and returns `original`; mutates `patch`. Exposed
  * for callers with their own tables (tests, aggregated types).
  */
-export function strategicMergeMapPatch(
-  original: JsonObject,
-  patch: JsonObject,
-  def: string | undefined,
-  tables: PatchMetaTables = builtinTables,
-): JsonObject {
+export function strategicMergeMapPatch(original: JsonObject, patch: JsonObject, def: string | undefined, tables: PatchMetaTables = builtinTables): JsonObject {
   const walker = new Walker(tables);
   return walker.mergeMap(original, patch, def);
 }
@@ -248,9 +234,7 @@ class Walker {
       else continue;
       const serverOrder = alias.view ?? ol;
 
-      const { patchItems, serverOnly } = f.mergeKey
-        ? partitionMapsByPresentInList(merged, order, f.mergeKey)
-        : partitionPrimitivesByPresentInList(merged, order);
+      const { patchItems, serverOnly } = f.mergeKey ? partitionMapsByPresentInList(merged, order, f.mergeKey) : partitionPrimitivesByPresentInList(merged, order);
       const kind = sliceElementType(serverOrder, pl);
       setOwn(original, field, normalizeElementOrder(patchItems, serverOnly, order, serverOrder ?? [], f.mergeKey, kind));
       delete patch[field];
@@ -289,11 +273,7 @@ function applyRetainKeysDirective(original: JsonObject, patch: JsonObject): void
 function extractKey(s: string, prefix: string): string {
   const slash = s.indexOf('/');
   if (slash < 0 || s.slice(0, slash) !== prefix) {
-    throw patchBadRequest(
-      prefix === deleteFromPrimitiveListPrefix
-        ? 'invalid patch format of primitive list'
-        : 'invalid patch format of setElementOrder list',
-    );
+    throw patchBadRequest(prefix === deleteFromPrimitiveListPrefix ? 'invalid patch format of primitive list' : 'invalid patch format of setElementOrder list');
   }
   return s.slice(slash + 1);
 }
@@ -324,9 +304,7 @@ function validatePatchWithSetOrderList(patchList: Json[], order: Json[], mergeKe
     s++;
   }
   if (p < items.length && s >= order.length) {
-    throw patchInternal(
-      `The order in patch list:\n${goSprint(patchList)}\n doesn't match ${setElementOrderPrefix} list:\n${goSprint(order)}\n`,
-    );
+    throw patchInternal(`The order in patch list:\n${goSprint(patchList)}\n doesn't match ${setElementOrderPrefix} list:\n${goSprint(order)}\n`);
   }
 }
 

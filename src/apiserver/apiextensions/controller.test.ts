@@ -159,7 +159,10 @@ describe('CustomResourceDefinition controller (in-process)', () => {
     w.stop();
     const l = await client.list(ctRef, 'default', { labelSelector: 'app=x', fieldSelector: 'metadata.name=c1' });
     assert.equal(l.kind, 'CronTabList');
-    assert.deepEqual(l.items.map((i) => i.metadata?.name), ['c1']);
+    assert.deepEqual(
+      l.items.map((i) => i.metadata?.name),
+      ['c1'],
+    );
   });
 
   it('rejects invalid objects with the upstream schema messages', async () => {
@@ -179,7 +182,14 @@ describe('CustomResourceDefinition controller (in-process)', () => {
 
   it('serves status and scale subresources with generation bumped only on spec changes', async () => {
     const cur = await client.get<KObject>(ctRef, 'default', 'c1');
-    const st = await client.patch<KObject>(ctRef, 'default', 'c1', 'merge', { spec: { image: 'ignored' }, status: { replicas: 2, labelSelector: 'app=x' } }, { subresource: 'status' });
+    const st = await client.patch<KObject>(
+      ctRef,
+      'default',
+      'c1',
+      'merge',
+      { spec: { image: 'ignored' }, status: { replicas: 2, labelSelector: 'app=x' } },
+      { subresource: 'status' },
+    );
     assert.deepEqual(st.status, { replicas: 2, labelSelector: 'app=x' });
     assert.equal((st.spec as { image: string }).image, 'img', 'spec changes are ignored on /status');
     assert.equal(st.metadata?.generation, cur.metadata?.generation);
@@ -267,14 +277,26 @@ describe('CustomResourceDefinition controller (in-process)', () => {
     const viaV1 = await client.get(v1, '', 'g1');
     assert.equal(viaV1.apiVersion, 'example.com/v1');
     const viaBeta = await client.list(beta, '');
-    assert.deepEqual(viaBeta.items.map((i) => [i.metadata?.name, i.apiVersion]), [['g1', 'example.com/v1beta1'], ['g2', 'example.com/v1beta1']]);
+    assert.deepEqual(
+      viaBeta.items.map((i) => [i.metadata?.name, i.apiVersion]),
+      [
+        ['g1', 'example.com/v1beta1'],
+        ['g2', 'example.com/v1beta1'],
+      ],
+    );
     const stored = await storage.get('/registry/example.com/gadgets/g1');
     assert.equal(JSON.parse(stored.kv!.value).apiVersion, 'example.com/v1');
     const red = await client.list(v1, '', { fieldSelector: 'spec.color=red' });
-    assert.deepEqual(red.items.map((i) => i.metadata?.name), ['g1']);
+    assert.deepEqual(
+      red.items.map((i) => i.metadata?.name),
+      ['g1'],
+    );
     const groups = JSON.parse((await client.raw('GET', '/apis/example.com')).body) as { preferredVersion: { version: string }; versions: { version: string }[] };
     assert.equal(groups.preferredVersion.version, 'v1');
-    assert.deepEqual(groups.versions.map((v) => v.version), ['v1', 'v1beta1']);
+    assert.deepEqual(
+      groups.versions.map((v) => v.version),
+      ['v1', 'v1beta1'],
+    );
   });
 
   it('does not accept names another CRD of the group uses, and does not serve it', async () => {

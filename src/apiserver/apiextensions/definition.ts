@@ -107,9 +107,7 @@ function versionDefinition(
     hooks: {
       async beforeCreate() {
         if (state.terminating) {
-          throw new StatusError(
-            failureStatus(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { group, kind: names.plural }),
-          );
+          throw new StatusError(failureStatus(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { group, kind: names.plural }));
         }
       },
     },

@@ -8,7 +8,12 @@ const obj = {
   kind: 'Certificate',
   metadata: { name: 'c', creationTimestamp: '2026-01-01T00:00:00Z', labels: { 'app.kubernetes.io/name': 'x' } },
   spec: { dnsNames: ['a.example', 'b.example'], replicas: 2.7, ratio: 3, enabled: true, nested: { k: 'v' } },
-  status: { conditions: [{ type: 'Issuing', status: 'False' }, { type: 'Ready', status: 'True', message: 'ok' }] },
+  status: {
+    conditions: [
+      { type: 'Issuing', status: 'False' },
+      { type: 'Ready', status: 'True', message: 'ok' },
+    ],
+  },
 } as Obj<KObject>;
 
 describe('custom resource printer columns', () => {
@@ -34,25 +39,31 @@ describe('custom resource printer columns', () => {
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
       { name: 'Wide', type: 'string', jsonPath: ".metadata.labels['app.kubernetes.io/name']", priority: 1 },
     ]);
-    assert.deepEqual(p.columns.map((c) => [c.name, c.type, c.priority]), [
-      ['Name', 'string', 0],
-      ['Ready', 'string', 0],
-      ['First', 'string', 0],
-      ['Replicas', 'integer', 0],
-      ['Ratio', 'number', 0],
-      ['On', 'boolean', 0],
-      ['Nested', 'string', 0],
-      ['Missing', 'string', 0],
-      ['WrongType', 'integer', 0],
-      ['Age', 'date', 0],
-      ['Wide', 'string', 1],
-    ]);
+    assert.deepEqual(
+      p.columns.map((c) => [c.name, c.type, c.priority]),
+      [
+        ['Name', 'string', 0],
+        ['Ready', 'string', 0],
+        ['First', 'string', 0],
+        ['Replicas', 'integer', 0],
+        ['Ratio', 'number', 0],
+        ['On', 'boolean', 0],
+        ['Nested', 'string', 0],
+        ['Missing', 'string', 0],
+        ['WrongType', 'integer', 0],
+        ['Age', 'date', 0],
+        ['Wide', 'string', 1],
+      ],
+    );
     assert.deepEqual(p.cells(obj, new Date('2026-01-01T00:05:00Z')), ['c', 'True', 'a.example', 2, 3, true, '{"k":"v"}', null, null, '5m', 'x']);
   });
 
   it('defaults to NAME and AGE', () => {
     const p = customResourcePrinter(undefined);
-    assert.deepEqual(p.columns.map((c) => c.name), ['Name', 'Age']);
+    assert.deepEqual(
+      p.columns.map((c) => c.name),
+      ['Name', 'Age'],
+    );
     assert.deepEqual(p.cells(obj, new Date('2026-01-01T02:00:00Z')), ['c', '120m']);
   });
 });

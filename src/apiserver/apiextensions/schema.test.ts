@@ -47,7 +47,7 @@ const cases: [string, Record<string, unknown>, string[]][] = [
   ['required', {}, ['spec.cronSpec: Required value']],
   ['minLength', { cronSpec: '1' }, ['spec.cronSpec: Invalid value: "1": spec.cronSpec in body should be at least 3 chars long']],
   ['maxLength', { cronSpec: '1 2 3 4 5 6 7 8 9 10 11' }, ['spec.cronSpec: Too long: may not be more than 20 bytes']],
-  ['pattern', { cronSpec: 'abc' }, ["spec.cronSpec: Invalid value: \"abc\": spec.cronSpec in body should match '^[0-9*/ ]+$'"]],
+  ['pattern', { cronSpec: 'abc' }, ['spec.cronSpec: Invalid value: "abc": spec.cronSpec in body should match \'^[0-9*/ ]+$\'']],
   ['int-or-string', { ...ok, port: true }, ['spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"']],
   ['minItems', { ...ok, tags: [] }, ['spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items']],
   ['maxItems', { ...ok, tags: ['a', 'b', 'c'] }, ['spec.tags: Too many: 3: must have at most 2 items']],
@@ -55,7 +55,11 @@ const cases: [string, Record<string, unknown>, string[]][] = [
   ['format hostname', { ...ok, tags: ['not a host'] }, ['spec.tags[0]: Invalid value: "not a host": spec.tags[0] in body must be of type hostname: "not a host"']],
   ['format date-time', { ...ok, when: 'yesterday' }, ['spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"']],
   ['map values', { ...ok, labels: { a: 1 } }, ['spec.labels.a: Invalid value: "integer": spec.labels.a in body must be of type string: "integer"']],
-  ['embedded resource', { ...ok, template: { metadata: {} } }, ['spec.template.apiVersion: Required value: must not be empty', 'spec.template.kind: Required value: must not be empty']],
+  [
+    'embedded resource',
+    { ...ok, template: { metadata: {} } },
+    ['spec.template.apiVersion: Required value: must not be empty', 'spec.template.kind: Required value: must not be empty'],
+  ],
 ];
 
 describe('custom resource schema validation', () => {
@@ -77,7 +81,13 @@ describe('custom resource pruning and defaulting', () => {
       apiVersion: 'x.example.com/v1',
       kind: 'X',
       metadata: { name: 'a', bogus: 1, labels: { a: 'b' } },
-      spec: { ...ok, unknown: 1, extra: { anything: { goes: true } }, template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', junk: 1 }, spec: { x: 1 } }, nested: { a: 'y', c: 1 } },
+      spec: {
+        ...ok,
+        unknown: 1,
+        extra: { anything: { goes: true } },
+        template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', junk: 1 }, spec: { x: 1 } },
+        nested: { a: 'y', c: 1 },
+      },
       top: 1,
     };
     pruneCustomResource(schema, o);
@@ -98,7 +108,7 @@ describe('custom resource pruning and defaulting', () => {
     assert.deepEqual(b.spec, { ...ok, replicas: 4, nested: { a: 'z' } });
     const c: Record<string, unknown> = { spec: { ...ok } };
     defaultCustomResource(schema, c);
-    ((c.spec as Record<string, Record<string, string>>).nested!).a = 'changed';
+    (c.spec as Record<string, Record<string, string>>).nested!.a = 'changed';
     const d: Record<string, unknown> = { spec: { ...ok } };
     defaultCustomResource(schema, d);
     assert.equal((d.spec as Record<string, Record<string, string>>).nested!.a, 'x');

@@ -46,7 +46,9 @@ const STAGES: Stage[] = ['RequestReceived', 'ResponseStarted', 'ResponseComplete
  * @throws Error with upstream-like messages for a wrong kind/apiVersion or bad levels/stages
  */
 export function parsePolicy(text: string): Policy {
-  const docs = parseAllDocuments(text).map((d) => d.toJSON() as Policy | null).filter((d): d is Policy => !!d);
+  const docs = parseAllDocuments(text)
+    .map((d) => d.toJSON() as Policy | null)
+    .filter((d): d is Policy => !!d);
   if (docs.length !== 1) throw new Error(`audit policy must be a single document, found ${docs.length}`);
   const p = docs[0]!;
   if (p.kind !== 'Policy') throw new Error(`audit policy has kind "${String(p.kind)}", want "Policy"`);

@@ -58,7 +58,10 @@ describe('ServiceAccount tokens', () => {
   it('issues upstream claims and validates them into a user', async () => {
     const t = await tokens.issue({ ...spec, pod: { name: 'p', uid: 'pod-uid' } });
     assert.equal(t.expirationTimestamp, '2026-11-30T10:10:00Z');
-    const [h, p] = t.token.split('.').slice(0, 2).map((s) => JSON.parse(Buffer.from(s, 'base64url').toString('utf8')));
+    const [h, p] = t.token
+      .split('.')
+      .slice(0, 2)
+      .map((s) => JSON.parse(Buffer.from(s, 'base64url').toString('utf8')));
     assert.equal(h.alg, 'ES256');
     assert.equal(h.kid, key.kid);
     assert.equal(p.sub, 'system:serviceaccount:ns:sa');

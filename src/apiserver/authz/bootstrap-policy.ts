@@ -80,24 +80,49 @@ export function nodeRules(): PolicyRule[] {
 function viewRules(): PolicyRule[] {
   return [
     rule(RW, '', [
-      'pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status',
-      'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'configmaps',
+      'pods',
+      'replicationcontrollers',
+      'replicationcontrollers/scale',
+      'serviceaccounts',
+      'services',
+      'services/status',
+      'endpoints',
+      'persistentvolumeclaims',
+      'persistentvolumeclaims/status',
+      'configmaps',
     ]),
-    rule(RW, '', [
-      'limitranges', 'resourcequotas', 'bindings', 'events', 'pods/status', 'resourcequotas/status', 'namespaces/status',
-      'replicationcontrollers/status', 'pods/log',
-    ]),
+    rule(RW, '', ['limitranges', 'resourcequotas', 'bindings', 'events', 'pods/status', 'resourcequotas/status', 'namespaces/status', 'replicationcontrollers/status', 'pods/log']),
     rule(RW, '', ['namespaces']),
     rule(RW, 'discovery.k8s.io', ['endpointslices']),
     rule(RW, 'apps', [
-      'controllerrevisions', 'statefulsets', 'statefulsets/scale', 'statefulsets/status', 'daemonsets', 'daemonsets/status',
-      'deployments', 'deployments/scale', 'deployments/status', 'replicasets', 'replicasets/scale', 'replicasets/status',
+      'controllerrevisions',
+      'statefulsets',
+      'statefulsets/scale',
+      'statefulsets/status',
+      'daemonsets',
+      'daemonsets/status',
+      'deployments',
+      'deployments/scale',
+      'deployments/status',
+      'replicasets',
+      'replicasets/scale',
+      'replicasets/status',
     ]),
     rule(RW, 'autoscaling', ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
     rule(RW, 'batch', ['jobs', 'cronjobs', 'cronjobs/status', 'jobs/status']),
     rule(RW, 'extensions', [
-      'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status',
-      'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale', 'networkpolicies',
+      'daemonsets',
+      'daemonsets/status',
+      'deployments',
+      'deployments/scale',
+      'deployments/status',
+      'ingresses',
+      'ingresses/status',
+      'replicasets',
+      'replicasets/scale',
+      'replicasets/status',
+      'replicationcontrollers/scale',
+      'networkpolicies',
     ]),
     rule(RW, 'policy', ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
     rule(RW, 'networking.k8s.io', ['ingresses', 'ingresses/status', 'networkpolicies']),
@@ -111,19 +136,30 @@ function editRules(): PolicyRule[] {
     rule(WRITE, '', ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
     rule(['create'], '', ['pods/eviction']),
     rule(WRITE, '', [
-      'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/proxy',
-      'persistentvolumeclaims', 'configmaps', 'secrets', 'events',
+      'replicationcontrollers',
+      'replicationcontrollers/scale',
+      'serviceaccounts',
+      'services',
+      'services/proxy',
+      'persistentvolumeclaims',
+      'configmaps',
+      'secrets',
+      'events',
     ]),
     rule(['create'], '', ['serviceaccounts/token']),
-    rule(WRITE, 'apps', [
-      'statefulsets', 'statefulsets/scale', 'daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback',
-      'replicasets', 'replicasets/scale',
-    ]),
+    rule(WRITE, 'apps', ['statefulsets', 'statefulsets/scale', 'daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale']),
     rule(WRITE, 'autoscaling', ['horizontalpodautoscalers']),
     rule(WRITE, 'batch', ['jobs', 'cronjobs']),
     rule(WRITE, 'extensions', [
-      'daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'ingresses', 'replicasets',
-      'replicasets/scale', 'replicationcontrollers/scale', 'networkpolicies',
+      'daemonsets',
+      'deployments',
+      'deployments/scale',
+      'deployments/rollback',
+      'ingresses',
+      'replicasets',
+      'replicasets/scale',
+      'replicationcontrollers/scale',
+      'networkpolicies',
     ]),
     rule(WRITE, 'policy', ['poddisruptionbudgets']),
     rule(WRITE, 'networking.k8s.io', ['ingresses', 'networkpolicies']),
@@ -144,12 +180,8 @@ const url = (verbs: string[], urls: string[]): PolicyRule => ({ verbs, nonResour
 export function bootstrapClusterRoles(): ClusterRole[] {
   const roles: ClusterRole[] = [
     clusterRole('cluster-admin', [rule(['*'], '*', ['*']), url(['*'], ['*'])]),
-    clusterRole('system:discovery', [
-      url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/']),
-    ]),
-    clusterRole('system:monitoring', [
-      url(['get'], ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*']),
-    ]),
+    clusterRole('system:discovery', [url(['get'], ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'])]),
+    clusterRole('system:monitoring', [url(['get'], ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'])]),
     clusterRole('system:basic-user', [
       rule(['create'], 'authorization.k8s.io', ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       rule(['create'], 'authentication.k8s.io', ['selfsubjectreviews']),
@@ -170,10 +202,7 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(['*'], '', ['nodes/proxy', 'nodes/metrics', 'nodes/stats', 'nodes/log']),
     ]),
     clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], 'certificates.k8s.io', ['certificatesigningrequests'])]),
-    clusterRole('system:auth-delegator', [
-      rule(['create'], 'authentication.k8s.io', ['tokenreviews']),
-      rule(['create'], 'authorization.k8s.io', ['subjectaccessreviews']),
-    ]),
+    clusterRole('system:auth-delegator', [rule(['create'], 'authentication.k8s.io', ['tokenreviews']), rule(['create'], 'authorization.k8s.io', ['subjectaccessreviews'])]),
     clusterRole('system:kube-aggregator', [rule(RW, 'apiregistration.k8s.io', ['apiservices'])]),
     clusterRole('system:kube-controller-manager', [
       eventsRule(),
@@ -229,25 +258,17 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(RW, 'storage.k8s.io', ['storageclasses']),
       rule(['get', 'list', 'patch', 'update', 'watch'], '', ['persistentvolumeclaims']),
     ]),
-    clusterRole('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [
-      rule(['create'], 'certificates.k8s.io', ['certificatesigningrequests/nodeclient']),
-    ]),
-    clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [
-      rule(['create'], 'certificates.k8s.io', ['certificatesigningrequests/selfnodeclient']),
-    ]),
-    clusterRole('system:certificates.k8s.io:kube-apiserver-client-approver', [
-      rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/kube-apiserver-client']),
-    ]),
+    clusterRole('system:certificates.k8s.io:certificatesigningrequests:nodeclient', [rule(['create'], 'certificates.k8s.io', ['certificatesigningrequests/nodeclient'])]),
+    clusterRole('system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [rule(['create'], 'certificates.k8s.io', ['certificatesigningrequests/selfnodeclient'])]),
+    clusterRole('system:certificates.k8s.io:kube-apiserver-client-approver', [rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/kube-apiserver-client'])]),
     clusterRole('system:certificates.k8s.io:kube-apiserver-client-kubelet-approver', [
       rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet']),
     ]),
-    clusterRole('system:certificates.k8s.io:kubelet-serving-approver', [
-      rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/kubelet-serving']),
+    clusterRole('system:certificates.k8s.io:kubelet-serving-approver', [rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/kubelet-serving'])]),
+    clusterRole('system:certificates.k8s.io:legacy-unknown-approver', [rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/legacy-unknown'])]),
+    clusterRole('system:service-account-issuer-discovery', [
+      url(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/']),
     ]),
-    clusterRole('system:certificates.k8s.io:legacy-unknown-approver', [
-      rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/legacy-unknown']),
-    ]),
-    clusterRole('system:service-account-issuer-discovery', [url(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])]),
   ];
   for (const [name, rules] of Object.entries(CONTROLLER_ROLES)) roles.push(clusterRole(`system:controller:${name}`, rules));
   return fillAggregated(roles);

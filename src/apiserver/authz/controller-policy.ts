@@ -162,12 +162,7 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
   'resourcequota-controller': [rule(LW, '*', ['*']), rule(['update'], '', ['resourcequotas/status']), eventsRule()],
   'route-controller': [rule(['list', 'watch'], '', ['nodes']), rule(['patch'], '', ['nodes/status']), eventsRule()],
   'service-account-controller': [rule(['create'], '', ['serviceaccounts']), eventsRule()],
-  'service-controller': [
-    rule(RW, '', ['services']),
-    rule(['patch', 'update'], '', ['services/status']),
-    rule(['list', 'watch'], '', ['nodes']),
-    eventsRule(),
-  ],
+  'service-controller': [rule(RW, '', ['services']), rule(['patch', 'update'], '', ['services/status']), rule(['list', 'watch'], '', ['nodes']), eventsRule()],
   'statefulset-controller': [
     rule(['list', 'watch'], '', ['pods']),
     rule(['get', 'list', 'watch'], 'apps', ['statefulsets']),
@@ -184,12 +179,12 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     rule(['get', 'list', 'watch', 'delete'], 'certificates.k8s.io', ['certificatesigningrequests']),
     rule(['update'], 'certificates.k8s.io', ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
     rule(['approve'], 'certificates.k8s.io', ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/legacy-unknown']),
-    rule(['sign'], 'certificates.k8s.io', ['signers'], [
-      'kubernetes.io/kube-apiserver-client',
-      'kubernetes.io/kube-apiserver-client-kubelet',
-      'kubernetes.io/kubelet-serving',
-      'kubernetes.io/legacy-unknown',
-    ]),
+    rule(
+      ['sign'],
+      'certificates.k8s.io',
+      ['signers'],
+      ['kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving', 'kubernetes.io/legacy-unknown'],
+    ),
     rule(['create'], 'authorization.k8s.io', ['subjectaccessreviews']),
     eventsRule(),
   ],
@@ -197,9 +192,6 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
   'pv-protection-controller': [rule(['get', 'list', 'watch', 'update'], '', ['persistentvolumes']), eventsRule()],
   'ttl-after-finished-controller': [rule(['get', 'list', 'watch', 'delete'], 'batch', ['jobs']), eventsRule()],
   'root-ca-cert-publisher': [rule(['create', 'update'], '', ['configmaps']), eventsRule()],
-  'legacy-service-account-token-cleaner': [
-    rule(['get'], '', ['configmaps'], ['kube-apiserver-legacy-service-account-token-tracking']),
-    rule(['patch', 'delete'], '', ['secrets']),
-  ],
+  'legacy-service-account-token-cleaner': [rule(['get'], '', ['configmaps'], ['kube-apiserver-legacy-service-account-token-tracking']), rule(['patch', 'delete'], '', ['secrets'])],
   'node-ipam-controller': [rule(['list', 'watch', 'get', 'update', 'patch'], '', ['nodes']), rule(['patch', 'update'], '', ['nodes/status']), eventsRule()],
 };

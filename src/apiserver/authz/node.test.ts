@@ -14,7 +14,15 @@ const pod = (name: string, node: string, extra: Partial<Pod['spec']> = {}): Pod 
 
 describe('Node authorizer', () => {
   const graph = new NodeGraph();
-  graph.setPod('/registry/pods/ns/a', pod('a', 'n1', { volumes: [{ name: 'v', secret: { secretName: 's1' } }, { name: 'p', persistentVolumeClaim: { claimName: 'claim' } }] }));
+  graph.setPod(
+    '/registry/pods/ns/a',
+    pod('a', 'n1', {
+      volumes: [
+        { name: 'v', secret: { secretName: 's1' } },
+        { name: 'p', persistentVolumeClaim: { claimName: 'claim' } },
+      ],
+    }),
+  );
   graph.setPod('/registry/pods/ns/b', pod('b', 'n2', { volumes: [{ name: 'v', secret: { secretName: 's2' } }] }));
   graph.setPVC({ metadata: { name: 'claim', namespace: 'ns' }, spec: { volumeName: 'pv1' } }, false);
   const authz = new NodeAuthorizer(graph);

@@ -29,7 +29,11 @@ export class StoreRBACSource implements RBACSource {
     const bump = { onEvent: () => this.changed() };
     for (const s of [this.roles, this.clusterRoles, this.roleBindings, this.clusterRoleBindings]) s?.cache.addListener(bump);
     // the initial load does not emit events: bump once each cache has loaded
-    for (const s of [this.roles, this.clusterRoles, this.roleBindings, this.clusterRoleBindings]) void s?.cache.start().then(() => this.changed(), () => undefined);
+    for (const s of [this.roles, this.clusterRoles, this.roleBindings, this.clusterRoleBindings])
+      void s?.cache.start().then(
+        () => this.changed(),
+        () => undefined,
+      );
     this.changed();
   }
 
@@ -64,15 +68,21 @@ export function feedNodeGraph(graph: NodeGraph, stores: StoreLookup): void {
     pods.cache.addListener({
       onEvent: (ev) => graph.setPod(ev.object.key, ev.type === 'DELETED' ? undefined : (ev.object.obj as Pod)),
     });
-    void pods.cache.start().then(() => {
-      for (const o of pods.cache.list(pods.prefix)) graph.setPod(o.key, o.obj as Pod);
-    }, () => undefined);
+    void pods.cache.start().then(
+      () => {
+        for (const o of pods.cache.list(pods.prefix)) graph.setPod(o.key, o.obj as Pod);
+      },
+      () => undefined,
+    );
   }
   const pvcs = stores.store('', 'persistentvolumeclaims');
   if (pvcs) {
     pvcs.cache.addListener({ onEvent: (ev) => graph.setPVC(ev.object.obj as PersistentVolumeClaim, ev.type === 'DELETED') });
-    void pvcs.cache.start().then(() => {
-      for (const o of pvcs.cache.list(pvcs.prefix)) graph.setPVC(o.obj as PersistentVolumeClaim, false);
-    }, () => undefined);
+    void pvcs.cache.start().then(
+      () => {
+        for (const o of pvcs.cache.list(pvcs.prefix)) graph.setPVC(o.obj as PersistentVolumeClaim, false);
+      },
+      () => undefined,
+    );
   }
 }

@@ -46,7 +46,9 @@ export async function ensureFlowControlBootstrap(client: Client, now: () => Date
     const condition = {
       type: 'Dangling',
       status: found ? 'False' : 'True',
-      lastTransitionTime: now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      lastTransitionTime: now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z'),
       reason: found ? 'Found' : 'NotFound',
       message: found
         ? `This FlowSchema references the PriorityLevelConfiguration object named ${JSON.stringify(pl)} and it exists`

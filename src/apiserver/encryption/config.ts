@@ -39,9 +39,7 @@ function keyBytes(k: Key, sizes: number[], provider: string): Buffer {
 /** A provider with several keys: the first encrypts, each decrypts its own prefix. */
 class Keyed implements Transformer {
   readonly prefix: string;
-  constructor(
-    private readonly keys: { prefix: string; enc: (p: Buffer) => Buffer; dec: (c: Buffer) => Buffer | undefined }[],
-  ) {
+  constructor(private readonly keys: { prefix: string; enc: (p: Buffer) => Buffer; dec: (c: Buffer) => Buffer | undefined }[]) {
     this.prefix = keys[0]!.prefix;
   }
   encrypt(plain: string): string {

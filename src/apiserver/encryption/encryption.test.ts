@@ -10,7 +10,10 @@ describe('encryption providers', () => {
   it('secretbox matches the NaCl test vector', () => {
     const key = Buffer.from('1b27556473e985d462cd51197a9a46c76009549eac6474f206c4ee0844f68389', 'hex');
     const nonce = Buffer.from('69696ee955b62b73cd62bda875fc73d68219e0036b7a0b37', 'hex');
-    const m = Buffer.from('be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705', 'hex');
+    const m = Buffer.from(
+      'be075fc53c81f2d5cf141316ebeb0c7b5228c52a4c62cbd44b66849b64244ffce5ecbaaf33bd751a1ac728d45e6c61296cdc3c01233561f41db66cce314adb310e3be8250c46f06dceea3a7fa1348057e2f6556ad6b1318a024a838f21af1fde048977eb48f59ffd4924ca1c60902e52f0a089bc76897040e082f937763848645e0705',
+      'hex',
+    );
     const c = secretboxSeal(m, nonce, key);
     assert.equal(Buffer.from(c).subarray(0, 32).toString('hex'), 'f3ffc7703f9400e52a7dfb4b3d3305d98e993b9f48681273c29650ba32fc76ce');
     assert.ok(Buffer.from(secretboxOpen(c, nonce, key)!).equals(m));
@@ -61,6 +64,9 @@ resources:
     assert.equal(cfg.byPrefix.get('/registry/secrets/')!.encrypt('v'), 'v');
     assert.equal(resourcePrefix('configmaps'), '/registry/configmaps/');
     assert.throws(() => parseEncryptionConfig('kind: Other'), /want "EncryptionConfiguration"/);
-    assert.throws(() => parseEncryptionConfig('apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources: [{resources: [secrets], providers: [{kms: {}}]}]'), /unsupported provider "kms"/);
+    assert.throws(
+      () => parseEncryptionConfig('apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources: [{resources: [secrets], providers: [{kms: {}}]}]'),
+      /unsupported provider "kms"/,
+    );
   });
 });

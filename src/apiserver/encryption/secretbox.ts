@@ -23,23 +23,39 @@ function core(input: Uint32Array, hsalsa: boolean): Uint32Array {
   const x = Uint32Array.from(input);
   for (let i = 0; i < 10; i++) {
     // column round
-    x[4] ^= rotl((x[0]! + x[12]!) >>> 0, 7); x[8] ^= rotl((x[4]! + x[0]!) >>> 0, 9);
-    x[12] ^= rotl((x[8]! + x[4]!) >>> 0, 13); x[0] ^= rotl((x[12]! + x[8]!) >>> 0, 18);
-    x[9] ^= rotl((x[5]! + x[1]!) >>> 0, 7); x[13] ^= rotl((x[9]! + x[5]!) >>> 0, 9);
-    x[1] ^= rotl((x[13]! + x[9]!) >>> 0, 13); x[5] ^= rotl((x[1]! + x[13]!) >>> 0, 18);
-    x[14] ^= rotl((x[10]! + x[6]!) >>> 0, 7); x[2] ^= rotl((x[14]! + x[10]!) >>> 0, 9);
-    x[6] ^= rotl((x[2]! + x[14]!) >>> 0, 13); x[10] ^= rotl((x[6]! + x[2]!) >>> 0, 18);
-    x[3] ^= rotl((x[15]! + x[11]!) >>> 0, 7); x[7] ^= rotl((x[3]! + x[15]!) >>> 0, 9);
-    x[11] ^= rotl((x[7]! + x[3]!) >>> 0, 13); x[15] ^= rotl((x[11]! + x[7]!) >>> 0, 18);
+    x[4] ^= rotl((x[0]! + x[12]!) >>> 0, 7);
+    x[8] ^= rotl((x[4]! + x[0]!) >>> 0, 9);
+    x[12] ^= rotl((x[8]! + x[4]!) >>> 0, 13);
+    x[0] ^= rotl((x[12]! + x[8]!) >>> 0, 18);
+    x[9] ^= rotl((x[5]! + x[1]!) >>> 0, 7);
+    x[13] ^= rotl((x[9]! + x[5]!) >>> 0, 9);
+    x[1] ^= rotl((x[13]! + x[9]!) >>> 0, 13);
+    x[5] ^= rotl((x[1]! + x[13]!) >>> 0, 18);
+    x[14] ^= rotl((x[10]! + x[6]!) >>> 0, 7);
+    x[2] ^= rotl((x[14]! + x[10]!) >>> 0, 9);
+    x[6] ^= rotl((x[2]! + x[14]!) >>> 0, 13);
+    x[10] ^= rotl((x[6]! + x[2]!) >>> 0, 18);
+    x[3] ^= rotl((x[15]! + x[11]!) >>> 0, 7);
+    x[7] ^= rotl((x[3]! + x[15]!) >>> 0, 9);
+    x[11] ^= rotl((x[7]! + x[3]!) >>> 0, 13);
+    x[15] ^= rotl((x[11]! + x[7]!) >>> 0, 18);
     // row round
-    x[1] ^= rotl((x[0]! + x[3]!) >>> 0, 7); x[2] ^= rotl((x[1]! + x[0]!) >>> 0, 9);
-    x[3] ^= rotl((x[2]! + x[1]!) >>> 0, 13); x[0] ^= rotl((x[3]! + x[2]!) >>> 0, 18);
-    x[6] ^= rotl((x[5]! + x[4]!) >>> 0, 7); x[7] ^= rotl((x[6]! + x[5]!) >>> 0, 9);
-    x[4] ^= rotl((x[7]! + x[6]!) >>> 0, 13); x[5] ^= rotl((x[4]! + x[7]!) >>> 0, 18);
-    x[11] ^= rotl((x[10]! + x[9]!) >>> 0, 7); x[8] ^= rotl((x[11]! + x[10]!) >>> 0, 9);
-    x[9] ^= rotl((x[8]! + x[11]!) >>> 0, 13); x[10] ^= rotl((x[9]! + x[8]!) >>> 0, 18);
-    x[12] ^= rotl((x[15]! + x[14]!) >>> 0, 7); x[13] ^= rotl((x[12]! + x[15]!) >>> 0, 9);
-    x[14] ^= rotl((x[13]! + x[12]!) >>> 0, 13); x[15] ^= rotl((x[14]! + x[13]!) >>> 0, 18);
+    x[1] ^= rotl((x[0]! + x[3]!) >>> 0, 7);
+    x[2] ^= rotl((x[1]! + x[0]!) >>> 0, 9);
+    x[3] ^= rotl((x[2]! + x[1]!) >>> 0, 13);
+    x[0] ^= rotl((x[3]! + x[2]!) >>> 0, 18);
+    x[6] ^= rotl((x[5]! + x[4]!) >>> 0, 7);
+    x[7] ^= rotl((x[6]! + x[5]!) >>> 0, 9);
+    x[4] ^= rotl((x[7]! + x[6]!) >>> 0, 13);
+    x[5] ^= rotl((x[4]! + x[7]!) >>> 0, 18);
+    x[11] ^= rotl((x[10]! + x[9]!) >>> 0, 7);
+    x[8] ^= rotl((x[11]! + x[10]!) >>> 0, 9);
+    x[9] ^= rotl((x[8]! + x[11]!) >>> 0, 13);
+    x[10] ^= rotl((x[9]! + x[8]!) >>> 0, 18);
+    x[12] ^= rotl((x[15]! + x[14]!) >>> 0, 7);
+    x[13] ^= rotl((x[12]! + x[15]!) >>> 0, 9);
+    x[14] ^= rotl((x[13]! + x[12]!) >>> 0, 13);
+    x[15] ^= rotl((x[14]! + x[13]!) >>> 0, 18);
   }
   if (hsalsa) return Uint32Array.of(x[0]!, x[5]!, x[10]!, x[15]!, x[6]!, x[7]!, x[8]!, x[9]!);
   for (let i = 0; i < 16; i++) x[i] = (x[i]! + input[i]!) >>> 0;
@@ -48,7 +64,10 @@ function core(input: Uint32Array, hsalsa: boolean): Uint32Array {
 
 function state(key: Uint8Array, n16: Uint8Array): Uint32Array {
   const s = new Uint32Array(16);
-  s[0] = SIGMA[0]!; s[5] = SIGMA[1]!; s[10] = SIGMA[2]!; s[15] = SIGMA[3]!;
+  s[0] = SIGMA[0]!;
+  s[5] = SIGMA[1]!;
+  s[10] = SIGMA[2]!;
+  s[15] = SIGMA[3]!;
   for (let i = 0; i < 4; i++) s[1 + i] = u32(key, i * 4);
   for (let i = 0; i < 4; i++) s[11 + i] = u32(key, 16 + i * 4);
   for (let i = 0; i < 4; i++) s[6 + i] = u32(n16, i * 4);
@@ -66,7 +85,10 @@ function xsalsa20(key: Uint8Array, nonce: Uint8Array, data: Uint8Array): Uint8Ar
   const block = new Uint8Array(64);
   const dv = new DataView(block.buffer);
   for (let off = 0, ctr = 0; off < data.length; off += 64, ctr++) {
-    n[8] = ctr & 0xff; n[9] = (ctr >>> 8) & 0xff; n[10] = (ctr >>> 16) & 0xff; n[11] = (ctr >>> 24) & 0xff;
+    n[8] = ctr & 0xff;
+    n[9] = (ctr >>> 8) & 0xff;
+    n[10] = (ctr >>> 16) & 0xff;
+    n[11] = (ctr >>> 24) & 0xff;
     const ks = core(state(subkey, n), false);
     for (let i = 0; i < 16; i++) dv.setUint32(i * 4, ks[i]!, true);
     const end = Math.min(64, data.length - off);

@@ -5,7 +5,17 @@
  *
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/value/transformer.go
  */
-import { RevisionMismatchError, type KeyValue, type ListOptions, type ListResult, type Storage, type WatchCallbacks, type Watcher, type WatchEvent, type WriteOptions } from '../../storage/interface.js';
+import {
+  RevisionMismatchError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type WatchCallbacks,
+  type Watcher,
+  type WatchEvent,
+  type WriteOptions,
+} from '../../storage/interface.js';
 import type { EncryptionConfig, ProviderChain } from './config.js';
 
 export class EncryptingStorage implements Storage {
@@ -76,8 +86,7 @@ export class EncryptingStorage implements Storage {
   watch(prefix: string, afterRevision: number, cb: WatchCallbacks): Promise<Watcher> {
     return this.inner.watch(prefix, afterRevision, {
       ...cb,
-      onEvents: (evs: WatchEvent[]) =>
-        cb.onEvents(evs.map((e) => ({ type: e.type, kv: this.dec(e.kv), ...(e.prevKv ? { prevKv: this.dec(e.prevKv) } : {}) }))),
+      onEvents: (evs: WatchEvent[]) => cb.onEvents(evs.map((e) => ({ type: e.type, kv: this.dec(e.kv), ...(e.prevKv ? { prevKv: this.dec(e.prevKv) } : {}) }))),
     });
   }
   compact(revision: number): Promise<void> {

@@ -115,7 +115,7 @@ describe('API server for kubectl drain / debug and kind-less clients', () => {
     assert.equal(v.body.message, 'the API version in the data (apps/v1) does not match the expected API version (v1)');
   });
 
-  it('DELETE takes kubectl drain\'s protobuf DeleteOptions (grace period, dry run)', async () => {
+  it("DELETE takes kubectl drain's protobuf DeleteOptions (grace period, dry run)", async () => {
     assert.equal((await call(api, 'POST', PODS, POD('pb-dry'))).status, 201);
     // a scheduled pod, so that graceful deletion applies (unscheduled pods go at once)
     const bound = POD('pb-grace') as ReturnType<typeof POD> & { spec: { nodeName?: string } };
@@ -159,7 +159,7 @@ describe('API server for kubectl drain / debug and kind-less clients', () => {
     assert.deepEqual(sub, { subresource: 'ephemeralcontainers', responseKind: { group: '', version: 'v1', kind: 'Pod' }, verbs: ['get', 'patch', 'update'] });
   });
 
-  it('pods/ephemeralcontainers: kubectl debug\'s patch adds a container; only ephemeralContainers change', async () => {
+  it("pods/ephemeralcontainers: kubectl debug's patch adds a container; only ephemeralContainers change", async () => {
     assert.equal((await call(api, 'POST', PODS, { ...POD('dbg'), metadata: { name: 'dbg', labels: { a: 'b' } } })).status, 201);
     const url = `${PODS}/dbg/ephemeralcontainers`;
     const patch = { spec: { ephemeralContainers: [{ image: 'busybox', name: 'debugger-abcde', resources: {}, terminationMessagePolicy: 'File' }] } };
@@ -183,7 +183,10 @@ describe('API server for kubectl drain / debug and kind-less clients', () => {
     cur.spec.ephemeralContainers.push({ name: 'second', image: 'busybox' });
     const put = await call(api, 'PUT', url, cur);
     assert.equal(put.status, 200, JSON.stringify(put.body));
-    assert.deepEqual(put.body.spec.ephemeralContainers.map((c: { name: string }) => c.name), ['debugger-abcde', 'second']);
+    assert.deepEqual(
+      put.body.spec.ephemeralContainers.map((c: { name: string }) => c.name),
+      ['debugger-abcde', 'second'],
+    );
   });
 
   it('pods/ephemeralcontainers validation: forbidden fields, duplicate names, existing containers immutable', async () => {

@@ -20,12 +20,7 @@ import { MAX_JSON_DEPTH } from '../http/json-syntax.js';
 import { applyFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
 import { queryBool } from '../../apimachinery/query-params.js';
 
-const PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-];
+const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 function kindKey(def: ResourceDefinition): string {
   return def.group ? `${def.group}/${def.version}/${def.kind}` : `${def.version}/${def.kind}`;
@@ -59,7 +54,11 @@ export function applyPatch(
       return { object: r.object as KObject, strictErrors: r.strictErrors };
     }
     case 'strategic-merge-patch': {
-      if (!isStrategicMergeSupported(kindKey(def))) throw newUnsupportedMediaType(contentType ?? '', PATCH_TYPES.filter((t) => !t.includes('strategic')));
+      if (!isStrategicMergeSupported(kindKey(def)))
+        throw newUnsupportedMediaType(
+          contentType ?? '',
+          PATCH_TYPES.filter((t) => !t.includes('strategic')),
+        );
       if (!current) throw missing();
       const r = strategicMergePatchBody(current, body, kindKey(def), { fieldValidation: fv });
       return { object: r.object as KObject, strictErrors: r.strictErrors };
@@ -116,7 +115,9 @@ export function serverSideApply(
   }
   const md = a.metadata as unknown;
   if (md !== undefined && md !== null && (typeof md !== 'object' || Array.isArray(md))) {
-    throw newBadRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${Array.isArray(md) ? 'array' : typeof md} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`);
+    throw newBadRequest(
+      `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: json: cannot unmarshal ${Array.isArray(md) ? 'array' : typeof md} into Go struct field ${def.kind}.metadata of type v1.ObjectMeta`,
+    );
   }
   const force = queryBool(query, 'force');
   return { object: applyFields(current, a, manager, force, scope), strictErrors: [] };

@@ -131,14 +131,19 @@ describe('typed decoding of built-in kinds', () => {
     );
     badRequest(
       await call(api, 'POST', PODS, { ...pod, spec: { containers: [{ name: 'c', image: 'nginx', resources: { limits: { cpu: 'lots' } } }] } }),
-      "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+      'Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'',
     );
     badRequest(
       await call(api, 'POST', '/api/v1/namespaces/default/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { k: 'no!' } }),
       'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 2',
     );
     badRequest(
-      await call(api, 'POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort: true }] } }),
+      await call(api, 'POST', '/api/v1/namespaces/default/services', {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 's' },
+        spec: { ports: [{ port: 80, targetPort: true }] },
+      }),
       'Service in version "v1" cannot be handled as a Service: json: cannot unmarshal bool into Go struct field ServicePort.spec.ports.targetPort of type int32',
     );
     badRequest(
@@ -170,17 +175,28 @@ describe('typed decoding of built-in kinds', () => {
     assert.equal(smp.status, 422, JSON.stringify(smp.body));
     assert.equal(smp.body.reason, 'Invalid');
     assert.equal(smp.body.message, ' "" is invalid: patch: Invalid value: "map[metadata:map[labels:invalid]]": cannot restore map from string');
-    assert.deepEqual(smp.body.details.causes, [{ reason: 'FieldValueInvalid', message: 'Invalid value: "map[metadata:map[labels:invalid]]": cannot restore map from string', field: 'patch' }]);
+    assert.deepEqual(smp.body.details.causes, [
+      { reason: 'FieldValueInvalid', message: 'Invalid value: "map[metadata:map[labels:invalid]]": cannot restore map from string', field: 'patch' },
+    ]);
 
     const merge = await call(api, 'PATCH', `${CMS}/t`, { data: 5 }, 'application/merge-patch+json');
     assert.equal(merge.status, 422, JSON.stringify(merge.body));
-    assert.match(merge.body.message, /^ "" is invalid: patch: Invalid value: "\{.*\}": json: cannot unmarshal number into Go struct field ConfigMap\.data of type map\[string\]string$/);
+    assert.match(
+      merge.body.message,
+      /^ "" is invalid: patch: Invalid value: "\{.*\}": json: cannot unmarshal number into Go struct field ConfigMap\.data of type map\[string\]string$/,
+    );
 
     const json = await call(api, 'PATCH', `${CMS}/t`, [{ op: 'add', path: '/metadata/labels/x', value: ['y'] }], 'application/json-patch+json');
     assert.equal(json.status, 422, JSON.stringify(json.body));
     assert.match(json.body.message, /json: cannot unmarshal array into Go struct field ObjectMeta\.metadata\.labels of type string$/);
 
-    const apply = await call(api, 'PATCH', `${CMS}/t?fieldManager=test`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't' }, data: 'x' }, 'application/apply-patch+yaml');
+    const apply = await call(
+      api,
+      'PATCH',
+      `${CMS}/t?fieldManager=test`,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 't' }, data: 'x' },
+      'application/apply-patch+yaml',
+    );
     badRequest(apply, 'failed to create typed patch object (/v1, Kind=ConfigMap): .data: expected map, got string');
 
     const got = await call(api, 'GET', `${CMS}/t`);
@@ -211,7 +227,10 @@ describe('typed decoding of built-in kinds', () => {
     const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
     const over = await call(api, 'POST', CMS, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"x":${deep(MAX_JSON_DEPTH)}}`);
     assert.equal(over.status, 400, JSON.stringify(over.body).slice(0, 300));
-    assert.match(over.body.message, /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: invalid character '\[' exceeded max depth \(/);
+    assert.match(
+      over.body.message,
+      /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: invalid character '\[' exceeded max depth \(/,
+    );
     const yaml = await call(api, 'POST', CMS, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deepy\nx: ${deep(MAX_JSON_DEPTH + 1)}\n`, 'application/yaml');
     assert.equal(yaml.status, 400, JSON.stringify(yaml.body).slice(0, 300));
     // within the limit: an unknown field is not decoded into anything (Warn: a warning), the object stored
@@ -219,7 +238,13 @@ describe('typed decoding of built-in kinds', () => {
     assert.equal(within.status, 201, JSON.stringify(within.body).slice(0, 300));
     // a patch body over the limit is refused as it is decoded
     for (const ct of ['application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json']) {
-      const r = await call(api, 'PATCH', `${CMS}/deep`, ct.includes('json-patch') ? `[{"op":"add","path":"/x","value":${deep(MAX_JSON_DEPTH)}}]` : `{"x":${deep(MAX_JSON_DEPTH)}}`, ct);
+      const r = await call(
+        api,
+        'PATCH',
+        `${CMS}/deep`,
+        ct.includes('json-patch') ? `[{"op":"add","path":"/x","value":${deep(MAX_JSON_DEPTH)}}]` : `{"x":${deep(MAX_JSON_DEPTH)}}`,
+        ct,
+      );
       assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 300));
     }
     // a small JSON patch that nests deeper on what is stored: the result is refused

@@ -55,7 +55,9 @@ export async function serveVirtual(v: VirtualResource, info: RequestInfo, req: A
   body.apiVersion ||= want;
   body.kind ||= v.kind;
   if (body.apiVersion !== want || body.kind !== v.kind) {
-    throw newBadRequest(`the object provided is unrecognized (must be of type ${v.kind}): ${String(body.kind)} in version "${String(body.apiVersion)}" cannot be handled as a ${v.kind}`);
+    throw newBadRequest(
+      `the object provided is unrecognized (must be of type ${v.kind}): ${String(body.kind)} in version "${String(body.apiVersion)}" cannot be handled as a ${v.kind}`,
+    );
   }
   const out = await v.create(body, { user, namespace: info.namespace, dryRun });
   writeJSON(res, 201, out, { format: neg.format });

@@ -42,14 +42,7 @@ type EvType = 'ADDED' | 'MODIFIED' | 'DELETED';
  * Serves one watch until the client leaves, the timeout passes or the server stops.
  * @param storage used when the requested resourceVersion is older than the cache window
  */
-export async function serveWatch(
-  store: Store,
-  storage: Storage,
-  ns: string,
-  p: WatchParams,
-  neg: Negotiated,
-  res: ResponseWriter,
-): Promise<void> {
+export async function serveWatch(store: Store, storage: Storage, ns: string, p: WatchParams, neg: Negotiated, res: ResponseWriter): Promise<void> {
   const filter = store.filter(p.labelSelector, p.fieldSelector);
   let rvFrom: number | undefined;
   if (p.resourceVersion && p.resourceVersion !== '0') {
@@ -147,9 +140,7 @@ export async function serveWatch(
   // a timer holds at most 2^31-1 ms (~24.8 days); longer asks mean "no sooner than that"
   const timeoutMs = Math.min((p.timeoutSeconds && p.timeoutSeconds > 0 ? p.timeoutSeconds : 1800 + Math.floor(Math.random() * 1800)) * 1000, 2_147_483_647);
   await new Promise<void>((resolve) => {
-    const bookmarkTimer = p.allowWatchBookmarks
-      ? setInterval(() => sendBookmark(Math.max(lastRV, store.cache.resourceVersion)), BOOKMARK_INTERVAL_MS)
-      : undefined;
+    const bookmarkTimer = p.allowWatchBookmarks ? setInterval(() => sendBookmark(Math.max(lastRV, store.cache.resourceVersion)), BOOKMARK_INTERVAL_MS) : undefined;
     bookmarkTimer?.unref?.();
     const timer = setTimeout(() => finish(), timeoutMs);
     timer.unref?.();

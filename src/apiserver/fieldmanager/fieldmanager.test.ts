@@ -81,7 +81,10 @@ test('create: the manager owns every field it set (defaults too), in upstream fi
   const e = entries(d);
   assert.equal(e.length, 1);
   assert.deepEqual(Object.keys(e[0]!), ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1']);
-  assert.deepEqual({ ...e[0], fieldsV1: undefined }, { manager: 'kubectl-create', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: undefined });
+  assert.deepEqual(
+    { ...e[0], fieldsV1: undefined },
+    { manager: 'kubectl-create', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: undefined },
+  );
   assert.equal(JSON.stringify(e[0]!.fieldsV1), JSON.stringify(GOLDEN_CREATE));
 });
 
@@ -91,7 +94,10 @@ test('update: only changed fields move to the updater; unchanged writes add noth
   next.spec.replicas = 3;
   updateFields(live, next, 'kubectl', scope(T1));
   const e = entries(next);
-  assert.deepEqual(e.map((x) => x.manager), ['kubectl-create', 'kubectl']);
+  assert.deepEqual(
+    e.map((x) => x.manager),
+    ['kubectl-create', 'kubectl'],
+  );
   assert.deepEqual(e[1]!.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
   assert.equal(e[1]!.time, '2026-01-01T00:01:00Z');
   assert.equal((e[0]!.fieldsV1 as Any)['f:spec']['f:replicas'], undefined, 'taken from the creator');
@@ -198,7 +204,10 @@ test('apply: creates with an Apply entry of exactly the applied fields', () => {
   const o = applyCreate(applyCfg(2, [{ name: 'A', value: '1' }]));
   const e = entries(o);
   assert.equal(e.length, 1);
-  assert.deepEqual({ ...e[0], fieldsV1: undefined }, { manager: 'kubectl', operation: 'Apply', apiVersion: 'apps/v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: undefined });
+  assert.deepEqual(
+    { ...e[0], fieldsV1: undefined },
+    { manager: 'kubectl', operation: 'Apply', apiVersion: 'apps/v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: undefined },
+  );
   assert.deepEqual(e[0]!.fieldsV1, {
     'f:metadata': { 'f:labels': { 'f:app': {} } },
     'f:spec': {
@@ -219,7 +228,12 @@ test('apply: creates with an Apply entry of exactly the applied fields', () => {
 });
 
 test('apply: fields dropped from the configuration are removed unless someone else owns them', () => {
-  const live = applyCreate(applyCfg(2, [{ name: 'A', value: '1' }, { name: 'B', value: '2' }]));
+  const live = applyCreate(
+    applyCfg(2, [
+      { name: 'A', value: '1' },
+      { name: 'B', value: '2' },
+    ]),
+  );
   const next = applyFields(structuredClone(live), applyCfg(2, [{ name: 'A', value: '1' }]), 'kubectl', false, scope(T1));
   const c = (next as Any).spec.template.spec.containers[0];
   assert.deepEqual(c.env, [{ name: 'A', value: '1' }]);
@@ -231,17 +245,39 @@ test('apply: fields dropped from the configuration are removed unless someone el
   // a field another manager also applied stays
   const shared = applyFields(structuredClone(live), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx', labels: { team: 'a' } } }, 'other', false, scope(T1));
   assert.deepEqual((shared as Any).metadata.labels, { app: 'nginx', team: 'a' });
-  const shared2 = applyFields(structuredClone(shared), applyCfg(2, [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], {}), 'kubectl', false, scope(T1));
+  const shared2 = applyFields(
+    structuredClone(shared),
+    applyCfg(
+      2,
+      [
+        { name: 'A', value: '1' },
+        { name: 'B', value: '2' },
+      ],
+      {},
+    ),
+    'kubectl',
+    false,
+    scope(T1),
+  );
   assert.deepEqual((shared2 as Any).metadata.labels, { app: 'nginx', team: 'a' });
 });
 
 test('apply: lists merge by key; live-only items keep their place', () => {
   const live = applyCreate(applyCfg(1, [{ name: 'A', value: '1' }]));
   (live as Any).spec.template.spec.containers.push({ name: 'sidecar', image: 'busybox' });
-  const cfg = applyCfg(1, [{ name: 'A', value: '2' }, { name: 'C', value: '3' }]);
+  const cfg = applyCfg(1, [
+    { name: 'A', value: '2' },
+    { name: 'C', value: '3' },
+  ]);
   const next = applyFields(structuredClone(live), cfg, 'kubectl', false, scope(T1)) as Any;
-  assert.deepEqual(next.spec.template.spec.containers.map((c: Any) => c.name), ['nginx', 'sidecar']);
-  assert.deepEqual(next.spec.template.spec.containers[0].env, [{ name: 'A', value: '2' }, { name: 'C', value: '3' }]);
+  assert.deepEqual(
+    next.spec.template.spec.containers.map((c: Any) => c.name),
+    ['nginx', 'sidecar'],
+  );
+  assert.deepEqual(next.spec.template.spec.containers[0].env, [
+    { name: 'A', value: '2' },
+    { name: 'C', value: '3' },
+  ]);
 });
 
 test('apply: a changed value owned by another manager conflicts with upstream text; force takes it', () => {
@@ -257,9 +293,7 @@ test('apply: a changed value owned by another manager conflicts with upstream te
   assert.equal(err.status.code, 409);
   assert.equal(err.status.reason, 'Conflict');
   assert.equal(err.status.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas');
-  assert.deepEqual(err.status.details?.causes, [
-    { reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using apps/v1', field: '.spec.replicas' },
-  ]);
+  assert.deepEqual(err.status.details?.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using apps/v1', field: '.spec.replicas' }]);
   // the same value is no conflict: ownership is shared
   const same = applyFields(structuredClone(live), { ...cfg, spec: { replicas: 1 } }, 'flux', false, scope(T1));
   assert.equal(entries(same).length, 2);
@@ -289,7 +323,10 @@ test('apply: an Update after an apply takes the field; the next apply conflicts 
   scaled.spec.replicas = 4;
   updateFields(live, scaled, 'kubectl-patch', scope(T1));
   const e = entries(scaled);
-  assert.deepEqual(e.map((x) => `${x.manager}/${x.operation}`), ['kubectl/Apply', 'kubectl-patch/Update']);
+  assert.deepEqual(
+    e.map((x) => `${x.manager}/${x.operation}`),
+    ['kubectl/Apply', 'kubectl-patch/Update'],
+  );
   assert.equal((e[0]!.fieldsV1 as Any)['f:spec']['f:replicas'], undefined);
   assert.throws(
     () => applyFields(structuredClone(scaled), applyCfg(2, undefined), 'kubectl', false, scope(T1)),
@@ -301,11 +338,17 @@ test('apply: objects created without managedFields give their fields to before-f
   const live = created();
   delete live.metadata.managedFields;
   const next = applyFields(structuredClone(live), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx', labels: { x: 'y' } } }, 'kubectl', false, scope(T1));
-  assert.deepEqual(entries(next).map((e) => `${e.manager}/${e.operation}`), ['kubectl/Apply', 'before-first-apply/Update']);
+  assert.deepEqual(
+    entries(next).map((e) => `${e.manager}/${e.operation}`),
+    ['kubectl/Apply', 'before-first-apply/Update'],
+  );
 });
 
 test('apply: rejects managedFields in the configuration and list items without keys', () => {
-  assert.throws(() => applyFields(undefined, { ...applyCfg(1, undefined), metadata: { name: 'nginx', managedFields: [] } }, 'k', false, scope()), /metadata.managedFields must be nil/);
+  assert.throws(
+    () => applyFields(undefined, { ...applyCfg(1, undefined), metadata: { name: 'nginx', managedFields: [] } }, 'k', false, scope()),
+    /metadata.managedFields must be nil/,
+  );
   const bad = applyCfg(1, undefined);
   bad.spec.template.spec.containers.push({ image: 'x' });
   assert.throws(() => applyFields(undefined, bad, 'k', false, scope()), /omits key field "name"/);
@@ -322,7 +365,17 @@ test('create fast path equals the general comparison with the zero object', asyn
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name: 'p', namespace: 'default', labels: { a: 'b' }, finalizers: ['x/y'] },
-        spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 8080 }, { containerPort: 53, protocol: 'UDP' }], env: [{ name: 'E', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }], tolerations: [{ key: 'k', operator: 'Exists' }] },
+        spec: {
+          containers: [
+            {
+              name: 'c',
+              image: 'i',
+              ports: [{ containerPort: 8080 }, { containerPort: 53, protocol: 'UDP' }],
+              env: [{ name: 'E', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+            },
+          ],
+          tolerations: [{ key: 'k', operator: 'Exists' }],
+        },
       } as Obj,
     ],
     [configMapDefinition as never, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' }, data: { a: '1' } } as Obj],
@@ -347,7 +400,12 @@ test('custom resources: list types from the structural schema when the definitio
       spec: {
         type: 'object',
         properties: {
-          ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } } },
+          ports: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+            items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+          },
           tags: { type: 'array', items: { type: 'string' } },
         },
       },
@@ -367,14 +425,20 @@ test('custom resources: list types from the structural schema when the definitio
     delete mine['f:metadata'];
     assert.deepEqual(mine, { 'f:spec': want['f:spec'] });
     const next = applyFields(structuredClone(live), cr([{ name: 'b', port: 2 }], ['y']), 'two', true, s) as Any;
-    assert.deepEqual(next.spec.ports.map((p: Any) => p.name), withSchema ? ['a', 'b'] : ['b'], `schema: ${withSchema}`);
+    assert.deepEqual(
+      next.spec.ports.map((p: Any) => p.name),
+      withSchema ? ['a', 'b'] : ['b'],
+      `schema: ${withSchema}`,
+    );
     assert.deepEqual(next.spec.tags, ['y']);
   }
 });
 
 test('apply by kubectl over client-side apply: conflicts on last-applied fields are allowed and the annotation follows', () => {
   const live = created('kubectl-client-side-apply') as Any;
-  live.metadata.annotations = { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx' }, spec: { replicas: 1 } }) };
+  live.metadata.annotations = {
+    'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx' }, spec: { replicas: 1 } }),
+  };
   const cfg = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx' }, spec: { replicas: 4 } };
   assert.throws(() => applyFields(structuredClone(live), cfg, 'flux', false, scope(T1)), /conflict with "kubectl-client-side-apply"/);
   const next = applyFields(structuredClone(live), cfg, 'kubectl', false, scope(T1)) as Any;
@@ -383,6 +447,7 @@ test('apply by kubectl over client-side apply: conflicts on last-applied fields 
   // a field outside the last-applied configuration still conflicts
   assert.throws(
     () => applyFields(structuredClone(live), { ...cfg, spec: { replicas: 4, revisionHistoryLimit: 2 } }, 'kubectl', false, scope(T1)),
-    (e: unknown) => e instanceof StatusError && e.status.message === 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.revisionHistoryLimit',
+    (e: unknown) =>
+      e instanceof StatusError && e.status.message === 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.revisionHistoryLimit',
   );
 });

@@ -19,16 +19,7 @@ import { newApplyConflict, type Conflict } from './conflict.js';
 import { createFieldsV1 } from './create.js';
 import { disallowedConflicts, KUBECTL_MANAGER, lastAppliedFields, updateLastApplied } from './lastapplied.js';
 import { FieldSet, fieldPE } from './fieldset.js';
-import {
-  capUpdateManagers,
-  decodeManagedFields,
-  decodeOrEmpty,
-  encodeManagedFields,
-  isResetManagedFields,
-  managerId,
-  type Managed,
-  type ManagedFieldsEntry,
-} from './managed.js';
+import { capUpdateManagers, decodeManagedFields, decodeOrEmpty, encodeManagedFields, isResetManagedFields, managerId, type Managed, type ManagedFieldsEntry } from './managed.js';
 import { typeOfDefinition, type MapType, type TypedDefinition } from './types.js';
 import { compare, deepEqual, merge, removeUnowned, ShapeError, toFieldSet, type Comparison } from './walk.js';
 

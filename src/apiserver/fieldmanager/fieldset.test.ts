@@ -42,20 +42,17 @@ test('fieldsV1 round trip', () => {
 
 test('path element order: fields, keys, values, indices; keys and values by value', () => {
   const pes = ['i:10', 'v:"b"', 'k:{"containerPort":443,"protocol":"TCP"}', 'f:b', 'i:9', 'k:{"containerPort":80,"protocol":"TCP"}', 'v:2', 'f:a'];
-  assert.deepEqual([...pes].sort(comparePE), [
-    'f:a',
-    'f:b',
-    'k:{"containerPort":80,"protocol":"TCP"}',
-    'k:{"containerPort":443,"protocol":"TCP"}',
-    'v:2',
-    'v:"b"',
-    'i:9',
-    'i:10',
-  ]);
+  assert.deepEqual([...pes].sort(comparePE), ['f:a', 'f:b', 'k:{"containerPort":80,"protocol":"TCP"}', 'k:{"containerPort":443,"protocol":"TCP"}', 'v:2', 'v:"b"', 'i:9', 'i:10']);
 });
 
 test('key path elements sort fields by name and escape as Go does', () => {
-  assert.equal(keyPE([['protocol', 'TCP'], ['containerPort', 80]]), 'k:{"containerPort":80,"protocol":"TCP"}');
+  assert.equal(
+    keyPE([
+      ['protocol', 'TCP'],
+      ['containerPort', 80],
+    ]),
+    'k:{"containerPort":80,"protocol":"TCP"}',
+  );
   assert.equal(valuePE('a<b'), 'v:"a\\u003cb"');
   assert.equal(fieldPE('app.kubernetes.io/name'), 'f:app.kubernetes.io/name');
 });

@@ -324,7 +324,10 @@ function toStringValue(v: JsonValue): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return goQuote(v);
   if (Array.isArray(v)) return '[' + v.map(toStringValue).join(',') + ']';
-  if (typeof v === 'object') return Object.keys(v).map((k) => `${k}=${toStringValue(v[k]!)}`).join('');
+  if (typeof v === 'object')
+    return Object.keys(v)
+      .map((k) => `${k}=${toStringValue(v[k]!)}`)
+      .join('');
   return String(v);
 }
 
@@ -346,7 +349,12 @@ export function pathString(path: readonly PE[]): string {
         break;
       case 'k': {
         const o = JSON.parse(pe.slice(2)) as Record<string, JsonValue>;
-        s += '[' + Object.keys(o).map((k) => `${k}=${toStringValue(o[k]!)}`).join(',') + ']';
+        s +=
+          '[' +
+          Object.keys(o)
+            .map((k) => `${k}=${toStringValue(o[k]!)}`)
+            .join(',') +
+          ']';
         break;
       }
       case 'v':

@@ -15,8 +15,23 @@ function withApplier(): Obj {
       name: 'web',
       uid: 'u',
       managedFields: [
-        { manager: 'kubectl', operation: 'Apply', apiVersion: 'apps/v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {}, 'f:paused': {} } } },
-        { manager: 'hpa', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-01T00:00:01Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } }, subresource: 'scale' },
+        {
+          manager: 'kubectl',
+          operation: 'Apply',
+          apiVersion: 'apps/v1',
+          time: '2026-01-01T00:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:replicas': {}, 'f:paused': {} } },
+        },
+        {
+          manager: 'hpa',
+          operation: 'Update',
+          apiVersion: 'apps/v1',
+          time: '2026-01-01T00:00:01Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+          subresource: 'scale',
+        },
       ],
     },
     spec: { replicas: 3, paused: false },
@@ -29,7 +44,15 @@ test('a Scale write moves spec.replicas to the scaler with subresource scale', (
   const mf = o.metadata.managedFields as ManagedFieldsEntry[];
   assert.deepEqual(mf, [
     { manager: 'kubectl', operation: 'Apply', apiVersion: 'apps/v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:paused': {} } } },
-    { manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', time: '2026-01-01T00:00:05Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } }, subresource: 'scale' },
+    {
+      manager: 'kubectl',
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      time: '2026-01-01T00:00:05Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+      subresource: 'scale',
+    },
   ]);
 });
 

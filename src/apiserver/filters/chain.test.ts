@@ -99,7 +99,10 @@ describe('handler chain', () => {
 
   it('audits failed authentications and the impersonated user', async () => {
     const lines: string[] = [];
-    const auditor = new Auditor({ policy: parsePolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n'), sink: { write: (l) => void lines.push(l) } });
+    const auditor = new Auditor({
+      policy: parsePolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n'),
+      sink: { write: (l) => void lines.push(l) },
+    });
     const h = buildHandlerChain(whoami, { auditor, authentication: new Authentication([]), impersonation: new UnionAuthorizer([]) });
     assert.equal((await run(h, req('GET', '/api/v1/pods'))).status, 401);
     const ev = JSON.parse(lines[0]!) as { stage: string; responseStatus: { code: number } };

@@ -110,9 +110,19 @@ export function bodyFormat(contentType: string | undefined): BodyFormat | undefi
 /** Go's strconv.ParseBool: the spellings it accepts, true/false; anything else is undefined (an error there). */
 function parseGoBool(v: string): boolean | undefined {
   switch (v) {
-    case '1': case 't': case 'T': case 'TRUE': case 'true': case 'True':
+    case '1':
+    case 't':
+    case 'T':
+    case 'TRUE':
+    case 'true':
+    case 'True':
       return true;
-    case '0': case 'f': case 'F': case 'FALSE': case 'false': case 'False':
+    case '0':
+    case 'f':
+    case 'F':
+    case 'FALSE':
+    case 'false':
+    case 'False':
       return false;
     default:
       return undefined;

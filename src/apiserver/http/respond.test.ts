@@ -28,7 +28,7 @@ function writer(pretty?: boolean): ResponseWriter & { status: number; headers: R
   return w;
 }
 
-test('JSON bodies end with a newline, as Go\'s json.Encoder writes them', () => {
+test("JSON bodies end with a newline, as Go's json.Encoder writes them", () => {
   const w = writer();
   writeRawJSON(w, 200, '{"kind":"ConfigMap"}');
   assert.equal(w.body, '{"kind":"ConfigMap"}\n');

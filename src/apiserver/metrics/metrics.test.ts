@@ -21,7 +21,10 @@ describe('apiserver metrics', () => {
   });
 
   it('counts finished requests by code, requests in flight and long-running requests', async () => {
-    const m = new APIServerMetrics(() => [['pods', 3], ['deployments.apps', 1]]);
+    const m = new APIServerMetrics(() => [
+      ['pods', 3],
+      ['deployments.apps', 1],
+    ]);
     const list = m.begin(info('GET', '/api/v1/namespaces/a/pods'), undefined, false, performance.now());
     const watch = m.begin(info('GET', '/api/v1/pods?watch=true'), undefined, false, performance.now());
     const create = m.begin(info('POST', '/api/v1/namespaces/a/configmaps'), 'application/json', true, performance.now());
@@ -36,10 +39,19 @@ describe('apiserver metrics', () => {
     const out = await m.exposition();
     text = out.text;
     assert.equal(out.contentType, 'text/plain; version=0.0.4; charset=utf-8');
-    assert.match(text, /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="pods",subresource="",scope="namespace",component="apiserver",code="200"\} 1$/m);
-    assert.match(text, /^apiserver_request_total\{verb="POST",dry_run="All",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="422"\} 1$/m);
+    assert.match(
+      text,
+      /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="pods",subresource="",scope="namespace",component="apiserver",code="200"\} 1$/m,
+    );
+    assert.match(
+      text,
+      /^apiserver_request_total\{verb="POST",dry_run="All",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="422"\} 1$/m,
+    );
     assert.match(text, /^apiserver_request_total\{verb="WATCH",.*code="200"\} 1$/m);
-    assert.match(text, /^apiserver_request_duration_seconds_count\{verb="LIST",dry_run="",group="",version="v1",resource="pods",subresource="",scope="namespace",component="apiserver"\} 1$/m);
+    assert.match(
+      text,
+      /^apiserver_request_duration_seconds_count\{verb="LIST",dry_run="",group="",version="v1",resource="pods",subresource="",scope="namespace",component="apiserver"\} 1$/m,
+    );
     assert.doesNotMatch(text, /^apiserver_request_duration_seconds_count\{verb="WATCH"/m);
     assert.match(text, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} 0$/m);
     assert.match(text, /^apiserver_longrunning_requests\{verb="WATCH",.*\} 0$/m);

@@ -5,7 +5,13 @@ import { buildGroupVersionDocument, buildOpenAPIIndex, openAPIDocuments, sha512H
 import { refsOf, type Schema } from './schemas.js';
 import { testDefs } from './testdata/defs.js';
 
-type Op = { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, unknown> }; 'x-kubernetes-action': string; 'x-kubernetes-group-version-kind': unknown; operationId: string };
+type Op = {
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content: Record<string, unknown> };
+  'x-kubernetes-action': string;
+  'x-kubernetes-group-version-kind': unknown;
+  operationId: string;
+};
 type Doc = { openapi: string; paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, Schema> } };
 
 const gvDefs = (defs: ResourceDefinition[], group: string, version = 'v1') => defs.filter((d) => d.group === group && d.version === version);
@@ -31,7 +37,10 @@ test('the index hash of a group-version changes when its document changes, and o
   const b = buildOpenAPIIndex(changed).paths;
   assert.notEqual(a['apis/apps/v1']!.serverRelativeURL, b['apis/apps/v1']!.serverRelativeURL);
   assert.equal(a['api/v1']!.serverRelativeURL, b['api/v1']!.serverRelativeURL);
-  const added = [...testDefs(), { group: 'apps', version: 'v1', kind: 'ReplicaSet', listKind: 'ReplicaSetList', resource: 'replicasets', singular: 'replicaset', namespaced: true }];
+  const added = [
+    ...testDefs(),
+    { group: 'apps', version: 'v1', kind: 'ReplicaSet', listKind: 'ReplicaSetList', resource: 'replicasets', singular: 'replicaset', namespaced: true },
+  ];
   assert.notEqual(buildOpenAPIIndex(added).paths['apis/apps/v1']!.serverRelativeURL, a['apis/apps/v1']!.serverRelativeURL);
 });
 
@@ -62,7 +71,10 @@ test('api/v1 document: paths per verb, PATCH with fieldValidation and the kind',
   ]);
   const coll = doc.paths['/api/v1/namespaces/{namespace}/pods']!;
   assert.equal(coll.post!['x-kubernetes-action'], 'post');
-  assert.deepEqual(coll.post!.parameters!.map((p) => p.name), ['dryRun', 'fieldManager', 'fieldValidation']);
+  assert.deepEqual(
+    coll.post!.parameters!.map((p) => p.name),
+    ['dryRun', 'fieldManager', 'fieldValidation'],
+  );
   assert.equal(coll.get!['x-kubernetes-action'], 'list');
   assert.equal(coll.delete!['x-kubernetes-action'], 'deletecollection');
   assert.ok(doc.paths['/api/v1/namespaces/{namespace}/pods/{name}/status']!.patch);

@@ -12,16 +12,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceDefinition } from '../../api/resource.js';
 import { groupVersionPath } from './names.js';
 import { resourcePaths, operationGroupVersion, operationTag } from './paths.js';
-import {
-  builtinListSchemaName,
-  builtinSchemaName,
-  builtinSchemas,
-  closure,
-  customKindSchema,
-  listSchema,
-  refsOf,
-  type Schema,
-} from './schemas.js';
+import { builtinListSchemaName, builtinSchemaName, builtinSchemas, closure, customKindSchema, listSchema, refsOf, type Schema } from './schemas.js';
 import { customSchemaName } from './names.js';
 import { customResourceSchema } from './custom.js';
 
@@ -87,7 +78,13 @@ export function buildGroupVersionDocument(defs: readonly ResourceDefinition[]): 
         description: 'get available resources',
         operationId: `get${operationGroupVersion(group, version)}APIResources`,
         responses: {
-          '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList' } }, 'application/yaml': { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList' } } }, description: 'OK' },
+          '200': {
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList' } },
+              'application/yaml': { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList' } },
+            },
+            description: 'OK',
+          },
           '401': { description: 'Unauthorized' },
         },
         tags: [operationTag(group, version)],
@@ -156,7 +153,20 @@ const MAX_FINGERPRINTS = 4;
 /** What of a definition set shows in the documents (a cache key; equal sets give equal strings). */
 export function fingerprint(defs: readonly ResourceDefinition[]): string {
   return defs
-    .map((d) => [d.group, d.version, d.resource, d.kind, d.listKind, d.namespaced ? 'n' : 'c', (d.verbs ?? []).join(','), d.status ? 's' : '', d.schemaRef ?? '', customResourceSchema(d)?.hash ?? ''].join('/'))
+    .map((d) =>
+      [
+        d.group,
+        d.version,
+        d.resource,
+        d.kind,
+        d.listKind,
+        d.namespaced ? 'n' : 'c',
+        (d.verbs ?? []).join(','),
+        d.status ? 's' : '',
+        d.schemaRef ?? '',
+        customResourceSchema(d)?.hash ?? '',
+      ].join('/'),
+    )
     .sort()
     .join('|');
 }

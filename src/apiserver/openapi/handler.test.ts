@@ -47,6 +47,9 @@ test('unknown group-versions and paths are 404 with a metav1.Status', () => {
     assert.equal(r.status, 404, p);
     assert.equal(r.headers['Content-Type'], 'application/json');
     const s = JSON.parse(r.body.toString());
-    assert.deepEqual({ kind: s.kind, apiVersion: s.apiVersion, status: s.status, reason: s.reason, code: s.code }, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
+    assert.deepEqual(
+      { kind: s.kind, apiVersion: s.apiVersion, status: s.status, reason: s.reason, code: s.code },
+      { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 },
+    );
   }
 });

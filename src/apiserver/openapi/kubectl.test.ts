@@ -40,17 +40,19 @@ function discovery(group: string): unknown {
     metadata: {},
     items: [...versions].map(([g, ds]) => ({
       metadata: { name: g },
-      versions: [{
-        version: 'v1',
-        freshness: 'Current',
-        resources: ds.map((d) => ({
-          resource: d.resource,
-          responseKind: { group: d.group, version: d.version, kind: d.kind },
-          scope: d.namespaced ? 'Namespaced' : 'Cluster',
-          singularResource: d.singular,
-          verbs: d.verbs ?? ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
-        })),
-      }],
+      versions: [
+        {
+          version: 'v1',
+          freshness: 'Current',
+          resources: ds.map((d) => ({
+            resource: d.resource,
+            responseKind: { group: d.group, version: d.version, kind: d.kind },
+            scope: d.namespaced ? 'Namespaced' : 'Cluster',
+            singularResource: d.singular,
+            verbs: d.verbs ?? ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'],
+          })),
+        },
+      ],
     })),
   };
 }
@@ -105,7 +107,8 @@ after(() => {
 function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(kubectl, [`--server=${base}`, `--cache-dir=${join(dir, 'cache')}`, ...args], { env: { ...process.env, KUBECONFIG: '/dev/null' } }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -135,7 +138,10 @@ test('kubectl apply creates with fieldValidation=Strict and updates with a strat
   assert.ok(post && post.url.includes('fieldValidation=Strict'), 'validation left to the server');
   const patch = requests.find((q) => q.method === 'PATCH');
   assert.equal(patch?.contentType, 'application/strategic-merge-patch+json');
-  assert.ok(requests.some((q) => q.url.startsWith('/openapi/v3/api/v1?hash=')), 'fetched the hashed api/v1 document');
+  assert.ok(
+    requests.some((q) => q.url.startsWith('/openapi/v3/api/v1?hash=')),
+    'fetched the hashed api/v1 document',
+  );
   assert.ok(!requests.some((q) => q.url.startsWith('/openapi/v2')), 'never fell back to /openapi/v2');
 });
 

@@ -33,16 +33,40 @@ function q(name: string, type: 'string' | 'boolean' | 'integer', description: st
 }
 
 const P = {
-  allowWatchBookmarks: q('allowWatchBookmarks', 'boolean', 'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers may send bookmarks at their discretion. Ignored unless watching.'),
+  allowWatchBookmarks: q(
+    'allowWatchBookmarks',
+    'boolean',
+    'allowWatchBookmarks requests watch events with type "BOOKMARK". Servers may send bookmarks at their discretion. Ignored unless watching.',
+  ),
   continue: q('continue', 'string', 'The continue token from a previous list result with limit set, to fetch the next chunk.'),
   dryRun: q('dryRun', 'string', 'When present, indicates that modifications should not be persisted. The only valid value is All: all dry run stages are processed.'),
   fieldManager: q('fieldManager', 'string', 'fieldManager is a name associated with the actor or entity that is making these changes. At most 128 printable characters.'),
-  fieldManagerApply: q('fieldManager', 'string', 'fieldManager is a name associated with the actor or entity that is making these changes. Required for apply requests (application/apply-patch); optional for the other patch types.'),
+  fieldManagerApply: q(
+    'fieldManager',
+    'string',
+    'fieldManager is a name associated with the actor or entity that is making these changes. Required for apply requests (application/apply-patch); optional for the other patch types.',
+  ),
   fieldSelector: q('fieldSelector', 'string', 'A selector to restrict the list of returned objects by their fields. Defaults to everything.'),
-  fieldValidation: q('fieldValidation', 'string', 'fieldValidation instructs the server how to handle objects in the request containing unknown or duplicate fields: Ignore (drop them silently), Warn (drop them and send a warning header for each, the default) or Strict (fail the request with BadRequest).'),
-  force: q('force', 'boolean', 'Force is going to "force" Apply requests: the request re-acquires conflicting fields owned by other managers. Must be unset for non-apply patch requests.'),
-  gracePeriodSeconds: q('gracePeriodSeconds', 'integer', 'The duration in seconds before the object should be deleted. Zero means delete immediately; unset means the default of the type.'),
-  ignoreStoreReadError: q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean', 'if set to true, deletes objects that cannot be read from storage (corrupt). Unsafe; off by default.'),
+  fieldValidation: q(
+    'fieldValidation',
+    'string',
+    'fieldValidation instructs the server how to handle objects in the request containing unknown or duplicate fields: Ignore (drop them silently), Warn (drop them and send a warning header for each, the default) or Strict (fail the request with BadRequest).',
+  ),
+  force: q(
+    'force',
+    'boolean',
+    'Force is going to "force" Apply requests: the request re-acquires conflicting fields owned by other managers. Must be unset for non-apply patch requests.',
+  ),
+  gracePeriodSeconds: q(
+    'gracePeriodSeconds',
+    'integer',
+    'The duration in seconds before the object should be deleted. Zero means delete immediately; unset means the default of the type.',
+  ),
+  ignoreStoreReadError: q(
+    'ignoreStoreReadErrorWithClusterBreakingPotential',
+    'boolean',
+    'if set to true, deletes objects that cannot be read from storage (corrupt). Unsafe; off by default.',
+  ),
   labelSelector: q('labelSelector', 'string', 'A selector to restrict the list of returned objects by their labels. Defaults to everything.'),
   limit: q('limit', 'integer', 'limit is a maximum number of responses to return for a list call. If more items exist, the list metadata carries a continue token.'),
   orphanDependents: q('orphanDependents', 'boolean', 'Deprecated: use propagationPolicy. Whether dependent objects should be orphaned.'),
@@ -55,11 +79,36 @@ const P = {
   watch: q('watch', 'boolean', 'Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion.'),
 } satisfies Record<string, Param>;
 
-const LIST_PARAMS = [P.allowWatchBookmarks, P.continue, P.fieldSelector, P.labelSelector, P.limit, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds, P.watch];
+const LIST_PARAMS = [
+  P.allowWatchBookmarks,
+  P.continue,
+  P.fieldSelector,
+  P.labelSelector,
+  P.limit,
+  P.resourceVersion,
+  P.resourceVersionMatch,
+  P.sendInitialEvents,
+  P.timeoutSeconds,
+  P.watch,
+];
 const WRITE_PARAMS = [P.dryRun, P.fieldManager, P.fieldValidation];
 const PATCH_PARAMS = [P.dryRun, P.fieldManagerApply, P.fieldValidation, P.force];
 const DELETE_PARAMS = [P.dryRun, P.gracePeriodSeconds, P.ignoreStoreReadError, P.orphanDependents, P.propagationPolicy];
-const DELETECOLLECTION_PARAMS = [P.continue, P.dryRun, P.fieldSelector, P.gracePeriodSeconds, P.ignoreStoreReadError, P.labelSelector, P.limit, P.orphanDependents, P.propagationPolicy, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds];
+const DELETECOLLECTION_PARAMS = [
+  P.continue,
+  P.dryRun,
+  P.fieldSelector,
+  P.gracePeriodSeconds,
+  P.ignoreStoreReadError,
+  P.labelSelector,
+  P.limit,
+  P.orphanDependents,
+  P.propagationPolicy,
+  P.resourceVersion,
+  P.resourceVersionMatch,
+  P.sendInitialEvents,
+  P.timeoutSeconds,
+];
 
 function pathParam(name: 'name' | 'namespace', description: string): Param {
   return { description, in: 'path', name, required: true, schema: { type: 'string', uniqueItems: true } };
@@ -233,16 +282,26 @@ export function resourcePaths(def: ResourceDefinition, names: ResourceSchemas): 
       parameters: [...scopeParams, ...watchParams],
     };
     out[`${root}/watch${scope}/${def.resource}/{name}`] = {
-      get: op(`watch${gv}${nsd}${kind}`, 'watch', `watch changes to an object of kind ${kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`, {
-        responses: { '200': ok(event, WATCH_TYPES), '401': unauthorized },
-      }),
+      get: op(
+        `watch${gv}${nsd}${kind}`,
+        'watch',
+        `watch changes to an object of kind ${kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`,
+        {
+          responses: { '200': ok(event, WATCH_TYPES), '401': unauthorized },
+        },
+      ),
       parameters: [nameParam, ...scopeParams, ...watchParams],
     };
     if (def.namespaced) {
       out[`${root}/watch/${def.resource}`] = {
-        get: op(`watch${gv}${kind}ListForAllNamespaces`, 'watchlist', `watch individual changes to a list of ${kind}. deprecated: use the 'watch' parameter with a list operation instead.`, {
-          responses: { '200': ok(event, WATCH_TYPES), '401': unauthorized },
-        }),
+        get: op(
+          `watch${gv}${kind}ListForAllNamespaces`,
+          'watchlist',
+          `watch individual changes to a list of ${kind}. deprecated: use the 'watch' parameter with a list operation instead.`,
+          {
+            responses: { '200': ok(event, WATCH_TYPES), '401': unauthorized },
+          },
+        ),
         parameters: watchParams,
       };
     }

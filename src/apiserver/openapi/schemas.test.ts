@@ -49,7 +49,10 @@ test('PodSpec.containers: merge key name, strategy merge, list-map keyed by name
 });
 
 test('integer formats, bytes, required fields and descriptions', () => {
-  assert.deepEqual({ ...prop('io.k8s.api.core.v1.PodSpec', 'terminationGracePeriodSeconds'), description: undefined }, { description: undefined, format: 'int64', type: 'integer' });
+  assert.deepEqual(
+    { ...prop('io.k8s.api.core.v1.PodSpec', 'terminationGracePeriodSeconds'), description: undefined },
+    { description: undefined, format: 'int64', type: 'integer' },
+  );
   assert.equal(prop('io.k8s.api.apps.v1.DeploymentSpec', 'replicas').format, 'int32');
   assert.equal(prop('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', 'generation').format, 'int64');
   assert.equal(prop('io.k8s.api.certificates.v1.CertificateSigningRequestSpec', 'expirationSeconds').format, 'int32');

@@ -28,10 +28,7 @@ const REF_PREFIX = '#/components/schemas/';
  * Candidate locations of schemas.json: beside this module (tsx, tests) and, for a
  * bundle in dist/, the source tree one level up.
  */
-const CANDIDATES = [
-  new URL('./generated/schemas.json', import.meta.url),
-  new URL('../src/apiserver/openapi/generated/schemas.json', import.meta.url),
-];
+const CANDIDATES = [new URL('./generated/schemas.json', import.meta.url), new URL('../src/apiserver/openapi/generated/schemas.json', import.meta.url)];
 
 let loaded: SchemaSet | undefined;
 
@@ -71,7 +68,9 @@ export function addSchemaExtensions(schemas: Record<string, Schema>): void {
   const props = schemas[`${APIEXT}JSONSchemaProps`]?.properties as Record<string, Schema> | undefined;
   if (!props) return;
   const bool = (description: string): Schema => ({ description, type: 'boolean' });
-  props['x-kubernetes-embedded-resource'] ??= bool('x-kubernetes-embedded-resource marks an embedded Kubernetes object (apiVersion, kind and metadata are validated); type must be object.');
+  props['x-kubernetes-embedded-resource'] ??= bool(
+    'x-kubernetes-embedded-resource marks an embedded Kubernetes object (apiVersion, kind and metadata are validated); type must be object.',
+  );
   props['x-kubernetes-int-or-string'] ??= bool('x-kubernetes-int-or-string allows an integer or a string at this position.');
   props['x-kubernetes-preserve-unknown-fields'] ??= bool('x-kubernetes-preserve-unknown-fields stops the pruning of fields the schema does not specify below this node.');
   props['x-kubernetes-list-map-keys'] ??= {

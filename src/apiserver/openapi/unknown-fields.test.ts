@@ -10,7 +10,13 @@ test('a well-formed Pod has no unknown fields', () => {
   const obj = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'x', labels: { 'app.kubernetes.io/name': 'x' }, annotations: { a: 'b' }, ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'n', uid: 'u' }], managedFields: [{ manager: 'm', fieldsV1: { 'f:metadata': { 'f:labels': {} } } }] },
+    metadata: {
+      name: 'x',
+      labels: { 'app.kubernetes.io/name': 'x' },
+      annotations: { a: 'b' },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'n', uid: 'u' }],
+      managedFields: [{ manager: 'm', fieldsV1: { 'f:metadata': { 'f:labels': {} } } }],
+    },
     spec: {
       containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } }, livenessProbe: { httpGet: { port: 'http' } } }],
       volumes: [{ name: 'v', emptyDir: {} }],
@@ -26,10 +32,18 @@ test('unknown fields are reported with their paths, as upstream strict decoding 
     kind: 'Pod',
     bogusTop: 1,
     metadata: { name: 'x', nam: 'typo' },
-    spec: { bogusField: 1, containers: [{ name: 'c', image: 'nginx' }, { name: 'd', imagePullPolice: 'Always', ports: [{ containerPort: 1, hostPorts: 2 }] }] },
+    spec: {
+      bogusField: 1,
+      containers: [
+        { name: 'c', image: 'nginx' },
+        { name: 'd', imagePullPolice: 'Always', ports: [{ containerPort: 1, hostPorts: 2 }] },
+      ],
+    },
   };
   assert.deepEqual(unknownFields(pod, obj), ['bogusTop', 'metadata.nam', 'spec.bogusField', 'spec.containers[1].imagePullPolice', 'spec.containers[1].ports[0].hostPorts']);
-  assert.deepEqual(unknownFields({ group: 'apps', version: 'v1', kind: 'Deployment' }, { spec: { template: { spec: { containers: [{ name: 'c', imagee: 'x' }] } } } }), ['spec.template.spec.containers[0].imagee']);
+  assert.deepEqual(unknownFields({ group: 'apps', version: 'v1', kind: 'Deployment' }, { spec: { template: { spec: { containers: [{ name: 'c', imagee: 'x' }] } } } }), [
+    'spec.template.spec.containers[0].imagee',
+  ]);
 });
 
 test('kinds without a built-in schema report nothing', () => {
@@ -47,7 +61,12 @@ test('CRDs may use the x-kubernetes-* schema extensions', () => {
       c: { type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'], 'x-kubernets-typo': true },
     },
   };
-  const obj = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x' }, spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: schema } }] } };
+  const obj = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'x' },
+    spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: schema } }] },
+  };
   assert.deepEqual(unknownFields(crd, obj), ['spec.versions[0].schema.openAPIV3Schema.properties.c.x-kubernets-typo']);
 });
 
@@ -62,5 +81,8 @@ test('custom resources are checked against the schema registered for their defin
       spec: { type: 'object', properties: { size: { type: 'integer' }, free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
     },
   });
-  assert.deepEqual(unknownFields(def, <KObject>{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', nam: 1 }, spec: { size: 1, sise: 2, free: { any: 1 } } }), ['metadata.nam', 'spec.sise']);
+  assert.deepEqual(unknownFields(def, <KObject>{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', nam: 1 }, spec: { size: 1, sise: 2, free: { any: 1 } } }), [
+    'metadata.nam',
+    'spec.sise',
+  ]);
 });

@@ -10,12 +10,19 @@ const TESTDATA = new URL('./testdata/', import.meta.url);
 function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, dropNulls(x)]),
+    );
   }
   return v;
 }
 
-const fixtures = readdirSync(TESTDATA).filter((f) => f.endsWith('.pb')).map((f) => f.slice(0, -3)).sort();
+const fixtures = readdirSync(TESTDATA)
+  .filter((f) => f.endsWith('.pb'))
+  .map((f) => f.slice(0, -3))
+  .sort();
 
 test('the captured kubectl 1.32 bodies cover the create and auth commands', () => {
   assert.ok(fixtures.length >= 29, `only ${fixtures.length} fixtures`);
@@ -76,7 +83,10 @@ test('Pod: times, inline structs, quantities, pointer zeros, IntOrString, owner 
       labels: { app: 'x' },
     },
     spec: {
-      volumes: [{ name: 'scratch', volumeSource: { emptyDir: {} } }, { name: 'cfg', volumeSource: { configMap: { localObjectReference: { name: 'cm' }, defaultMode: 420 } } }],
+      volumes: [
+        { name: 'scratch', volumeSource: { emptyDir: {} } },
+        { name: 'cfg', volumeSource: { configMap: { localObjectReference: { name: 'cm' }, defaultMode: 420 } } },
+      ],
       containers: [
         {
           name: 'c',
@@ -108,7 +118,10 @@ test('Pod: times, inline structs, quantities, pointer zeros, IntOrString, owner 
       managedFields: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '1970-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }],
     },
     spec: {
-      volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'cfg', configMap: { name: 'cm', defaultMode: 420 } }],
+      volumes: [
+        { name: 'scratch', emptyDir: {} },
+        { name: 'cfg', configMap: { name: 'cm', defaultMode: 420 } },
+      ],
       containers: [
         {
           name: 'c',
@@ -189,13 +202,7 @@ const envelope = (apiVersion: string, kind: string, raw: number[]): Buffer =>
   Buffer.concat([PROTOBUF_MAGIC, Buffer.from([...lfield(1, [...lfield(1, apiVersion), ...lfield(2, kind)]), ...lfield(2, raw)])]);
 
 test('DeleteOptions: upstream field numbers (gracePeriodSeconds 1, preconditions 2 {uid 1, resourceVersion 2}, orphanDependents 3, propagationPolicy 4, dryRun 5)', () => {
-  const raw = [
-    ...vfield(1, 30),
-    ...lfield(2, [...lfield(1, 'uid-1'), ...lfield(2, '42')]),
-    ...vfield(3, 0),
-    ...lfield(4, 'Foreground'),
-    ...lfield(5, 'All'),
-  ];
+  const raw = [...vfield(1, 30), ...lfield(2, [...lfield(1, 'uid-1'), ...lfield(2, '42')]), ...vfield(3, 0), ...lfield(4, 'Foreground'), ...lfield(5, 'All')];
   assert.deepStrictEqual(decodeProtobufObject(envelope('v1', 'DeleteOptions', raw)).object, {
     apiVersion: 'v1',
     kind: 'DeleteOptions',
@@ -225,5 +232,8 @@ test('Eviction (policy/v1 and v1beta1): metadata 1, deleteOptions 2', () => {
     });
   }
   // kinds other than the per-version meta kinds are still looked up by group version
-  assertBadRequest(() => decodeProtobufObject(envelope('apps/v1', 'Eviction', raw)), 'no kind "Eviction" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"');
+  assertBadRequest(
+    () => decodeProtobufObject(envelope('apps/v1', 'Eviction', raw)),
+    'no kind "Eviction" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"',
+  );
 });

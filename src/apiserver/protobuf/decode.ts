@@ -33,8 +33,21 @@ function protobufjs(): typeof PB {
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 const PROTO_FILES = [
-  'runtime', 'resource', 'intstr', 'meta-v1', 'core-v1', 'apps-v1', 'batch-v1', 'authorization-v1', 'authentication-v1',
-  'rbac-v1', 'policy-v1', 'scheduling-v1', 'networking-v1', 'autoscaling-v1', 'certificates-v1',
+  'runtime',
+  'resource',
+  'intstr',
+  'meta-v1',
+  'core-v1',
+  'apps-v1',
+  'batch-v1',
+  'authorization-v1',
+  'authentication-v1',
+  'rbac-v1',
+  'policy-v1',
+  'scheduling-v1',
+  'networking-v1',
+  'autoscaling-v1',
+  'certificates-v1',
 ];
 
 /**
@@ -139,11 +152,7 @@ function planOf(type: PB.Type): FieldPlan[] {
   p = type.fieldsArray.map((f): FieldPlan => {
     const sub = f.resolvedType instanceof protobuf.Type ? f.resolvedType : undefined;
     const isMap = f instanceof protobuf.MapField;
-    const mode: FieldPlan['mode'] = isMap
-      ? sub ? 'map-message' : 'map-scalar'
-      : f.repeated
-        ? sub ? 'repeated-message' : 'repeated-scalar'
-        : sub ? 'message' : 'scalar';
+    const mode: FieldPlan['mode'] = isMap ? (sub ? 'map-message' : 'map-scalar') : f.repeated ? (sub ? 'repeated-message' : 'repeated-scalar') : sub ? 'message' : 'scalar';
     return {
       name: f.name,
       mode,

@@ -127,7 +127,18 @@ export class KubeletClient {
             if (n < 1 << 16) chunks.push(c);
             n += c.length;
           });
-          kres.on('end', () => reject(kubeletResponseError(code, Buffer.concat(chunks).toString('utf8').slice(0, 1 << 16), qualified, name)));
+          kres.on('end', () =>
+            reject(
+              kubeletResponseError(
+                code,
+                Buffer.concat(chunks)
+                  .toString('utf8')
+                  .slice(0, 1 << 16),
+                qualified,
+                name,
+              ),
+            ),
+          );
           kres.on('error', (e) => reject(newInternalError(e)));
           return;
         }

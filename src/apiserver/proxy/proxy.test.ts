@@ -100,11 +100,22 @@ describe('API server → kubelet proxy (pods/log, exec, attach, portforward)', (
       apiVersion: 'v1',
       kind: 'Node',
       metadata: { name: 'n1' },
-      status: { addresses: [{ type: 'Hostname', address: 'n1.invalid' }, { type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } },
+      status: {
+        addresses: [
+          { type: 'Hostname', address: 'n1.invalid' },
+          { type: 'InternalIP', address: '127.0.0.1' },
+        ],
+        daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } },
+      },
     } as KObject);
     const node = await client.get(R.nodes, '', 'n1');
     if (!(node as { status?: { addresses?: unknown[] } }).status?.addresses?.length) {
-      await client.update(R.nodes, '', { ...node, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } } } as KObject, { subresource: 'status' });
+      await client.update(
+        R.nodes,
+        '',
+        { ...node, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } } } as KObject,
+        { subresource: 'status' },
+      );
     }
     const pod = (name: string, containers: string[], nodeName?: string): KObject =>
       ({
@@ -199,7 +210,12 @@ describe('API server → kubelet proxy (pods/log, exec, attach, portforward)', (
     );
     assert.match(refused, /^HTTP\/1\.1 404 Not Found\r\n/);
     assert.match(refused, /"message":"pods \\"refuse\\" not found"/);
-    await client.create(R.pods, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'refuse' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] } } as KObject);
+    await client.create(R.pods, 'default', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'refuse' },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] },
+    } as KObject);
     const relayed = await rawExchange(
       apiPort,
       ca.cert,
@@ -210,7 +226,12 @@ describe('API server → kubelet proxy (pods/log, exec, attach, portforward)', (
     assert.ok(relayed.endsWith('\r\n\r\ncontainer not found ("zzz")'), relayed);
     assert.equal(seen.at(-1)!.url, '/attach/default/refuse/c?stdout=1');
     assert.equal(seen.at(-1)!.method, 'POST');
-    const anon = await rawExchange(apiPort, ca.cert, undefined, 'GET /api/v1/namespaces/default/pods/one/exec?command=ls HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    const anon = await rawExchange(
+      apiPort,
+      ca.cert,
+      undefined,
+      'GET /api/v1/namespaces/default/pods/one/exec?command=ls HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+    );
     assert.match(anon, /^HTTP\/1\.1 401 Unauthorized\r\n/);
   });
 });

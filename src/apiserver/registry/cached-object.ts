@@ -115,9 +115,7 @@ export class WholeEncoding implements EncodedObject {
 
 function wholeEncoding(obj: Obj): WholeEncoding {
   const m = obj.metadata;
-  return new WholeEncoding(
-    m?.resourceVersion === undefined ? JSON.stringify(obj) : JSON.stringify({ ...obj, metadata: { ...m, resourceVersion: undefined } }),
-  );
+  return new WholeEncoding(m?.resourceVersion === undefined ? JSON.stringify(obj) : JSON.stringify({ ...obj, metadata: { ...m, resourceVersion: undefined } }));
 }
 
 /**

@@ -28,11 +28,26 @@ export function newUID(): string {
   const v = (b[o + 6]! & 0x0f) | 0x40; // version 4
   const r = (b[o + 8]! & 0x3f) | 0x80; // RFC 4122 variant
   return (
-    HEX[b[o]!]! + HEX[b[o + 1]!]! + HEX[b[o + 2]!]! + HEX[b[o + 3]!]! + '-' +
-    HEX[b[o + 4]!]! + HEX[b[o + 5]!]! + '-' +
-    HEX[v]! + HEX[b[o + 7]!]! + '-' +
-    HEX[r]! + HEX[b[o + 9]!]! + '-' +
-    HEX[b[o + 10]!]! + HEX[b[o + 11]!]! + HEX[b[o + 12]!]! + HEX[b[o + 13]!]! + HEX[b[o + 14]!]! + HEX[b[o + 15]!]!
+    HEX[b[o]!]! +
+    HEX[b[o + 1]!]! +
+    HEX[b[o + 2]!]! +
+    HEX[b[o + 3]!]! +
+    '-' +
+    HEX[b[o + 4]!]! +
+    HEX[b[o + 5]!]! +
+    '-' +
+    HEX[v]! +
+    HEX[b[o + 7]!]! +
+    '-' +
+    HEX[r]! +
+    HEX[b[o + 9]!]! +
+    '-' +
+    HEX[b[o + 10]!]! +
+    HEX[b[o + 11]!]! +
+    HEX[b[o + 12]!]! +
+    HEX[b[o + 13]!]! +
+    HEX[b[o + 14]!]! +
+    HEX[b[o + 15]!]!
   );
 }
 

@@ -9,7 +9,7 @@ const deploy = { group: 'apps', version: 'v1', resource: 'deployments' };
 const job = { group: 'batch', version: 'v1', resource: 'jobs' };
 
 describe('deletion finalizers for garbage collection', () => {
-  it('follows the strategies\' default policies', () => {
+  it("follows the strategies' default policies", () => {
     assert.equal(defaultGarbageCollectionPolicy(deploy), 'DeleteDependents');
     assert.equal(defaultGarbageCollectionPolicy(job), 'OrphanDependents');
     assert.equal(defaultGarbageCollectionPolicy({ group: '', version: 'v1', resource: 'replicationcontrollers' }), 'OrphanDependents');

@@ -10,27 +10,10 @@
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/registry/generic/registry/store.go
  */
 import type { Obj, ResourceDefinition, StatusStrategy, StrategyContext, UserInfo, ObjectLookup } from '../../api/resource.js';
-import {
-  StatusError,
-  newAlreadyExists,
-  newBadRequest,
-  newConflict,
-  newInvalid,
-  newNotFound,
-  newResourceExpired,
-  newGone,
-} from '../../apimachinery/errors.js';
+import { StatusError, newAlreadyExists, newBadRequest, newConflict, newInvalid, newNotFound, newResourceExpired, newGone } from '../../apimachinery/errors.js';
 import { Path, type FieldError } from '../../apimachinery/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation.js';
-import {
-  CompactedError,
-  FutureRevisionError,
-  KeyExistsError,
-  KeyNotFoundError,
-  RevisionMismatchError,
-  type Storage,
-  type WriteOptions,
-} from '../../storage/interface.js';
+import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, type Storage, type WriteOptions } from '../../storage/interface.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
 import { wireShaperFor, type WireShaper } from '../../api/wire-shape.js';
 import { customResourceSchema } from '../openapi/custom.js';
@@ -599,18 +582,10 @@ export class Store {
       const old = current.obj;
       const pre = p.preconditions;
       if (pre?.uid && pre.uid !== old.metadata.uid) {
-        throw newConflict(
-          this.groupResource,
-          name,
-          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid ?? ''}`,
-        );
+        throw newConflict(this.groupResource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid ?? ''}`);
       }
       if (pre?.resourceVersion && pre.resourceVersion !== String(current.rv)) {
-        throw newConflict(
-          this.groupResource,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.rv}`,
-        );
+        throw newConflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.rv}`);
       }
       const attrs = this.admissionAttributes('DELETE', undefined, old, ns, wc);
       if (attrs !== undefined) {
@@ -715,14 +690,7 @@ export class Store {
    * The admission attributes of one write, given to both phases (so their lookups are
    * shared); undefined without an admission chain.
    */
-  private admissionAttributes(
-    op: Operation,
-    obj: Obj | undefined,
-    old: Obj | undefined,
-    ns: string,
-    wc: WriteContext,
-    subresource = '',
-  ): AdmissionAttributes | undefined {
+  private admissionAttributes(op: Operation, obj: Obj | undefined, old: Obj | undefined, ns: string, wc: WriteContext, subresource = ''): AdmissionAttributes | undefined {
     if (!this.admission) return undefined;
     return {
       operation: op,

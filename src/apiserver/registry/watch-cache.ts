@@ -237,7 +237,7 @@ export class WatchCache {
   private resolveWaiters(): void {
     if (this.waiters.length === 0) return;
     const still: typeof this.waiters = [];
-    for (const w of this.waiters) (w.rv <= this.rv ? w.resolve() : still.push(w));
+    for (const w of this.waiters) w.rv <= this.rv ? w.resolve() : still.push(w);
     this.waiters = still;
   }
 

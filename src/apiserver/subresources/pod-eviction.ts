@@ -38,7 +38,9 @@ interface Eviction {
   };
 }
 
-type PodLike = Obj & { status?: { phase?: string; conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; lastProbeTime?: string | null }[] } };
+type PodLike = Obj & {
+  status?: { phase?: string; conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string; lastProbeTime?: string | null }[] };
+};
 
 /** Pods whose eviction needs no budget check (upstream canIgnorePDB). */
 export function canIgnorePDB(pod: PodLike): boolean {
@@ -68,12 +70,19 @@ export function checkAndDecrement(pdb: PodDisruptionBudget & Obj, podName: strin
   if ((st.observedGeneration ?? 0) < gen) throw budgetProcessingError(pdb.metadata.name ?? '');
   if ((st.disruptionsAllowed ?? 0) < 0) throw newForbidden({ group: 'policy', resource: 'poddisruptionbudget' }, pdb.metadata.name ?? '', 'pdb disruptions allowed is negative');
   if (Object.keys(st.disruptedPods ?? {}).length > MAX_DISRUPTED_POD_SIZE) {
-    throw newForbidden({ group: 'policy', resource: 'poddisruptionbudget' }, pdb.metadata.name ?? '', 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+    throw newForbidden(
+      { group: 'policy', resource: 'poddisruptionbudget' },
+      pdb.metadata.name ?? '',
+      'DisruptedPods map too big - too many evictions not confirmed by PDB controller',
+    );
   }
   if ((st.disruptionsAllowed ?? 0) === 0) {
     const e = newTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0);
     e.status.details!.causes = [
-      { reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata.name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently` },
+      {
+        reason: 'DisruptionBudget',
+        message: `The disruption budget ${pdb.metadata.name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`,
+      },
     ];
     throw e;
   }
@@ -119,7 +128,11 @@ async function addConditionAndDelete(c: ResourceContext, ns: string, name: strin
         const pod = cur as PodLike;
         const pre = p.preconditions;
         if (pre?.uid && pre.uid !== pod.metadata.uid) {
-          throw newConflict({ group: '', resource: 'Pod' }, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${pod.metadata.uid}). The object might have been deleted and then recreated`);
+          throw newConflict(
+            { group: '', resource: 'Pod' },
+            name,
+            `the UID in the precondition (${pre.uid}) does not match the UID in record (${pod.metadata.uid}). The object might have been deleted and then recreated`,
+          );
         }
         if (pre?.resourceVersion && pre.resourceVersion !== pod.metadata.resourceVersion) {
           throw newConflict(
@@ -135,7 +148,8 @@ async function addConditionAndDelete(c: ResourceContext, ns: string, name: strin
         if (existing) {
           if (existing.status !== 'True') existing.lastTransitionTime = ts;
           Object.assign(existing, { status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' });
-        } else conds.push({ type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: ts, reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' });
+        } else
+          conds.push({ type: 'DisruptionTarget', status: 'True', lastProbeTime: null, lastTransitionTime: ts, reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' });
         delete pod.metadata.resourceVersion;
         return pod;
       },

@@ -41,7 +41,10 @@ export function scaleOf(obj: Obj): Scale {
     if (obj.kind === 'ReplicationController') {
       // a ReplicationController's selector is a plain label map (upstream SelectorFromSet: sorted key=value)
       const set = (spec.selector ?? {}) as Record<string, string>;
-      selector = Object.keys(set).sort().map((k) => `${k}=${set[k]}`).join(',');
+      selector = Object.keys(set)
+        .sort()
+        .map((k) => `${k}=${set[k]}`)
+        .join(',');
     } else selector = labelSelectorAsSelector(spec.selector).toString();
   } catch {
     selector = '';

@@ -69,9 +69,7 @@ export function serviceAccountTokenHandler(tokens: ServiceAccountTokens): Subres
         if (!s) throw newNotFound({ group: '', resource: k.resource }, ref.name ?? '');
         const o = (await s.get(k.namespaced ? ns : '', ref.name ?? '')).obj;
         if (ref.uid && ref.uid !== o.metadata.uid) {
-          throw newBadRequest(
-            `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
-          );
+          throw newBadRequest(`the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
         }
         const r = { name: o.metadata.name!, uid: o.metadata.uid! };
         if (ref.kind === 'Pod') {

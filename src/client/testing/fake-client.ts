@@ -18,18 +18,7 @@ import { parseSelector } from '../../apimachinery/labels.js';
 import type { JsonObject } from '../../apimachinery/patch/json-value.js';
 import { applyMergePatch } from '../../apimachinery/patch/merge-patch.js';
 import { strategicMergeKindKey, strategicMergePatch } from '../../apimachinery/patch/strategic-merge-patch.js';
-import type {
-  Client,
-  DeleteOptions,
-  KList,
-  ListOptions,
-  PatchType,
-  ResourceRef,
-  WatchEvent,
-  WatchHandle,
-  WatchOptions,
-  WriteOptions,
-} from '../types.js';
+import type { Client, DeleteOptions, KList, ListOptions, PatchType, ResourceRef, WatchEvent, WatchHandle, WatchOptions, WriteOptions } from '../types.js';
 
 /** One recorded call (reads and writes). */
 interface Call {
@@ -239,14 +228,7 @@ export class FakeClient implements Client {
   }
 
   /** `merge` (RFC 7386) or `strategic` patches; a `metadata.uid` in the patch is a precondition. */
-  async patch<T extends KObject = KObject>(
-    r: ResourceRef,
-    ns: string,
-    name: string,
-    type: PatchType,
-    patch: unknown,
-    opts?: WriteOptions & { subresource?: string },
-  ): Promise<T> {
+  async patch<T extends KObject = KObject>(r: ResourceRef, ns: string, name: string, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: string }): Promise<T> {
     this.record({ verb: 'patch', resource: r.resource, ns, name, subresource: opts?.subresource, body: clone(patch) });
     if (type !== 'merge' && type !== 'strategic') throw newBadRequest(`fake client: patch type ${type} not supported`);
     const old = this.stored(r, ns, name);

@@ -80,16 +80,32 @@ describe('CronJob controller', () => {
     spec: {
       schedule: '* * * * *',
       ...spec,
-      jobTemplate: { metadata: { labels: { cj: name } }, spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', command: ['date'] }] } } } },
+      jobTemplate: {
+        metadata: { labels: { cj: name } },
+        spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', command: ['date'] }] } } },
+      },
     },
   });
   const jobsOf = async (name: string): Promise<Job[]> => (await c.client.list<Job>(W.jobs, 'default', { labelSelector: `cj=${name}` })).items;
   const complete = async (j: Job): Promise<void> => {
     const t = new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    await c.client.update(W.jobs, 'default', {
-      ...j,
-      status: { startTime: t, completionTime: t, succeeded: 1, conditions: [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True', lastTransitionTime: t }] },
-    }, { subresource: 'status' });
+    await c.client.update(
+      W.jobs,
+      'default',
+      {
+        ...j,
+        status: {
+          startTime: t,
+          completionTime: t,
+          succeeded: 1,
+          conditions: [
+            { type: 'SuccessCriteriaMet', status: 'True' },
+            { type: 'Complete', status: 'True', lastTransitionTime: t },
+          ],
+        },
+      },
+      { subresource: 'status' },
+    );
   };
   /** Moves the fake clock just past the next minute boundary. */
   const nextMinute = async (): Promise<void> => {
@@ -100,27 +116,39 @@ describe('CronJob controller', () => {
   it('creates a Job per scheduled time, tracks active / lastScheduleTime / lastSuccessfulTime, trims history', async () => {
     await c.client.create(W.cronjobs, 'default', cronJob('hello', { successfulJobsHistoryLimit: 1 }));
     await nextMinute();
-    const [j1] = await waitFor(async () => {
-      const l = await jobsOf('hello');
-      return l.length === 1 ? l : undefined;
-    }, 5000, 'first job');
+    const [j1] = await waitFor(
+      async () => {
+        const l = await jobsOf('hello');
+        return l.length === 1 ? l : undefined;
+      },
+      5000,
+      'first job',
+    );
     const scheduled = Math.floor(clock.now() / 60_000) * 60_000;
     assert.equal(j1!.metadata?.name, `hello-${scheduled / 60_000}`);
     assert.equal(j1!.metadata?.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp'], new Date(scheduled).toISOString().replace(/\.\d{3}Z$/, 'Z'));
     assert.equal(j1!.metadata?.ownerReferences?.[0]?.kind, 'CronJob');
-    const cj = await waitFor(async () => {
-      const x = await c.client.get<CronJob>(W.cronjobs, 'default', 'hello');
-      return x.status?.active?.length ? x : undefined;
-    }, 5000, 'active');
+    const cj = await waitFor(
+      async () => {
+        const x = await c.client.get<CronJob>(W.cronjobs, 'default', 'hello');
+        return x.status?.active?.length ? x : undefined;
+      },
+      5000,
+      'active',
+    );
     assert.equal(cj.status?.active?.[0]?.name, j1!.metadata?.name);
     assert.equal(cj.status?.lastScheduleTime, new Date(scheduled).toISOString().replace(/\.\d{3}Z$/, 'Z'));
     assert.ok(c.recorder.lines().includes(`SuccessfulCreate: Created job ${j1!.metadata?.name}`));
 
     await complete(j1!);
-    await waitFor(async () => {
-      const x = await c.client.get<CronJob>(W.cronjobs, 'default', 'hello');
-      return !x.status?.active && x.status?.lastSuccessfulTime;
-    }, 5000, 'completed job seen');
+    await waitFor(
+      async () => {
+        const x = await c.client.get<CronJob>(W.cronjobs, 'default', 'hello');
+        return !x.status?.active && x.status?.lastSuccessfulTime;
+      },
+      5000,
+      'completed job seen',
+    );
     assert.ok(c.recorder.lines().includes(`SawCompletedJob: Saw completed job: ${j1!.metadata?.name}, condition: Complete`));
 
     await nextMinute();
@@ -146,7 +174,7 @@ describe('CronJob controller', () => {
     await nextMinute();
     // the Job the CronJob created after it gets for this minute: that tick has been handled
     const minute = `awake-${Math.floor(clock.now() / 60_000)}`;
-    await waitFor(async () => (await jobsOf('awake')).some((j) => j.metadata?.name === minute), 5000, 'this minute\'s Job of the CronJob created after it');
+    await waitFor(async () => (await jobsOf('awake')).some((j) => j.metadata?.name === minute), 5000, "this minute's Job of the CronJob created after it");
     assert.equal((await jobsOf('sleepy')).length, 0);
   });
 

@@ -83,7 +83,16 @@ export function jobNameFor(cj: CronJob, scheduled: number): string {
 /** Scheduled time as RFC 3339 in `zone` (or UTC), for the cronjob-scheduled-timestamp annotation. */
 export function formatInZone(ms: number, zone: string | undefined): string {
   if (!zone || zone === 'UTC' || zone === 'Etc/UTC') return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' }).formatToParts(new Date(ms));
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(ms));
   const g = (t: string): string => parts.find((p) => p.type === t)?.value ?? '00';
   const wall = Date.UTC(+g('year'), +g('month') - 1, +g('day'), +g('hour'), +g('minute'), +g('second'));
   const off = Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000);

@@ -40,6 +40,9 @@ describe('ClusterRole aggregation', () => {
     const r = (name: string, labels: Record<string, string>, verbs: string[]) => ({ metadata: { name, labels }, rules: [{ verbs, apiGroups: [''], resources: ['pods'] }] });
     const agg = { metadata: { name: 'mine' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'x/aggregate': 'true' } }] } };
     const all = [agg, r('b', { 'x/aggregate': 'true' }, ['list']), r('a', { 'x/aggregate': 'true' }, ['get']), r('c', {}, ['delete']), r('d', { 'x/aggregate': 'true' }, ['get'])];
-    assert.deepEqual(aggregateRules(agg, all).map((x) => x.verbs), [['get'], ['list']]);
+    assert.deepEqual(
+      aggregateRules(agg, all).map((x) => x.verbs),
+      [['get'], ['list']],
+    );
   });
 });

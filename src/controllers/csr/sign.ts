@@ -58,7 +58,9 @@ export async function signCSR(ca: SigningCA, csrPEM: string, usages: string[], s
   extensions.push(await x509.AuthorityKeyIdentifierExtension.create(caCert, false));
   for (const e of csr.extensions) if (e.type === '2.5.29.17') extensions.push(e);
   const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     subject: csr.subject,
     issuer: caCert.subject,
     notBefore,
@@ -79,6 +81,8 @@ export async function createCSR(commonName: string, organizations: string[] = []
   const name = [...organizations.map((o) => `O=${esc(o)}`), `CN=${esc(commonName)}`].join(', ');
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name, keys, signingAlgorithm: alg });
   const der = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n');
   return { csr: csr.toString('pem') + '\n', key: `-----BEGIN PRIVATE KEY-----\n${b64}${b64.endsWith('\n') ? '' : '\n'}-----END PRIVATE KEY-----\n` };
 }

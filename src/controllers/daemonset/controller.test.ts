@@ -73,13 +73,27 @@ describe('DaemonSet controller', () => {
 
   it('creates one pod per node, targeted by a metadata.name node affinity, with the daemon tolerations and revision labels', async () => {
     const ds = await c.client.create<DaemonSet>(W.daemonsets, 'default', daemon('agent'));
-    const st = await waitFor(async () => {
-      const d = await getDS('agent');
-      return d.status?.numberAvailable === 3 && d.status.observedGeneration === d.metadata?.generation ? d : undefined;
-    }, 8000, '3 available');
+    const st = await waitFor(
+      async () => {
+        const d = await getDS('agent');
+        return d.status?.numberAvailable === 3 && d.status.observedGeneration === d.metadata?.generation ? d : undefined;
+      },
+      8000,
+      '3 available',
+    );
     assert.deepEqual(
       { ...st.status, collisionCount: undefined },
-      { desiredNumberScheduled: 3, currentNumberScheduled: 3, numberMisscheduled: 0, numberReady: 3, numberAvailable: 3, updatedNumberScheduled: 3, numberUnavailable: 0, observedGeneration: st.metadata?.generation, collisionCount: undefined },
+      {
+        desiredNumberScheduled: 3,
+        currentNumberScheduled: 3,
+        numberMisscheduled: 0,
+        numberReady: 3,
+        numberAvailable: 3,
+        updatedNumberScheduled: 3,
+        numberUnavailable: 0,
+        observedGeneration: st.metadata?.generation,
+        collisionCount: undefined,
+      },
     );
     const pods = await live('agent');
     assert.deepEqual(nodesOf(pods), NODES);
@@ -91,8 +105,14 @@ describe('DaemonSet controller', () => {
       assert.match(p.metadata!.name!, /^agent-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
       assert.equal(p.metadata?.labels?.['controller-revision-hash'], hash);
       assert.equal(p.metadata?.labels?.['pod-template-generation'], '1');
-      assert.deepEqual(p.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
-      assert.deepEqual(p.spec?.affinity, { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [p.spec!.nodeName!] }] }] } } });
+      assert.deepEqual(p.metadata?.ownerReferences, [
+        { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata!.uid, controller: true, blockOwnerDeletion: true },
+      ]);
+      assert.deepEqual(p.spec?.affinity, {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [p.spec!.nodeName!] }] }] },
+        },
+      });
       assert.deepEqual(
         p.spec?.tolerations?.map((t) => `${t.key}:${t.operator}:${t.effect}`),
         [
@@ -117,10 +137,14 @@ describe('DaemonSet controller', () => {
     await waitFor(async () => nodesOf(await live('ssd')).join() === 'node-b,node-c', 5000, 'ssd on node-b and node-c');
     await patchNode('node-b', { metadata: { labels: { disk: null } } });
     await waitFor(async () => nodesOf(await live('ssd')).join() === 'node-c', 5000, 'ssd gone from node-b');
-    const d = await waitFor(async () => {
-      const x = await getDS('ssd');
-      return x.status?.desiredNumberScheduled === 1 && x.status.currentNumberScheduled === 1 && x.status.numberMisscheduled === 0 ? x : undefined;
-    }, 5000, 'ssd status');
+    const d = await waitFor(
+      async () => {
+        const x = await getDS('ssd');
+        return x.status?.desiredNumberScheduled === 1 && x.status.currentNumberScheduled === 1 && x.status.numberMisscheduled === 0 ? x : undefined;
+      },
+      5000,
+      'ssd status',
+    );
     assert.equal(d.status?.numberReady, 1);
     assert.ok(c.recorder.lines().some((l) => l.startsWith('SuccessfulDelete: Deleted pod: ssd-')));
   });
@@ -130,10 +154,14 @@ describe('DaemonSet controller', () => {
     await patchNode('node-c', { spec: { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] } });
     await c.client.create(W.daemonsets, 'default', daemon('late'));
     await waitFor(async () => nodesOf(await live('late')).join() === 'node-b,node-c', 5000, 'late avoids node-a');
-    const d = await waitFor(async () => {
-      const x = await getDS('late');
-      return x.status?.desiredNumberScheduled === 2 && x.status.numberAvailable === 2 ? x : undefined;
-    }, 5000, 'late status');
+    const d = await waitFor(
+      async () => {
+        const x = await getDS('late');
+        return x.status?.desiredNumberScheduled === 2 && x.status.numberAvailable === 2 ? x : undefined;
+      },
+      5000,
+      'late status',
+    );
     assert.equal(d.status?.numberMisscheduled, 0);
     // the earlier DaemonSet keeps its pod on the NoSchedule-tainted node (now counted as misscheduled)
     assert.deepEqual(nodesOf(await live('agent')), NODES);
@@ -150,16 +178,26 @@ describe('DaemonSet controller', () => {
     broken.add('agent:v2');
     const before = await getDS('agent');
     await c.client.patch(W.daemonsets, 'default', 'agent', 'merge', { spec: { template: { spec: { containers: [{ name: 'agent', image: 'agent:v2' }] } } } });
-    const mid = await waitFor(async () => {
-      const x = await getDS('agent');
-      const ps = await live('agent');
-      return x.status?.observedGeneration === x.metadata?.generation && ps.filter((p) => p.spec?.containers[0]?.image === 'agent:v2').length === 1 && ps.length === 3 ? ps : undefined;
-    }, 5000, 'one new pod');
+    const mid = await waitFor(
+      async () => {
+        const x = await getDS('agent');
+        const ps = await live('agent');
+        return x.status?.observedGeneration === x.metadata?.generation && ps.filter((p) => p.spec?.containers[0]?.image === 'agent:v2').length === 1 && ps.length === 3
+          ? ps
+          : undefined;
+      },
+      5000,
+      'one new pod',
+    );
     assert.equal(mid.filter((p) => p.spec?.containers[0]?.image === 'agent:v1').length, 2, 'the others wait for the new pod');
-    const st = await waitFor(async () => {
-      const x = await getDS('agent');
-      return x.status?.updatedNumberScheduled === 1 ? x : undefined;
-    }, 5000, 'updated 1');
+    const st = await waitFor(
+      async () => {
+        const x = await getDS('agent');
+        return x.status?.updatedNumberScheduled === 1 ? x : undefined;
+      },
+      5000,
+      'updated 1',
+    );
     assert.equal(st.status?.numberAvailable, 2);
     assert.equal(st.status?.numberUnavailable, 1);
     assert.notEqual(st.metadata?.generation, before.metadata?.generation);
@@ -168,10 +206,14 @@ describe('DaemonSet controller', () => {
     // the stand-in kubelet acts on pod events: nudge the waiting pod
     const waiting = mid.find((p) => p.spec?.containers[0]?.image === 'agent:v2')!;
     await c.client.patch(R.pods, 'default', waiting.metadata!.name!, 'merge', { metadata: { annotations: { nudge: '1' } } });
-    const done = await waitFor(async () => {
-      const x = await getDS('agent');
-      return x.status?.updatedNumberScheduled === 3 && x.status.numberAvailable === 3 ? x : undefined;
-    }, 8000, 'rollout done');
+    const done = await waitFor(
+      async () => {
+        const x = await getDS('agent');
+        return x.status?.updatedNumberScheduled === 3 && x.status.numberAvailable === 3 ? x : undefined;
+      },
+      8000,
+      'rollout done',
+    );
     assert.equal(done.status?.numberUnavailable, 0);
     assert.ok((await live('agent')).every((p) => p.spec?.containers[0]?.image === 'agent:v2' && p.metadata?.labels?.['pod-template-generation'] === '2'));
     const revs = (await c.client.list<ControllerRevision>(W.controllerrevisions, 'default')).items.filter((r) => r.metadata?.ownerReferences?.[0]?.name === 'agent');
@@ -183,34 +225,56 @@ describe('DaemonSet controller', () => {
     await waitFor(async () => (await getDS('surge')).status?.numberAvailable === 3, 5000, 'surge ready');
     broken.add('agent:v3');
     await c.client.patch(W.daemonsets, 'default', 'surge', 'merge', { spec: { template: { spec: { containers: [{ name: 'agent', image: 'agent:v3' }] } } } });
-    const ps = await waitFor(async () => {
-      const l = await live('surge');
-      return l.length === 4 ? l : undefined;
-    }, 5000, 'a surge pod');
+    const ps = await waitFor(
+      async () => {
+        const l = await live('surge');
+        return l.length === 4 ? l : undefined;
+      },
+      5000,
+      'a surge pod',
+    );
     const nodes = nodesOf(ps);
     const doubled = nodes.find((n, i) => nodes[i + 1] === n)!;
-    assert.deepEqual(ps.filter((p) => targetNodeName(p) === doubled).map((p) => p.spec?.containers[0]?.image).sort(), ['agent:v1', 'agent:v3']);
+    assert.deepEqual(
+      ps
+        .filter((p) => targetNodeName(p) === doubled)
+        .map((p) => p.spec?.containers[0]?.image)
+        .sort(),
+      ['agent:v1', 'agent:v3'],
+    );
     broken.delete('agent:v3');
     const waiting = ps.find((p) => p.spec?.containers[0]?.image === 'agent:v3')!;
     await c.client.patch(R.pods, 'default', waiting.metadata!.name!, 'merge', { metadata: { annotations: { nudge: '1' } } });
-    await waitFor(async () => {
-      const l = await live('surge');
-      return l.length === 3 && l.every((p) => p.spec?.containers[0]?.image === 'agent:v3');
-    }, 8000, 'surge rollout done');
+    await waitFor(
+      async () => {
+        const l = await live('surge');
+        return l.length === 3 && l.every((p) => p.spec?.containers[0]?.image === 'agent:v3');
+      },
+      8000,
+      'surge rollout done',
+    );
   });
 
   it('OnDelete keeps old pods until they are deleted', async () => {
     await c.client.create(W.daemonsets, 'default', daemon('od', { updateStrategy: { type: 'OnDelete' } }));
     await waitFor(async () => (await getDS('od')).status?.numberAvailable === 3, 5000, 'od ready');
     await c.client.patch(W.daemonsets, 'default', 'od', 'merge', { spec: { template: { spec: { containers: [{ name: 'agent', image: 'agent:v9' }] } } } });
-    const st = await waitFor(async () => {
-      const x = await getDS('od');
-      return x.status?.observedGeneration === x.metadata?.generation ? x : undefined;
-    }, 5000, 'od observed');
+    const st = await waitFor(
+      async () => {
+        const x = await getDS('od');
+        return x.status?.observedGeneration === x.metadata?.generation ? x : undefined;
+      },
+      5000,
+      'od observed',
+    );
     assert.equal(st.status?.updatedNumberScheduled, 0);
     const victim = (await live('od')).find((p) => targetNodeName(p) === 'node-b')!;
     await c.client.delete(R.pods, 'default', victim.metadata!.name!);
-    const fresh = await waitFor(async () => (await live('od')).find((p) => targetNodeName(p) === 'node-b' && p.metadata?.uid !== victim.metadata?.uid), 5000, 'replacement on node-b');
+    const fresh = await waitFor(
+      async () => (await live('od')).find((p) => targetNodeName(p) === 'node-b' && p.metadata?.uid !== victim.metadata?.uid),
+      5000,
+      'replacement on node-b',
+    );
     assert.equal(fresh.spec?.containers[0]?.image, 'agent:v9');
     assert.equal((await live('od')).filter((p) => p.spec?.containers[0]?.image === 'agent:v1').length, 2);
   });
@@ -227,10 +291,14 @@ describe('DaemonSet controller with a fake clock', () => {
       ctl = await startDaemonSetController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
       kubelet = startDaemonKubelet(c.client, () => true);
       await c.client.create(W.daemonsets, 'default', daemon('slow', { minReadySeconds: 30 }));
-      const ready = await waitFor(async () => {
-        const d = await c.client.get<DaemonSet>(W.daemonsets, 'default', 'slow');
-        return d.status?.numberReady === 2 ? d : undefined;
-      }, 5000, 'numberReady 2');
+      const ready = await waitFor(
+        async () => {
+          const d = await c.client.get<DaemonSet>(W.daemonsets, 'default', 'slow');
+          return d.status?.numberReady === 2 ? d : undefined;
+        },
+        5000,
+        'numberReady 2',
+      );
       assert.equal(ready.status?.numberAvailable, 0);
       assert.equal(ready.status?.numberUnavailable, 2);
       const availableNow = async (): Promise<number> => (await c.client.get<DaemonSet>(W.daemonsets, 'default', 'slow')).status?.numberAvailable ?? 0;

@@ -154,7 +154,9 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
       if (jsonEqual(existing.data, data)) return existing;
       const cur = dsInformer.getByName(ns, ds.metadata!.name!) ?? ds;
       if ((cur.status?.collisionCount ?? 0) !== (ds.status?.collisionCount ?? 0)) {
-        throw new Error(`found a stale collision count (${ds.status?.collisionCount ?? 0}, expected ${cur.status?.collisionCount ?? 0}) of DaemonSet "${ds.metadata?.name}" while processing; will retry until it is updated`);
+        throw new Error(
+          `found a stale collision count (${ds.status?.collisionCount ?? 0}, expected ${cur.status?.collisionCount ?? 0}) of DaemonSet "${ds.metadata?.name}" while processing; will retry until it is updated`,
+        );
       }
       const bumped = { ...cur, status: { ...(cur.status ?? {}), collisionCount: (cur.status?.collisionCount ?? 0) + 1 } as DaemonSetStatus };
       await client.update(W.daemonsets, ns, bumped, { subresource: 'status' });
@@ -195,7 +197,11 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
     const ns = ds.metadata!.namespace!;
     const creates = create.slice(0, DS_BURST_REPLICAS);
     const deletes = del.slice(0, DS_BURST_REPLICAS);
-    expectations.set(key, creates.length, deletes.map((p) => keyOf(p)));
+    expectations.set(
+      key,
+      creates.length,
+      deletes.map((p) => keyOf(p)),
+    );
     const ref = newControllerRef(ds, 'apps/v1', 'DaemonSet');
     const errors: unknown[] = [];
     const { successes, error } = await slowStartBatch(creates.length, SLOW_START_INITIAL_BATCH_SIZE, async (i) => {
@@ -240,7 +246,16 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
     const next: DaemonSetStatus = { ...(ds.status ?? ({} as DaemonSetStatus)), ...status };
     if (observed) next.observedGeneration = ds.metadata?.generation ?? 0;
     const cur = ds.status ?? ({} as DaemonSetStatus);
-    const keys: (keyof DaemonSetStatus)[] = ['desiredNumberScheduled', 'currentNumberScheduled', 'numberMisscheduled', 'numberReady', 'numberAvailable', 'updatedNumberScheduled', 'numberUnavailable', 'observedGeneration'];
+    const keys: (keyof DaemonSetStatus)[] = [
+      'desiredNumberScheduled',
+      'currentNumberScheduled',
+      'numberMisscheduled',
+      'numberReady',
+      'numberAvailable',
+      'updatedNumberScheduled',
+      'numberUnavailable',
+      'observedGeneration',
+    ];
     if (keys.every((k) => (cur[k] ?? 0) === (next[k] ?? 0))) return;
     // a conflict is retried by the next sync, from the informer's newer copy (the role has no `get` on daemonsets)
     await client.update<DaemonSet>(W.daemonsets, ds.metadata!.namespace!, { ...ds, status: next }, { subresource: 'status' });
@@ -286,7 +301,8 @@ export async function startDaemonSetController(ctx: WorkloadControllerContext): 
     let err: unknown;
     try {
       const plan = managePlan(ds, nodes, byNode, hash, pred, (node) => failedPodAllowed(key, node));
-      for (const f of plan.failed) recorder.event(ds, 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${f.pod.metadata?.namespace}/${f.pod.metadata?.name} on node ${f.node}, will try to kill it`);
+      for (const f of plan.failed)
+        recorder.event(ds, 'Warning', 'FailedDaemonPod', `Found failed daemon pod ${f.pod.metadata?.namespace}/${f.pod.metadata?.name} on node ${f.node}, will try to kill it`);
       if (plan.create.length || plan.delete.length) await syncNodes(ds, key, plan.delete, plan.create, hash);
       if (expectations.satisfied(key) && (ds.spec?.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {
         const step = rollingUpdatePlan(ds, nodes, byNode, hash, pred, now);

@@ -10,7 +10,11 @@ const ds = (spec: Partial<NonNullable<DaemonSet['spec']>> = {}, podSpec: Record<
   apiVersion: 'apps/v1',
   kind: 'DaemonSet',
   metadata: { name: 'd', namespace: 'default', generation: 2, annotations: { 'deprecated.daemonset.template.generation': '2' } },
-  spec: { selector: { matchLabels: { a: 'd' } }, template: { metadata: { labels: { a: 'd' } }, spec: { containers: [{ name: 'c', image: 'i' }], ...podSpec } }, ...spec } as NonNullable<DaemonSet['spec']>,
+  spec: {
+    selector: { matchLabels: { a: 'd' } },
+    template: { metadata: { labels: { a: 'd' } }, spec: { containers: [{ name: 'c', image: 'i' }], ...podSpec } },
+    ...spec,
+  } as NonNullable<DaemonSet['spec']>,
 });
 let seq = 0;
 /** a daemon pod on `n` at revision `hash`, ready (or not) since 5 minutes before NOW */
@@ -58,7 +62,19 @@ describe('DaemonSet predicates', () => {
     assert.deepEqual(p.shouldRun(node('a', { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } })), [false, true]);
     assert.deepEqual(p.shouldRun(node('a', { spec: { taints: [{ key: 'k', effect: 'NoExecute' }] } })), [false, false]);
     assert.deepEqual(p.shouldRun(node('a', { spec: { taints: [{ key: 'k', effect: 'PreferNoSchedule' }] } })), [true, true]);
-    assert.deepEqual(p.shouldRun(node('a', { spec: { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' }, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] } })), [true, true]);
+    assert.deepEqual(
+      p.shouldRun(
+        node('a', {
+          spec: {
+            taints: [
+              { key: 'node.kubernetes.io/not-ready', effect: 'NoExecute' },
+              { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' },
+            ],
+          },
+        }),
+      ),
+      [true, true],
+    );
     assert.deepEqual(p.shouldRun(node('a', { spec: { taints: [{ key: 'node.kubernetes.io/network-unavailable', effect: 'NoSchedule' }] } })), [false, true]);
     const sel = new DaemonPredicates(ds({}, { nodeSelector: { disk: 'ssd' } }));
     assert.deepEqual(sel.shouldRun(node('a')), [false, false]);
@@ -81,7 +97,10 @@ describe('DaemonSet plan', () => {
     const plan = managePlan(d, nodes, groupByNode([old, dup, failed, gone]), 'h', new DaemonPredicates(d), always);
     assert.deepEqual(plan.create, ['c']);
     assert.deepEqual(plan.delete.map((p) => p.metadata?.name).sort(), [dup, failed, gone].map((p) => p.metadata!.name!).sort());
-    assert.deepEqual(plan.failed.map((f) => f.node), ['b']);
+    assert.deepEqual(
+      plan.failed.map((f) => f.node),
+      ['b'],
+    );
     const held = managePlan(d, nodes, groupByNode([failed]), 'h', new DaemonPredicates(d), () => false);
     assert.deepEqual(held.delete, [], 'a failed pod in backoff stays');
   });
@@ -118,6 +137,14 @@ describe('DaemonSet plan', () => {
     const d = ds({ minReadySeconds: 600 });
     const tainted = node('c', { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } });
     const st = daemonSetStatus(d, [node('a'), node('b'), tainted], groupByNode([pod('a', 'h'), pod('c', 'h')]), 'h', new DaemonPredicates(d), NOW);
-    assert.deepEqual(st, { desiredNumberScheduled: 2, currentNumberScheduled: 1, numberMisscheduled: 1, numberReady: 1, numberAvailable: 0, updatedNumberScheduled: 1, numberUnavailable: 2 });
+    assert.deepEqual(st, {
+      desiredNumberScheduled: 2,
+      currentNumberScheduled: 1,
+      numberMisscheduled: 1,
+      numberReady: 1,
+      numberAvailable: 0,
+      updatedNumberScheduled: 1,
+      numberUnavailable: 2,
+    });
   });
 });

@@ -149,7 +149,14 @@ function splitOnNode(ds: DaemonSet, pods: Pod[], hash: string): { newPod?: Pod; 
  * pod once the new one beside it is available.
  * @param now ms
  */
-export function rollingUpdatePlan(ds: DaemonSet, nodes: Node[], byNode: Map<string, Pod[]>, hash: string, pred: DaemonPredicates, now: number): { delete: Pod[]; create: string[] } {
+export function rollingUpdatePlan(
+  ds: DaemonSet,
+  nodes: Node[],
+  byNode: Map<string, Pod[]>,
+  hash: string,
+  pred: DaemonPredicates,
+  now: number,
+): { delete: Pod[]; create: string[] } {
   const groups = new Map(byNode);
   const shouldRunOn = new Map<string, boolean>();
   let desired = 0;

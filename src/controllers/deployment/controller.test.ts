@@ -41,11 +41,15 @@ describe('Deployment controller', () => {
 
   it('creates <name>-<hash> ReplicaSet and pods labelled with pod-template-hash, reports 2/2 available and completes', async () => {
     const d = await c.client.create<Deployment>(W.deployments, 'default', nginx('nginx-deployment', 2));
-    const done = await waitFor(async () => {
-      const cur = await c.client.get<Deployment>(W.deployments, 'default', 'nginx-deployment');
-      const p = cur.status?.conditions?.find((x) => x.type === 'Progressing');
-      return p?.reason === 'NewReplicaSetAvailable' ? cur : undefined;
-    }, 8000, 'rollout complete');
+    const done = await waitFor(
+      async () => {
+        const cur = await c.client.get<Deployment>(W.deployments, 'default', 'nginx-deployment');
+        const p = cur.status?.conditions?.find((x) => x.type === 'Progressing');
+        return p?.reason === 'NewReplicaSetAvailable' ? cur : undefined;
+      },
+      8000,
+      'rollout complete',
+    );
     assert.equal(done.status?.readyReplicas, 2);
     assert.equal(done.status?.availableReplicas, 2);
     assert.equal(done.status?.updatedReplicas, 2);
@@ -64,7 +68,9 @@ describe('Deployment controller', () => {
     assert.equal(rs.metadata?.annotations?.['deployment.kubernetes.io/desired-replicas'], '2');
     assert.equal(rs.metadata?.annotations?.['deployment.kubernetes.io/max-replicas'], '3');
     assert.equal(rs.metadata?.annotations?.['deployment.kubernetes.io/revision'], '1');
-    assert.deepEqual(rs.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx-deployment', uid: d.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(rs.metadata?.ownerReferences, [
+      { apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx-deployment', uid: d.metadata!.uid, controller: true, blockOwnerDeletion: true },
+    ]);
     const pods = await listPods(c.client, 'default', 'app=nginx-deployment');
     assert.equal(pods.length, 2);
     for (const p of pods) {
@@ -80,11 +86,15 @@ describe('Deployment controller', () => {
     const oldRS = (await rsOf(c, 'nginx-deployment'))[0]!;
     cur.spec!.template.spec!.containers[0]!.image = 'nginx:1.16.1';
     await c.client.update(W.deployments, 'default', cur);
-    const done = await waitFor(async () => {
-      const d = await c.client.get<Deployment>(W.deployments, 'default', 'nginx-deployment');
-      const p = d.status?.conditions?.find((x) => x.type === 'Progressing');
-      return d.status?.observedGeneration === d.metadata?.generation && p?.reason === 'NewReplicaSetAvailable' && d.status?.replicas === 2 ? d : undefined;
-    }, 10000, 'second rollout');
+    const done = await waitFor(
+      async () => {
+        const d = await c.client.get<Deployment>(W.deployments, 'default', 'nginx-deployment');
+        const p = d.status?.conditions?.find((x) => x.type === 'Progressing');
+        return d.status?.observedGeneration === d.metadata?.generation && p?.reason === 'NewReplicaSetAvailable' && d.status?.replicas === 2 ? d : undefined;
+      },
+      10000,
+      'second rollout',
+    );
     assert.equal(done.metadata?.annotations?.['deployment.kubernetes.io/revision'], '2');
     const rss = await rsOf(c, 'nginx-deployment');
     assert.equal(rss.length, 2);
@@ -99,10 +109,14 @@ describe('Deployment controller', () => {
 
   it('scales through the scale subresource (a scaling event resizes the active ReplicaSet)', async () => {
     await c.client.patch(W.deployments, 'default', 'nginx-deployment', 'merge', { spec: { replicas: 4 } }, { subresource: 'scale' });
-    const d = await waitFor(async () => {
-      const x = await c.client.get<Deployment>(W.deployments, 'default', 'nginx-deployment');
-      return x.status?.availableReplicas === 4 && x.status.observedGeneration === x.metadata?.generation ? x : undefined;
-    }, 8000, '4 available');
+    const d = await waitFor(
+      async () => {
+        const x = await c.client.get<Deployment>(W.deployments, 'default', 'nginx-deployment');
+        return x.status?.availableReplicas === 4 && x.status.observedGeneration === x.metadata?.generation ? x : undefined;
+      },
+      8000,
+      '4 available',
+    );
     assert.equal(d.spec?.replicas, 4);
     const active = (await rsOf(c, 'nginx-deployment')).filter((r) => (r.spec?.replicas ?? 0) > 0);
     assert.equal(active.length, 1);
@@ -115,11 +129,21 @@ describe('Deployment controller', () => {
     const cur = await c.client.get<Deployment>(W.deployments, 'default', 'recreate');
     cur.spec!.template.spec!.containers[0]!.image = 'nginx:1.16.1';
     await c.client.update(W.deployments, 'default', cur);
-    await waitFor(async () => {
-      const d = await c.client.get<Deployment>(W.deployments, 'default', 'recreate');
-      const rss = await rsOf(c, 'recreate');
-      return d.status?.observedGeneration === d.metadata?.generation && d.status?.updatedReplicas === 2 && d.status.availableReplicas === 2 && d.status.replicas === 2 && rss.length === 2;
-    }, 10000, 'recreate rollout');
+    await waitFor(
+      async () => {
+        const d = await c.client.get<Deployment>(W.deployments, 'default', 'recreate');
+        const rss = await rsOf(c, 'recreate');
+        return (
+          d.status?.observedGeneration === d.metadata?.generation &&
+          d.status?.updatedReplicas === 2 &&
+          d.status.availableReplicas === 2 &&
+          d.status.replicas === 2 &&
+          rss.length === 2
+        );
+      },
+      10000,
+      'recreate rollout',
+    );
     const rss = await rsOf(c, 'recreate');
     assert.equal(rss.length, 2);
     assert.deepEqual(rss.map((r) => r.spec?.replicas).sort(), [0, 2]);

@@ -85,7 +85,8 @@ export async function startDeploymentController(ctx: WorkloadControllerContext):
   const loop = new ControllerLoop({ name: 'deployment-controller', clock, workers: ctx.workers, sync: (k) => syncDeployment(k) });
 
   const resolveRef = controllerResolver(dInformer, 'Deployment');
-  const deploymentsForOrphan = (rs: ReplicaSet): Deployment[] => controllersSelecting(dByNs.get(rs.metadata?.namespace ?? ''), rs, (d) => labelSelectorAsSelector(d.spec?.selector));
+  const deploymentsForOrphan = (rs: ReplicaSet): Deployment[] =>
+    controllersSelecting(dByNs.get(rs.metadata?.namespace ?? ''), rs, (d) => labelSelectorAsSelector(d.spec?.selector));
   dInformer.addEventHandler({ add: (d) => loop.enqueueObj(d), update: (_o, d) => loop.enqueueObj(d), delete: (d) => loop.enqueueObj(d) });
   const enqueue = (d: Deployment): void => loop.enqueueObj(d);
   rsInformer.addEventHandler(ownedObjectHandlers<Deployment, ReplicaSet>({ resolve: resolveRef, enqueue, noOwner: adoptOrphans(deploymentsForOrphan, enqueue) }));
@@ -331,7 +332,14 @@ export async function startDeploymentController(ctx: WorkloadControllerContext):
     );
     if (failures.length) {
       const f = failures[0]!;
-      setCondition(st, { type: 'ReplicaFailure', status: f.status, lastUpdateTime: f.lastTransitionTime, lastTransitionTime: f.lastTransitionTime, reason: f.reason, message: f.message });
+      setCondition(st, {
+        type: 'ReplicaFailure',
+        status: f.status,
+        lastUpdateTime: f.lastTransitionTime,
+        lastTransitionTime: f.lastTransitionTime,
+        reason: f.reason,
+        message: f.message,
+      });
     } else removeCondition(st, 'ReplicaFailure');
     if (jsonEqual(d.status ?? {}, st)) {
       requeueStuckDeployment(d, st);

@@ -140,7 +140,14 @@ export function maxRevision(rss: ReplicaSet[]): number {
   return rss.reduce((m, rs) => Math.max(m, revisionOf(rs)), 0);
 }
 
-const SKIP_COPY = new Set([LAST_APPLIED_ANNOTATION, REVISION_ANNOTATION, REVISION_HISTORY_ANNOTATION, DESIRED_REPLICAS_ANNOTATION, MAX_REPLICAS_ANNOTATION, ROLLBACK_TO_ANNOTATION]);
+const SKIP_COPY = new Set([
+  LAST_APPLIED_ANNOTATION,
+  REVISION_ANNOTATION,
+  REVISION_HISTORY_ANNOTATION,
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
+]);
 
 /** Sets desired-replicas and max-replicas; returns whether they changed (upstream SetReplicasAnnotations). */
 export function setReplicasAnnotations(rs: ReplicaSet, want: number, max: number): boolean {

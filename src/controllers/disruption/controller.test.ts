@@ -32,10 +32,14 @@ const createPDB = (c: TestCluster, name: string, spec: PDB['spec']): Promise<PDB
 const getPDB = (c: TestCluster, name: string): Promise<PDB> => c.client.get<PDB>(W.poddisruptionbudgets, 'default', name);
 
 const statusOf = async (c: TestCluster, name: string, pred: (p: PDB) => boolean, what: string): Promise<PDB> =>
-  waitFor(async () => {
-    const p = await getPDB(c, name);
-    return pred(p) ? p : undefined;
-  }, 5000, what);
+  waitFor(
+    async () => {
+      const p = await getPDB(c, name);
+      return pred(p) ? p : undefined;
+    },
+    5000,
+    what,
+  );
 
 describe('disruption controller', () => {
   let c: TestCluster;
@@ -106,7 +110,15 @@ describe('disruption controller', () => {
     await createPDB(c, 'u', { maxUnavailable: 1, selector: { matchLabels: { app: 'u' } } });
     const u = await statusOf(c, 'u', (x) => x.status?.observedGeneration === 1, 'status of u');
     assert.deepEqual([u.status?.expectedPods, u.status?.currentHealthy, u.status?.disruptionsAllowed], [0, 1, 0]);
-    assert.ok(c.recorder.events.some((e) => e.reason === 'UnmanagedPods' && e.message.startsWith('Pods selected by this PodDisruptionBudget (selector: &LabelSelector{MatchLabels:map[string]string{app: u,},MatchExpressions:[]LabelSelectorRequirement{},}) were found to be unmanaged.')));
+    assert.ok(
+      c.recorder.events.some(
+        (e) =>
+          e.reason === 'UnmanagedPods' &&
+          e.message.startsWith(
+            'Pods selected by this PodDisruptionBudget (selector: &LabelSelector{MatchLabels:map[string]string{app: u,},MatchExpressions:[]LabelSelectorRequirement{},}) were found to be unmanaged.',
+          ),
+      ),
+    );
 
     const ghost = { metadata: { name: 'ghost', uid: '00000000-0000-0000-0000-000000000001' } } as RS;
     await createPod(c, 'g1', { app: 'g' }, ghost);
@@ -118,7 +130,11 @@ describe('disruption controller', () => {
       g.status?.conditions?.map(({ type, status, reason, message }) => ({ type, status, reason, message })),
       [{ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: 'found no controllers for pod "g1"' }],
     );
-    assert.ok(c.recorder.events.some((e) => e.reason === 'CalculateExpectedPodCountFailed' && e.message === 'Failed to calculate the number of expected pods: found no controllers for pod "g1"'));
+    assert.ok(
+      c.recorder.events.some(
+        (e) => e.reason === 'CalculateExpectedPodCountFailed' && e.message === 'Failed to calculate the number of expected pods: found no controllers for pod "g1"',
+      ),
+    );
 
     // a DaemonSet has no scale subresource (found through discovery)
     const ds = await c.client.create<RS>(W.daemonsets, 'default', {
@@ -145,11 +161,15 @@ describe('disruption controller', () => {
     const cur = await c.client.get<Pod>(R.pods, 'default', 's1');
     cur.status!.conditions!.push({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting', lastTransitionTime: old });
     await c.client.update(R.pods, 'default', cur, { subresource: 'status' });
-    const reset = await waitFor(async () => {
-      const x = await c.client.get<Pod>(R.pods, 'default', p.metadata!.name!);
-      const cond = x.status?.conditions?.find((k) => k.type === 'DisruptionTarget');
-      return cond?.status === 'False' ? cond : undefined;
-    }, 5000, 'DisruptionTarget reset');
+    const reset = await waitFor(
+      async () => {
+        const x = await c.client.get<Pod>(R.pods, 'default', p.metadata!.name!);
+        const cond = x.status?.conditions?.find((k) => k.type === 'DisruptionTarget');
+        return cond?.status === 'False' ? cond : undefined;
+      },
+      5000,
+      'DisruptionTarget reset',
+    );
     assert.notEqual(reset.lastTransitionTime, old);
   });
 });

@@ -83,13 +83,7 @@ export class DiscoveryMapper {
 }
 
 /** The finders of upstream, in its order, over shared informers and the scale subresource. */
-export function controllerFinders(
-  client: Client,
-  mapper: DiscoveryMapper,
-  rsInformer: Informer<RS>,
-  depInformer: Informer<Dep>,
-  stsInformer: Informer<STS>,
-): ControllerFinder[] {
+export function controllerFinders(client: Client, mapper: DiscoveryMapper, rsInformer: Informer<RS>, depInformer: Informer<Dep>, stsInformer: Informer<STS>): ControllerFinder[] {
   const deployment: ControllerFinder = async (ref, ns) => {
     if (!verifyGroupKind(ref, 'ReplicaSet', APPS)) return undefined;
     const rs = rsInformer.get(`${ns}/${ref.name}`);

@@ -43,15 +43,30 @@ describe('disruption status arithmetic', () => {
     assert.deepEqual(await expectedPodCount(pdb({ minAvailable: '50%' }), 3, async () => 4), { expectedCount: 4, desiredHealthy: 2 });
     assert.deepEqual(await expectedPodCount(pdb({ maxUnavailable: '34%' }), 3, async () => 3), { expectedCount: 3, desiredHealthy: 1 });
     assert.deepEqual(await expectedPodCount(pdb({ maxUnavailable: 5 }), 3, async () => 3), { expectedCount: 3, desiredHealthy: 0 });
-    await assert.rejects(expectedPodCount(pdb({ maxUnavailable: 1 }), 1, async () => Promise.reject(new Error('found no controllers for pod "a"'))), /found no controllers/);
+    await assert.rejects(
+      expectedPodCount(pdb({ maxUnavailable: 1 }), 1, async () => Promise.reject(new Error('found no controllers for pod "a"'))),
+      /found no controllers/,
+    );
   });
 
   it('keeps disrupted pods within DeletionTimeout, drops expired, deleted and vanished ones', () => {
-    const b = pdb({ minAvailable: 1 }, { disruptedPods: { a: iso(T0), b: iso(T0 - DELETION_TIMEOUT_MS - 1000), c: iso(T0), gone: iso(T0) }, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0, disruptionsAllowed: 0 });
+    const b = pdb(
+      { minAvailable: 1 },
+      {
+        disruptedPods: { a: iso(T0), b: iso(T0 - DELETION_TIMEOUT_MS - 1000), c: iso(T0), gone: iso(T0) },
+        currentHealthy: 0,
+        desiredHealthy: 0,
+        expectedPods: 0,
+        disruptionsAllowed: 0,
+      },
+    );
     const pods = [pod('a', true), pod('b', true), pod('c', true, { deleting: true })];
     const r = buildDisruptedPodMap(pods, b, T0 + 1000);
     assert.deepEqual(r.disrupted, { a: iso(T0) });
-    assert.deepEqual(r.expired.map((p) => p.metadata?.name), ['b']);
+    assert.deepEqual(
+      r.expired.map((p) => p.metadata?.name),
+      ['b'],
+    );
     assert.equal(r.recheckAt, T0 + DELETION_TIMEOUT_MS);
     // a is disrupted, c is being deleted, d is not Ready: only b counts
     assert.equal(countHealthyPods([...pods, pod('d', false)], r.disrupted, T0 + 1000), 1);
@@ -76,7 +91,14 @@ describe('disruption status arithmetic', () => {
     const after = nextStatus(next, { currentHealthy: 2, desiredHealthy: 2, expectedCount: 3, disrupted: { x: iso(T0) } }, T0 + 5000)!;
     assert.equal(after.status?.disruptionsAllowed, 0);
     assert.deepEqual(after.status?.disruptedPods, { x: iso(T0) });
-    assert.deepEqual(after.status?.conditions?.[0], { type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '', observedGeneration: 1, lastTransitionTime: iso(T0 + 5000) });
+    assert.deepEqual(after.status?.conditions?.[0], {
+      type: 'DisruptionAllowed',
+      status: 'False',
+      reason: 'InsufficientPods',
+      message: '',
+      observedGeneration: 1,
+      lastTransitionTime: iso(T0 + 5000),
+    });
     // no expected pods: no disruption even with healthy pods over the bar
     assert.equal(nextStatus(b, { currentHealthy: 2, desiredHealthy: 0, expectedCount: 0, disrupted: {} }, T0)?.status?.disruptionsAllowed, 0);
     // a new generation is written even with the same counts
@@ -89,7 +111,9 @@ describe('disruption status arithmetic', () => {
     const f = failSafeStatus(b, new Error('found no controllers for pod "a"'), T0);
     assert.equal(f.status?.disruptionsAllowed, 0);
     assert.equal(f.status?.observedGeneration, 1);
-    assert.deepEqual(f.status?.conditions, [{ type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: 'found no controllers for pod "a"', observedGeneration: 1, lastTransitionTime: iso(T0) }]);
+    assert.deepEqual(f.status?.conditions, [
+      { type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: 'found no controllers for pod "a"', observedGeneration: 1, lastTransitionTime: iso(T0) },
+    ]);
   });
 
   it('stale DisruptionTarget: only True, not by the kubelet, on live non-terminal pods, after 2 min', () => {

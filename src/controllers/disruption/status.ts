@@ -47,11 +47,7 @@ export function scaledIntOrPercent(v: number | string | undefined, total: number
  * returns the summed scale of the pods' controllers.
  * @throws whatever `scale()` throws, and Error for an invalid int-or-percent
  */
-export async function expectedPodCount(
-  pdb: PDB,
-  podCount: number,
-  scale: () => Promise<number>,
-): Promise<{ expectedCount: number; desiredHealthy: number }> {
+export async function expectedPodCount(pdb: PDB, podCount: number, scale: () => Promise<number>): Promise<{ expectedCount: number; desiredHealthy: number }> {
   const spec = pdb.spec ?? {};
   if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) {
     const expectedCount = await scale();
@@ -72,11 +68,7 @@ export async function expectedPodCount(
  * and when (ms) the earliest kept entry expires.
  * @param now ms since the epoch
  */
-export function buildDisruptedPodMap(
-  pods: readonly Pod[],
-  pdb: PDB,
-  now: number,
-): { disrupted: Record<string, string>; expired: Pod[]; recheckAt?: number } {
+export function buildDisruptedPodMap(pods: readonly Pod[], pdb: PDB, now: number): { disrupted: Record<string, string>; expired: Pod[]; recheckAt?: number } {
   const disrupted: Record<string, string> = {};
   const expired: Pod[] = [];
   const prev = pdb.status?.disruptedPods;
@@ -129,7 +121,13 @@ function updateDisruptionAllowedCondition(st: PodDisruptionBudgetStatus, now: nu
   const allowed = (st.disruptionsAllowed ?? 0) > 0;
   setCondition(
     conds,
-    { type: DISRUPTION_ALLOWED, status: allowed ? 'True' : 'False', reason: allowed ? SUFFICIENT_PODS : INSUFFICIENT_PODS, message: '', observedGeneration: st.observedGeneration ?? 0 },
+    {
+      type: DISRUPTION_ALLOWED,
+      status: allowed ? 'True' : 'False',
+      reason: allowed ? SUFFICIENT_PODS : INSUFFICIENT_PODS,
+      message: '',
+      observedGeneration: st.observedGeneration ?? 0,
+    },
     now,
   );
 }

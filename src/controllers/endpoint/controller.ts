@@ -21,16 +21,7 @@ import { ControllerLoop, splitKey } from '../util/loop.js';
 import type { Pod } from '../util/pods.js';
 import { realClock } from '../../util/clock.js';
 import { OVER_CAPACITY_ANNOTATION, podSubsets, repackSubsets, subsetsEqual, truncateSubsets } from './subsets.js';
-import {
-  HEADLESS_LABEL,
-  isServiceIPSet,
-  LAST_CHANGE_TRIGGER_TIME,
-  rfc3339Nano,
-  type Service,
-  ServiceSelectorCache,
-  TriggerTimeTracker,
-  watchServicesAndPods,
-} from './util.js';
+import { HEADLESS_LABEL, isServiceIPSet, LAST_CHANGE_TRIGGER_TIME, rfc3339Nano, type Service, ServiceSelectorCache, TriggerTimeTracker, watchServicesAndPods } from './util.js';
 
 export type Endpoints = KEndpoints & KObject;
 
@@ -66,9 +57,7 @@ export function desiredEndpoints(svc: Service, pods: readonly Pod[], current: En
     const capacityOK = (current.metadata.annotations?.[OVER_CAPACITY_ANNOTATION] !== undefined) === truncated;
     if (capacityOK && subsetsEqual(current.subsets, subsets) && labelsEqual(compare, svcLabels)) return undefined;
   }
-  const next: Endpoints = current
-    ? structuredClone(current)
-    : { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: svc.metadata?.name, namespace: svc.metadata?.namespace } };
+  const next: Endpoints = current ? structuredClone(current) : { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: svc.metadata?.name, namespace: svc.metadata?.namespace } };
   next.apiVersion = 'v1';
   next.kind = 'Endpoints';
   const meta = next.metadata!;
@@ -106,7 +95,6 @@ export async function startEndpointsController(ctx: WorkloadControllerContext): 
   const newer = (a: Endpoints, b: Endpoints): boolean => Number(a.metadata?.resourceVersion ?? 0) > Number(b.metadata?.resourceVersion ?? 0);
 
   const loop = new ControllerLoop({ name: 'endpoint-controller', clock, workers: ctx.workers, sync: (k) => sync(k) });
-
 
   watchServicesAndPods(svcInformer, podInformer, (ns) => svcByNs.get(ns), selectors, loop);
   // an Endpoints object deleted behind our back is recreated when its Service still wants one

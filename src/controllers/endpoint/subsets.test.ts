@@ -27,7 +27,13 @@ describe('Endpoints subsets', () => {
   });
 
   it('leaves out pods without IP, terminal and terminating pods (unless publishNotReadyAddresses)', () => {
-    const pods = [pod('a', '10.42.0.2'), pod('noip', ''), pod('done', '10.42.0.5', { phase: 'Succeeded' }), pod('del', '10.42.0.6', { deleting: true }), pod('unready', '10.42.0.7', { ready: false })];
+    const pods = [
+      pod('a', '10.42.0.2'),
+      pod('noip', ''),
+      pod('done', '10.42.0.5', { phase: 'Succeeded' }),
+      pod('del', '10.42.0.6', { deleting: true }),
+      pod('unready', '10.42.0.7', { ready: false }),
+    ];
     const r = podSubsets(service('web'), pods);
     assert.equal(r.ready, 1);
     assert.equal(r.notReady, 1);
@@ -38,7 +44,11 @@ describe('Endpoints subsets', () => {
 
   it('resolves named target ports per pod and groups pods by the ports they offer', () => {
     const svc = service('web', { ports: [{ name: 'http', port: 80, targetPort: 'web' }] });
-    const pods = [pod('a', '10.42.0.2', { ports: [{ name: 'web', containerPort: 8080 }] }), pod('b', '10.42.0.3', { ports: [{ name: 'web', containerPort: 9090 }] }), pod('c', '10.42.0.4')];
+    const pods = [
+      pod('a', '10.42.0.2', { ports: [{ name: 'web', containerPort: 8080 }] }),
+      pod('b', '10.42.0.3', { ports: [{ name: 'web', containerPort: 9090 }] }),
+      pod('c', '10.42.0.4'),
+    ];
     const subsets = repackSubsets(podSubsets(svc, pods).subsets);
     assert.deepEqual(
       subsets.map((s) => [s.addresses?.map((a) => a.ip), s.ports]),
@@ -52,7 +62,9 @@ describe('Endpoints subsets', () => {
 
   it('sets hostname for pods whose subdomain names the service; headless service without ports', () => {
     const svc = service('nginx', { clusterIP: 'None', ports: [] });
-    const subsets = repackSubsets(podSubsets(svc, [pod('web-0', '10.42.0.2', { hostname: 'web-0', subdomain: 'nginx' }), pod('x', '10.42.0.3', { hostname: 'x', subdomain: 'other' })]).subsets);
+    const subsets = repackSubsets(
+      podSubsets(svc, [pod('web-0', '10.42.0.2', { hostname: 'web-0', subdomain: 'nginx' }), pod('x', '10.42.0.3', { hostname: 'x', subdomain: 'other' })]).subsets,
+    );
     assert.deepEqual(subsets, [
       {
         addresses: [
@@ -69,10 +81,7 @@ describe('Endpoints subsets', () => {
     assert.equal(truncateSubsets(a), true);
     assert.equal(a[0]!.addresses!.length, 900);
     assert.equal(a[0]!.notReadyAddresses!.length, 100);
-    const b: EndpointSubset[] = [
-      { addresses: addrs(900, '10.0'), notReadyAddresses: addrs(5, '10.1') },
-      { addresses: addrs(300, '10.2') },
-    ];
+    const b: EndpointSubset[] = [{ addresses: addrs(900, '10.0'), notReadyAddresses: addrs(5, '10.1') }, { addresses: addrs(300, '10.2') }];
     assert.equal(truncateSubsets(b), true);
     assert.equal(b[0]!.addresses!.length, 750);
     assert.equal(b[0]!.notReadyAddresses, undefined);
@@ -87,7 +96,10 @@ describe('Endpoints subsets', () => {
     const pods = Array.from({ length: 1001 }, (_, i) => pod(`p${i}`, `10.42.${Math.floor(i / 250)}.${i % 250}`));
     const ep = desiredEndpoints(svc, pods, undefined, Date.parse('2025-01-01T00:00:00.5Z'))!;
     assert.deepEqual(ep.metadata?.labels, { app: 'web', 'service.kubernetes.io/headless': '' });
-    assert.deepEqual(ep.metadata?.annotations, { 'endpoints.kubernetes.io/last-change-trigger-time': '2025-01-01T00:00:00.5Z', 'endpoints.kubernetes.io/over-capacity': 'truncated' });
+    assert.deepEqual(ep.metadata?.annotations, {
+      'endpoints.kubernetes.io/last-change-trigger-time': '2025-01-01T00:00:00.5Z',
+      'endpoints.kubernetes.io/over-capacity': 'truncated',
+    });
     assert.equal(ep.subsets![0]!.addresses!.length, 1000);
     const stored = { ...ep, metadata: { ...ep.metadata, resourceVersion: '5' } };
     assert.equal(desiredEndpoints(svc, pods, stored, undefined), undefined);

@@ -122,7 +122,10 @@ export function repackSubsets(subsets: readonly EndpointSubset[]): EndpointSubse
   // address set → ports
   const groups = new Map<string, { set: Map<string, boolean>; ports: EndpointPort[] }>();
   for (const { port, set } of byPort.values()) {
-    const key = [...set].map(([k, r]) => `${k}\x00${r ? 1 : 0}`).sort().join('\x02');
+    const key = [...set]
+      .map(([k, r]) => `${k}\x00${r ? 1 : 0}`)
+      .sort()
+      .join('\x02');
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { set, ports: [] }));
     if (port && port.port > 0) g.ports.push(port);

@@ -7,7 +7,20 @@ import type { Service } from './util.js';
 export const T0 = '2025-01-01T00:00:00Z';
 
 /** A Running pod of `default` (labels app=web, node-1, Ready unless `ready: false`). */
-export function pod(name: string, ip: string, o: { ready?: boolean; labels?: Record<string, string>; deleting?: boolean; phase?: string; hostname?: string; subdomain?: string; node?: string; ports?: { name: string; containerPort: number }[] } = {}): Pod {
+export function pod(
+  name: string,
+  ip: string,
+  o: {
+    ready?: boolean;
+    labels?: Record<string, string>;
+    deleting?: boolean;
+    phase?: string;
+    hostname?: string;
+    subdomain?: string;
+    node?: string;
+    ports?: { name: string; containerPort: number }[];
+  } = {},
+): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -35,7 +48,10 @@ export function pod(name: string, ip: string, o: { ready?: boolean; labels?: Rec
 }
 
 /** A ClusterIP Service of `default` selecting app=web (port 80 unless `ports`). */
-export function service(name: string, o: { ports?: { name?: string; port: number; targetPort?: number | string }[]; clusterIP?: string; publishNotReady?: boolean; labels?: Record<string, string> } = {}): Service {
+export function service(
+  name: string,
+  o: { ports?: { name?: string; port: number; targetPort?: number | string }[]; clusterIP?: string; publishNotReady?: boolean; labels?: Record<string, string> } = {},
+): Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -49,7 +65,6 @@ export function service(name: string, o: { ports?: { name?: string; port: number
     },
   };
 }
-
 
 /** Binds the pod to `node` and reports it Running with `ip`, Ready or not. */
 export async function runPod(c: TestCluster, name: string, ip: string, ready: boolean, labels: Record<string, string> = { app: 'web' }, node = 'node-1'): Promise<Pod> {
@@ -76,4 +91,3 @@ export async function setReady(c: TestCluster, name: string, ready: boolean, ip?
   };
   return c.client.update<Pod>(R.pods, 'default', cur, { subresource: 'status' });
 }
-

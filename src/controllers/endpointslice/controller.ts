@@ -186,7 +186,8 @@ export async function startEndpointSliceController(ctx: WorkloadControllerContex
       try {
         await client.delete(R.endpointslices, ns, s.metadata!.name!);
       } catch (e) {
-        if (!(e instanceof StatusError && e.reason === 'NotFound')) throw new SliceWriteError(`failed to delete ${s.metadata?.name} EndpointSlice for Service ${key}: ${errMessage(e)}`, e);
+        if (!(e instanceof StatusError && e.reason === 'NotFound'))
+          throw new SliceWriteError(`failed to delete ${s.metadata?.name} EndpointSlice for Service ${key}: ${errMessage(e)}`, e);
       }
       tracker.expectDeletion(s);
     }

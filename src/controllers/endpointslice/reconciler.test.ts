@@ -13,7 +13,10 @@ const nodeOf = (n: string): Node | undefined => nodes[n];
 let seq = 0;
 const stored = (s: EndpointSlice): EndpointSlice => {
   seq++;
-  return { ...structuredClone(s), metadata: { ...structuredClone(s.metadata), name: s.metadata?.name ?? `${s.metadata?.generateName}x${seq}`, uid: `slice-${seq}`, resourceVersion: String(seq), generation: 1 } };
+  return {
+    ...structuredClone(s),
+    metadata: { ...structuredClone(s.metadata), name: s.metadata?.name ?? `${s.metadata?.generateName}x${seq}`, uid: `slice-${seq}`, resourceVersion: String(seq), generation: 1 },
+  };
 };
 
 describe('EndpointSlice reconciler', () => {
@@ -30,9 +33,26 @@ describe('EndpointSlice reconciler', () => {
     assert.equal(s.addressType, 'IPv4');
     assert.deepEqual(s.ports, [{ name: '', protocol: 'TCP', port: 80 }]);
     assert.deepEqual(s.endpoints, [
-      { addresses: ['10.42.0.2'], conditions: { ready: true, serving: true, terminating: false }, targetRef: { kind: 'Pod', namespace: 'default', name: 'a', uid: 'uid-a' }, nodeName: 'node-1', zone: 'zone-a' },
-      { addresses: ['10.42.0.3'], conditions: { ready: false, serving: false, terminating: false }, targetRef: { kind: 'Pod', namespace: 'default', name: 'b', uid: 'uid-b' }, nodeName: 'node-2' },
-      { addresses: ['10.42.0.4'], conditions: { ready: false, serving: true, terminating: true }, targetRef: { kind: 'Pod', namespace: 'default', name: 'c', uid: 'uid-c' }, nodeName: 'node-1', zone: 'zone-a' },
+      {
+        addresses: ['10.42.0.2'],
+        conditions: { ready: true, serving: true, terminating: false },
+        targetRef: { kind: 'Pod', namespace: 'default', name: 'a', uid: 'uid-a' },
+        nodeName: 'node-1',
+        zone: 'zone-a',
+      },
+      {
+        addresses: ['10.42.0.3'],
+        conditions: { ready: false, serving: false, terminating: false },
+        targetRef: { kind: 'Pod', namespace: 'default', name: 'b', uid: 'uid-b' },
+        nodeName: 'node-2',
+      },
+      {
+        addresses: ['10.42.0.4'],
+        conditions: { ready: false, serving: true, terminating: true },
+        targetRef: { kind: 'Pod', namespace: 'default', name: 'c', uid: 'uid-c' },
+        nodeName: 'node-1',
+        zone: 'zone-a',
+      },
     ]);
   });
 
@@ -44,23 +64,39 @@ describe('EndpointSlice reconciler', () => {
     const grown = planSlices(svc, [pod('a', '10.42.0.2'), pod('b', '10.42.0.3', { ready: false }), pod('c', '10.42.0.4')], [first], nodeOf);
     assert.deepEqual([grown.create.length, grown.delete.length], [0, 0]);
     assert.equal(grown.update[0]!.metadata?.name, first.metadata?.name);
-    assert.deepEqual(grown.update[0]!.endpoints.map((e) => [e.targetRef?.name, e.conditions?.ready]), [['a', true], ['b', false], ['c', true]]);
+    assert.deepEqual(
+      grown.update[0]!.endpoints.map((e) => [e.targetRef?.name, e.conditions?.ready]),
+      [
+        ['a', true],
+        ['b', false],
+        ['c', true],
+      ],
+    );
     const shrunk = planSlices(svc, [pod('b', '10.42.0.3')], [first], nodeOf);
-    assert.deepEqual(shrunk.update[0]!.endpoints.map((e) => e.targetRef?.name), ['b']);
+    assert.deepEqual(
+      shrunk.update[0]!.endpoints.map((e) => e.targetRef?.name),
+      ['b'],
+    );
   });
 
   it('at most maxPerSlice endpoints per slice; leftovers go to the unchanged slice they fit best', () => {
     const svc = service('web');
     const pods = Array.from({ length: 250 }, (_, i) => pod(`p${String(i).padStart(3, '0')}`, `10.42.${Math.floor(i / 200)}.${i % 200}`));
     const plan = planSlices(svc, pods, [], nodeOf);
-    assert.deepEqual(plan.create.map((s) => s.endpoints.length), [100, 100, 50]);
+    assert.deepEqual(
+      plan.create.map((s) => s.endpoints.length),
+      [100, 100, 50],
+    );
     const slices = plan.create.map(stored);
     const more = planSlices(svc, [...pods, pod('q', '10.43.0.1')], slices, nodeOf);
     assert.equal(more.create.length, 0);
     assert.equal(more.update.length, 1);
     assert.equal(more.update[0]!.endpoints.length, 51);
     const small = planSlices(svc, pods.slice(0, 3), [], nodeOf, 2);
-    assert.deepEqual(small.create.map((s) => s.endpoints.length), [2, 1]);
+    assert.deepEqual(
+      small.create.map((s) => s.endpoints.length),
+      [2, 1],
+    );
   });
 
   it('no endpoints: one empty placeholder slice, kept as is; replaced (same name) once pods arrive', () => {
@@ -83,7 +119,10 @@ describe('EndpointSlice reconciler', () => {
     assert.deepEqual(plan.missingNodes, [{ pod: 'x', node: 'gone' }]);
     const s = plan.create[0]!;
     assert.equal(s.metadata?.labels?.['service.kubernetes.io/headless'], '');
-    assert.deepEqual(s.endpoints.map((e) => [e.targetRef?.name, e.hostname]), [['web-0', 'web-0']]);
+    assert.deepEqual(
+      s.endpoints.map((e) => [e.targetRef?.name, e.hostname]),
+      [['web-0', 'web-0']],
+    );
   });
 
   it('service label changes update the slice labels', () => {
@@ -98,7 +137,10 @@ describe('EndpointSlice reconciler', () => {
     const svc = service('web');
     const old = stored(planSlices({ ...svc, metadata: { ...svc.metadata, uid: 'old-uid' } }, [pod('a', '10.42.0.2')], [], nodeOf).create[0]!);
     const plan = planSlices(svc, [pod('a', '10.42.0.2')], [old], nodeOf);
-    assert.deepEqual(plan.delete.map((s) => s.metadata?.name), [old.metadata?.name]);
+    assert.deepEqual(
+      plan.delete.map((s) => s.metadata?.name),
+      [old.metadata?.name],
+    );
     assert.equal(plan.create.length, 1);
     assert.equal(plan.create[0]!.metadata?.ownerReferences?.[0]?.uid, 'uid-svc-web');
     assert.equal(plan.update.length, 0);
@@ -108,9 +150,12 @@ describe('EndpointSlice reconciler', () => {
     const svc = service('web', { publishNotReady: true });
     const plan = planSlices(svc, [pod('a', '10.42.0.2', { ready: false }), pod('b', '10.42.0.3', { deleting: true, node: 'gone' })], [], nodeOf);
     assert.deepEqual(plan.missingNodes, []);
-    assert.deepEqual(plan.create[0]!.endpoints.map((e) => [e.targetRef?.name, e.conditions]), [
-      ['a', { ready: true, serving: false, terminating: false }],
-      ['b', { ready: true, serving: true, terminating: true }],
-    ]);
+    assert.deepEqual(
+      plan.create[0]!.endpoints.map((e) => [e.targetRef?.name, e.conditions]),
+      [
+        ['a', { ready: true, serving: false, terminating: false }],
+        ['b', { ready: true, serving: true, terminating: true }],
+      ],
+    );
   });
 });

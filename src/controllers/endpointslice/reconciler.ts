@@ -143,7 +143,8 @@ function newEndpointSlice(svc: Service, ports: EndpointPort[], addressType: Addr
   };
 }
 
-const ownedBy = (slice: EndpointSlice, svc: Service): boolean => !!slice.metadata?.ownerReferences?.some((r) => r.kind === 'Service' && r.apiVersion === 'v1' && r.uid === svc.metadata?.uid);
+const ownedBy = (slice: EndpointSlice, svc: Service): boolean =>
+  !!slice.metadata?.ownerReferences?.some((r) => r.kind === 'Service' && r.apiVersion === 'v1' && r.uid === svc.metadata?.uid);
 
 function isPlaceholder(slice: EndpointSlice, svc: Service, addressType: AddressType): boolean {
   if (slice.addressType !== addressType || slice.endpoints?.length || slice.ports?.length) return false;
@@ -159,7 +160,13 @@ function isPlaceholder(slice: EndpointSlice, svc: Service, addressType: AddressT
  * @param existing the Service's slices managed by this controller (not being deleted)
  * @param nodeOf the node by name (undefined when unknown)
  */
-export function planSlices(svc: Service, pods: readonly Pod[], existing: readonly EndpointSlice[], nodeOf: (name: string) => Node | undefined, maxPerSlice = MAX_ENDPOINTS_PER_SLICE): SlicePlan {
+export function planSlices(
+  svc: Service,
+  pods: readonly Pod[],
+  existing: readonly EndpointSlice[],
+  nodeOf: (name: string) => Node | undefined,
+  maxPerSlice = MAX_ENDPOINTS_PER_SLICE,
+): SlicePlan {
   const plan: SlicePlan = { create: [], update: [], delete: [], missingNodes: [] };
   const types = addressTypesForService(svc);
   const byType = new Map<string, EndpointSlice[]>();
@@ -177,7 +184,15 @@ export function planSlices(svc: Service, pods: readonly Pod[], existing: readonl
   return plan;
 }
 
-function reconcileAddressType(svc: Service, pods: readonly Pod[], existing: EndpointSlice[], addressType: AddressType, nodeOf: (name: string) => Node | undefined, max: number, plan: SlicePlan): void {
+function reconcileAddressType(
+  svc: Service,
+  pods: readonly Pod[],
+  existing: EndpointSlice[],
+  addressType: AddressType,
+  nodeOf: (name: string) => Node | undefined,
+  max: number,
+  plan: SlicePlan,
+): void {
   const existingByPorts = new Map<string, EndpointSlice[]>();
   const toDelete: EndpointSlice[] = [];
   for (const s of existing) {

@@ -99,7 +99,10 @@ describe('garbage collector', () => {
     const p1 = await c.client.get(R.pods, 'default', 'or-1');
     const p2 = await c.client.get(R.pods, 'default', 'or-2');
     assert.equal(p1.metadata?.ownerReferences?.length ?? 0, 0);
-    assert.deepEqual(p2.metadata?.ownerReferences?.map((r) => r.name), ['or-other']);
+    assert.deepEqual(
+      p2.metadata?.ownerReferences?.map((r) => r.name),
+      ['or-other'],
+    );
     assert.ok(!p1.metadata?.deletionTimestamp);
   });
 
@@ -108,10 +111,14 @@ describe('garbage collector', () => {
     const b = await c.client.create(W.replicasets, 'default', rs('two-b'));
     await c.client.create(R.pods, 'default', pod('two-1', [ownerRef(a), { ...ownerRef(b), controller: false }]));
     await c.client.delete(W.replicasets, 'default', 'two-a', { propagationPolicy: 'Background' });
-    await waitFor(async () => {
-      const p = await c.client.get(R.pods, 'default', 'two-1');
-      return p.metadata?.ownerReferences?.length === 1 && p.metadata.ownerReferences[0]!.name === 'two-b';
-    }, 5000, 'dangling reference removed');
+    await waitFor(
+      async () => {
+        const p = await c.client.get(R.pods, 'default', 'two-1');
+        return p.metadata?.ownerReferences?.length === 1 && p.metadata.ownerReferences[0]!.name === 'two-b';
+      },
+      5000,
+      'dangling reference removed',
+    );
     assert.ok(!(await c.client.get(R.pods, 'default', 'two-1')).metadata?.deletionTimestamp);
   });
 });

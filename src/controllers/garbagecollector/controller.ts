@@ -151,7 +151,10 @@ export async function startGarbageCollector(ctx: GarbageCollectorOptions): Promi
     }
     if (solid.length) {
       if (dangling.length === 0 && waiting.length === 0) return;
-      return removeOwnerRefs(n, [...dangling, ...waiting].map((r) => r.uid));
+      return removeOwnerRefs(
+        n,
+        [...dangling, ...waiting].map((r) => r.uid),
+      );
     }
     if (waiting.length && graph.dependentsOf(uid).size > 0) return deleteObject(n, 'Foreground');
     const cur = informers.get(n.ref).getByName(n.namespace, n.name);

@@ -27,7 +27,10 @@ describe('job helpers', () => {
     assert.deepEqual([...parseIndexes('0-2,4,9', 5)].sort(), [0, 1, 2, 4]);
   });
   it('counts deleted pods as failed unless podReplacementPolicy is Failed; OnFailure restarts reach the limit', () => {
-    const job = (extra: Record<string, unknown> = {}): Job => ({ metadata: {}, spec: { backoffLimit: 2, template: { spec: { restartPolicy: 'OnFailure', containers: [] } }, ...extra } });
+    const job = (extra: Record<string, unknown> = {}): Job => ({
+      metadata: {},
+      spec: { backoffLimit: 2, template: { spec: { restartPolicy: 'OnFailure', containers: [] } }, ...extra },
+    });
     const deleting = { metadata: { deletionTimestamp: '2025-01-01T00:00:00Z' }, status: { phase: 'Running' } } as Pod;
     assert.equal(isPodFailed(deleting, job()), true);
     assert.equal(isPodFailed(deleting, job({ podReplacementPolicy: 'Failed' })), false);
@@ -44,7 +47,9 @@ describe('job helpers', () => {
     assert.equal(ensureCondition(j, 'Suspended', 'True', 'JobSuspended', 'Job suspended', 0), true);
     assert.equal(ensureCondition(j, 'Suspended', 'True', 'JobSuspended', 'Job suspended', 5000), false);
     assert.equal(ensureCondition(j, 'Suspended', 'False', 'JobResumed', 'Job resumed', 60_000), true);
-    assert.deepEqual(j.status?.conditions, [{ type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed', lastProbeTime: '1970-01-01T00:01:00Z', lastTransitionTime: '1970-01-01T00:01:00Z' }]);
+    assert.deepEqual(j.status?.conditions, [
+      { type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed', lastProbeTime: '1970-01-01T00:01:00Z', lastTransitionTime: '1970-01-01T00:01:00Z' },
+    ]);
   });
   it('backs off 10 s doubling to 6 min', () => {
     assert.equal(podFailureBackoff(0), 0);
@@ -76,20 +81,31 @@ describe('Job controller', () => {
 
   it('runs a pod to completion: SuccessCriteriaMet then Complete, counts, finalizer removed, events', async () => {
     const created = await c.client.create<Job>(W.jobs, 'default', jobManifest('pi'));
-    const pods = await waitFor(async () => {
-      const l = await listPods(c.client, 'default', 'test=pi');
-      return l.length ? l : undefined;
-    }, 5000, 'a pod');
+    const pods = await waitFor(
+      async () => {
+        const l = await listPods(c.client, 'default', 'test=pi');
+        return l.length ? l : undefined;
+      },
+      5000,
+      'a pod',
+    );
     const p = pods[0]!;
     assert.match(p.metadata!.name!, /^pi-[a-z0-9]{5}$/);
     assert.equal(p.metadata?.labels?.['batch.kubernetes.io/job-name'], 'pi');
     assert.equal(p.metadata?.labels?.['batch.kubernetes.io/controller-uid'], created.metadata!.uid);
     assert.deepEqual(p.metadata?.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'Job', name: 'pi', uid: created.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
-    const job = await waitFor(async () => {
-      const j = await getJob('pi');
-      return cond(j, 'Complete') ? j : undefined;
-    }, 5000, 'Complete');
-    assert.deepEqual(job.status?.conditions?.map((x) => x.type), ['SuccessCriteriaMet', 'Complete']);
+    const job = await waitFor(
+      async () => {
+        const j = await getJob('pi');
+        return cond(j, 'Complete') ? j : undefined;
+      },
+      5000,
+      'Complete',
+    );
+    assert.deepEqual(
+      job.status?.conditions?.map((x) => x.type),
+      ['SuccessCriteriaMet', 'Complete'],
+    );
     assert.equal(cond(job, 'Complete')?.reason, 'CompletionsReached');
     assert.equal(cond(job, 'Complete')?.message, 'Reached expected number of succeeded pods');
     assert.equal(job.status?.succeeded, 1);
@@ -100,18 +116,25 @@ describe('Job controller', () => {
     const after = await listPods(c.client, 'default', 'test=pi');
     assert.equal(after[0]?.metadata?.finalizers?.length ?? 0, 0);
     const lines = c.recorder.events.filter((e) => e.obj.metadata?.name === 'pi').map((e) => `${e.type} ${e.reason}: ${e.message}`);
-    assert.ok(lines.some((l) => /^Normal SuccessfulCreate: Created pod: pi-/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /^Normal SuccessfulCreate: Created pod: pi-/.test(l)),
+      lines.join('\n'),
+    );
     assert.ok(lines.includes('Normal Completed: Job completed'), lines.join('\n'));
   });
 
   it('respects completions and parallelism', async () => {
     let maxActive = 0;
     await c.client.create<Job>(W.jobs, 'default', jobManifest('multi', { completions: 4, parallelism: 2 }));
-    const job = await waitFor(async () => {
-      const j = await getJob('multi');
-      maxActive = Math.max(maxActive, j.status?.active ?? 0);
-      return cond(j, 'Complete') ? j : undefined;
-    }, 10000, 'Complete');
+    const job = await waitFor(
+      async () => {
+        const j = await getJob('multi');
+        maxActive = Math.max(maxActive, j.status?.active ?? 0);
+        return cond(j, 'Complete') ? j : undefined;
+      },
+      10000,
+      'Complete',
+    );
     assert.equal(job.status?.succeeded, 4);
     assert.ok(maxActive <= 2, `at most 2 active, saw ${maxActive}`);
     assert.equal((await listPods(c.client, 'default', 'test=multi')).length, 4);
@@ -119,11 +142,18 @@ describe('Job controller', () => {
 
   it('fails with BackoffLimitExceeded once failures exceed backoffLimit', async () => {
     await c.client.create<Job>(W.jobs, 'default', jobManifest('fail-fast', { backoffLimit: 0 }, { test: 'fail-fast' }));
-    const job = await waitFor(async () => {
-      const j = await getJob('fail-fast');
-      return cond(j, 'Failed') ? j : undefined;
-    }, 5000, 'Failed');
-    assert.deepEqual(job.status?.conditions?.map((x) => x.type), ['FailureTarget', 'Failed']);
+    const job = await waitFor(
+      async () => {
+        const j = await getJob('fail-fast');
+        return cond(j, 'Failed') ? j : undefined;
+      },
+      5000,
+      'Failed',
+    );
+    assert.deepEqual(
+      job.status?.conditions?.map((x) => x.type),
+      ['FailureTarget', 'Failed'],
+    );
     assert.equal(cond(job, 'Failed')?.reason, 'BackoffLimitExceeded');
     assert.equal(cond(job, 'Failed')?.message, 'Job has reached the specified backoff limit');
     assert.equal(job.status?.failed, 1);
@@ -133,10 +163,14 @@ describe('Job controller', () => {
 
   it('fails with DeadlineExceeded after activeDeadlineSeconds, deleting the active pods', async () => {
     await c.client.create<Job>(W.jobs, 'default', jobManifest('hang', { activeDeadlineSeconds: 1 }, { test: 'hang' }));
-    const job = await waitFor(async () => {
-      const j = await getJob('hang');
-      return cond(j, 'Failed') ? j : undefined;
-    }, 8000, 'Failed');
+    const job = await waitFor(
+      async () => {
+        const j = await getJob('hang');
+        return cond(j, 'Failed') ? j : undefined;
+      },
+      8000,
+      'Failed',
+    );
     assert.equal(cond(job, 'Failed')?.reason, 'DeadlineExceeded');
     assert.equal(cond(job, 'Failed')?.message, 'Job was active longer than specified deadline');
     assert.equal(job.status?.active, 0);
@@ -146,10 +180,14 @@ describe('Job controller', () => {
 
   it('Indexed: one pod per index with annotation, label, env and hostname; completedIndexes', async () => {
     await c.client.create<Job>(W.jobs, 'default', jobManifest('idx', { completions: 3, parallelism: 3, completionMode: 'Indexed' }, { test: 'idx' }));
-    const job = await waitFor(async () => {
-      const j = await getJob('idx');
-      return cond(j, 'Complete') ? j : undefined;
-    }, 8000, 'Complete');
+    const job = await waitFor(
+      async () => {
+        const j = await getJob('idx');
+        return cond(j, 'Complete') ? j : undefined;
+      },
+      8000,
+      'Complete',
+    );
     assert.equal(job.status?.completedIndexes, '0-2');
     assert.equal(job.status?.succeeded, 3);
     const pods: Pod[] = await listPods(c.client, 'default', 'test=idx');
@@ -168,17 +206,25 @@ describe('Job controller', () => {
 
   it('suspend: no pods, Suspended condition; resuming runs it', async () => {
     await c.client.create<Job>(W.jobs, 'default', jobManifest('susp', { suspend: true }, { test: 'susp' }));
-    const j = await waitFor(async () => {
-      const x = await getJob('susp');
-      return cond(x, 'Suspended') ? x : undefined;
-    }, 5000, 'Suspended');
+    const j = await waitFor(
+      async () => {
+        const x = await getJob('susp');
+        return cond(x, 'Suspended') ? x : undefined;
+      },
+      5000,
+      'Suspended',
+    );
     assert.equal(cond(j, 'Suspended')?.reason, 'JobSuspended');
     assert.equal((await listPods(c.client, 'default', 'test=susp')).length, 0);
     await c.client.patch(W.jobs, 'default', 'susp', 'merge', { spec: { suspend: false } });
-    const done = await waitFor(async () => {
-      const x = await getJob('susp');
-      return cond(x, 'Complete') ? x : undefined;
-    }, 5000, 'Complete');
+    const done = await waitFor(
+      async () => {
+        const x = await getJob('susp');
+        return cond(x, 'Complete') ? x : undefined;
+      },
+      5000,
+      'Complete',
+    );
     assert.equal(done.status?.conditions?.find((x) => x.type === 'Suspended')?.status, 'False');
     assert.equal(done.status?.conditions?.find((x) => x.type === 'Suspended')?.reason, 'JobResumed');
   });

@@ -37,12 +37,37 @@ describe('node lifecycle controller (fake clock)', () => {
     const now = rfc3339(clock.now());
     await c.client.create(R.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-node-lease' } });
     const posted = await c.client.create<Node>(R.nodes, '', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'kubelet-node' } });
-    await c.client.update(R.nodes, '', { ...posted, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }] } }, { subresource: 'status' });
-    await c.client.create(R.leases, 'kube-node-lease', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kubelet-node' }, spec: { holderIdentity: 'kubelet-node', leaseDurationSeconds: 40, renewTime: new Date(clock.now()).toISOString().replace('Z', '000Z') } });
+    await c.client.update(
+      R.nodes,
+      '',
+      {
+        ...posted,
+        status: {
+          conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }],
+        },
+      },
+      { subresource: 'status' },
+    );
+    await c.client.create(R.leases, 'kube-node-lease', {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'kubelet-node' },
+      spec: { holderIdentity: 'kubelet-node', leaseDurationSeconds: 40, renewTime: new Date(clock.now()).toISOString().replace('Z', '000Z') },
+    });
     await c.client.create(R.nodes, '', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'silent-node' } });
-    await c.client.create<Pod>(R.pods, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'on-kubelet-node' }, spec: { nodeName: 'kubelet-node', containers: [{ name: 'c', image: 'nginx' }] } });
+    await c.client.create<Pod>(R.pods, 'default', {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'on-kubelet-node' },
+      spec: { nodeName: 'kubelet-node', containers: [{ name: 'c', image: 'nginx' }] },
+    });
     const p = await c.client.get<Pod>(R.pods, 'default', 'on-kubelet-node');
-    await c.client.update(R.pods, 'default', { ...p, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }] } }, { subresource: 'status' });
+    await c.client.update(
+      R.pods,
+      'default',
+      { ...p, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }] } },
+      { subresource: 'status' },
+    );
     ctl = await startNodeLifecycleController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
   });
   after(async () => {
@@ -62,10 +87,7 @@ describe('node lifecycle controller (fake clock)', () => {
     );
     await advance(5000, true);
     const tainted = await getNode('silent-node');
-    assert.deepEqual(
-      tainted.spec?.taints?.map((t) => `${t.key}:${t.effect}`).sort(),
-      ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule'],
-    );
+    assert.deepEqual(tainted.spec?.taints?.map((t) => `${t.key}:${t.effect}`).sort(), ['node.kubernetes.io/unreachable:NoExecute', 'node.kubernetes.io/unreachable:NoSchedule']);
     assert.ok(tainted.spec?.taints?.every((t) => typeof t.timeAdded === 'string'));
     // the node heard from stays Ready and untainted
     const ok = await getNode('kubelet-node');

@@ -138,8 +138,10 @@ export async function startNodeLifecycleController(ctx: NodeLifecycleOptions): P
     const allDisrupted = zones.size > 0 && disrupted.size === zones.size;
     for (const t of tainting) {
       let change: TaintChange;
-      if (allDisrupted || t.observed === 'True') change = noExecuteTaintChange(t.node, 'True'); // reachable: no NoExecute taint
-      else if (disrupted.has(zoneKey(t.node))) continue; // the zone's evictions stop
+      if (allDisrupted || t.observed === 'True')
+        change = noExecuteTaintChange(t.node, 'True'); // reachable: no NoExecute taint
+      else if (disrupted.has(zoneKey(t.node)))
+        continue; // the zone's evictions stop
       else change = noExecuteTaintChange(t.node, t.current);
       try {
         await swapTaints(t.node, change);

@@ -93,7 +93,14 @@ export function tryUpdateNodeHealth(node: Node, saved: NodeHealth | undefined, l
   );
   for (const type of MONITORED_CONDITIONS) {
     if (!conds.some((x) => x.type === type)) {
-      conds.push({ type, status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.', lastHeartbeatTime: created, lastTransitionTime: stamp });
+      conds.push({
+        type,
+        status: 'Unknown',
+        reason: 'NodeStatusNeverUpdated',
+        message: 'Kubelet never posted node status.',
+        lastHeartbeatTime: created,
+        lastTransitionTime: stamp,
+      });
     }
   }
   const next: Node = { ...node, status: { ...node.status, conditions: conds } };

@@ -69,10 +69,14 @@ describe('horizontal-pod-autoscaler controller', () => {
       },
     });
     await waitFor(async () => (await c.client.get<Deployment & KObject>(W.deployments, 'default', 'web')).spec?.replicas === 2, 5000, 'deployment scaled to 2');
-    const first = await waitFor(async () => {
-      const h = await c.client.get<HPA>(HPA_RESOURCE, 'default', 'web');
-      return h.status?.desiredReplicas === 2 ? h : undefined;
-    }, 5000, 'status after rescale');
+    const first = await waitFor(
+      async () => {
+        const h = await c.client.get<HPA>(HPA_RESOURCE, 'default', 'web');
+        return h.status?.desiredReplicas === 2 ? h : undefined;
+      },
+      5000,
+      'status after rescale',
+    );
     assert.equal(first.status?.currentReplicas, 1);
     assert.equal(first.status?.lastScaleTime, '2026-01-01T00:00:00Z');
     assert.deepEqual(
@@ -82,10 +86,14 @@ describe('horizontal-pod-autoscaler controller', () => {
     assert.deepEqual(c.recorder.lines(), ['SuccessfulRescale: New size: 2; reason: Current number of replicas below Spec.MinReplicas']);
 
     clock.advance(15_000);
-    const second = await waitFor(async () => {
-      const h = await c.client.get<HPA>(HPA_RESOURCE, 'default', 'web');
-      return h.status?.conditions?.some((x) => x.type === 'ScalingActive') ? h : undefined;
-    }, 5000, 'ScalingActive condition');
+    const second = await waitFor(
+      async () => {
+        const h = await c.client.get<HPA>(HPA_RESOURCE, 'default', 'web');
+        return h.status?.conditions?.some((x) => x.type === 'ScalingActive') ? h : undefined;
+      },
+      5000,
+      'ScalingActive condition',
+    );
     assert.equal(second.status?.currentReplicas, 2);
     assert.equal(second.status?.desiredReplicas, 2);
     assert.deepEqual(second.status?.currentMetrics, [{ type: '' }]);
@@ -129,10 +137,14 @@ describe('horizontal-pod-autoscaler controller', () => {
     await mk('big', 'big');
     await mk('ghost', 'ghost');
     await waitFor(async () => (await c.client.get<Deployment & KObject>(W.deployments, 'default', 'big')).spec?.replicas === 3, 5000, 'deployment scaled to 3');
-    const ghost = await waitFor(async () => {
-      const h = await c.client.get<HPA>(HPA_RESOURCE, 'default', 'ghost');
-      return h.status?.conditions?.length ? h : undefined;
-    }, 5000, 'ghost status');
+    const ghost = await waitFor(
+      async () => {
+        const h = await c.client.get<HPA>(HPA_RESOURCE, 'default', 'ghost');
+        return h.status?.conditions?.length ? h : undefined;
+      },
+      5000,
+      'ghost status',
+    );
     assert.deepEqual(
       ghost.status?.conditions?.map((x) => [x.type, x.status, x.reason, x.message]),
       [['AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: deployments.apps "ghost" not found`]],

@@ -40,7 +40,13 @@ const hpa = (min: number | undefined, max: number): HPA => ({
     metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
   },
 });
-const scaleOf = (replicas: number, selector = 'app=web'): Scale => ({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'web' }, spec: { replicas }, status: { replicas, selector } });
+const scaleOf = (replicas: number, selector = 'app=web'): Scale => ({
+  kind: 'Scale',
+  apiVersion: 'autoscaling/v1',
+  metadata: { name: 'web' },
+  spec: { replicas },
+  status: { replicas, selector },
+});
 
 test('a target with zero replicas: scaling disabled, no rescale', async () => {
   const d = deps(scaleOf(0));
@@ -49,10 +55,13 @@ test('a target with zero replicas: scaling disabled, no rescale', async () => {
   assert.deepEqual(d.updates, []);
   assert.equal(r.status.currentReplicas, 0);
   assert.equal(r.status.desiredReplicas, 0);
-  assert.deepEqual(r.status.conditions?.map((c) => [c.type, c.status, c.reason]), [
-    ['AbleToScale', 'True', 'SucceededGetScale'],
-    ['ScalingActive', 'False', 'ScalingDisabled'],
-  ]);
+  assert.deepEqual(
+    r.status.conditions?.map((c) => [c.type, c.status, c.reason]),
+    [
+      ['AbleToScale', 'True', 'SucceededGetScale'],
+      ['ScalingActive', 'False', 'ScalingDisabled'],
+    ],
+  );
 });
 
 test('minReplicas unset counts as 1; inside the bounds the metrics are read', async () => {
@@ -60,7 +69,10 @@ test('minReplicas unset counts as 1; inside the bounds the metrics are read', as
   const r = await reconcileAutoscaler(hpa(undefined, 5), d);
   assert.deepEqual(d.updates, []);
   assert.match(r.error?.message ?? '', /^failed to compute desired number of replicas based on listed metrics for Deployment\/web: invalid metrics \(1 invalid out of 1\)/);
-  assert.deepEqual(d.recorder.lines()[0], 'FailedGetResourceMetric: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: boom');
+  assert.deepEqual(
+    d.recorder.lines()[0],
+    'FailedGetResourceMetric: failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: boom',
+  );
 });
 
 test('a scale without selector: SelectorRequired / InvalidSelector', async () => {
@@ -80,9 +92,10 @@ test('a failed rescale: FailedRescale event and AbleToScale False/FailedUpdateSc
   const d = deps(scaleOf(9), { updateFails: 'conflict' });
   const r = await reconcileAutoscaler(hpa(1, 5), d);
   assert.deepEqual(d.recorder.lines(), ['FailedRescale: New size: 5; reason: Current number of replicas above Spec.MaxReplicas; error: conflict']);
-  assert.deepEqual(r.status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]), [
-    ['AbleToScale', 'False', 'FailedUpdateScale', 'the HPA controller was unable to update the target scale: conflict'],
-  ]);
+  assert.deepEqual(
+    r.status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+    [['AbleToScale', 'False', 'FailedUpdateScale', 'the HPA controller was unable to update the target scale: conflict']],
+  );
   assert.equal(r.error?.message, 'failed to rescale Deployment/web: conflict');
   assert.equal(r.status.lastScaleTime, undefined);
 });

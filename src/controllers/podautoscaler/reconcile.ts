@@ -13,13 +13,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/podautoscaler/horizontal.go
  */
-import type {
-  HorizontalPodAutoscaler,
-  HorizontalPodAutoscalerCondition,
-  HorizontalPodAutoscalerStatus,
-  MetricSpec,
-  MetricStatus,
-} from 'kubernetes-types/autoscaling/v2.js';
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
 import type { KObject } from '../../api/resource.js';
 import type { EventRecorder } from '../../client/events.js';
 import { rfc3339 } from '../../client/events.js';

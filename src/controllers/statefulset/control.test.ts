@@ -99,7 +99,17 @@ describe('updateStatefulSet', () => {
     assert.deepEqual(ops.log, ['delete web-1']);
     assert.deepEqual(
       { ...res.status },
-      { observedGeneration: 3, currentRevision: 'web-1', updateRevision: 'web-2', collisionCount: 0, replicas: 3, readyReplicas: 3, availableReplicas: 3, currentReplicas: 2, updatedReplicas: 1 },
+      {
+        observedGeneration: 3,
+        currentRevision: 'web-1',
+        updateRevision: 'web-2',
+        collisionCount: 0,
+        replicas: 3,
+        readyReplicas: 3,
+        availableReplicas: 3,
+        currentReplicas: 2,
+        updatedReplicas: 1,
+      },
     );
     completeRollingUpdate(s, res.status);
     assert.equal(res.status.currentRevision, 'web-1', 'not complete before every pod is updated');
@@ -113,7 +123,18 @@ describe('updateStatefulSet', () => {
     const s = set(4, { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: 2 } } });
     const ops = fakeOps();
     const pods = [0, 1, 2, 3].map((i) => pod(s, i, 'web-1'));
-    await updateStatefulSet({ set: s, currentSet: s, updateSet: s, currentRevision: 'web-1', updateRevision: 'web-2', collisionCount: 0, pods, ops, now: NOW, maxUnavailableGate: true });
+    await updateStatefulSet({
+      set: s,
+      currentSet: s,
+      updateSet: s,
+      currentRevision: 'web-1',
+      updateRevision: 'web-2',
+      collisionCount: 0,
+      pods,
+      ops,
+      now: NOW,
+      maxUnavailableGate: true,
+    });
     assert.deepEqual(ops.log, ['delete web-3', 'delete web-2']);
   });
 

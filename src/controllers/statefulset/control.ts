@@ -163,8 +163,17 @@ export async function updateStatefulSet(inp: UpdateInput): Promise<UpdateResult>
   });
 
   let firstUnhealthy: Pod | undefined;
-  for (const p of replicas) if (!isHealthy(p)) { firstUnhealthy = p; break; }
-  if (!firstUnhealthy) for (const p of condemned) if (!isHealthy(p)) { firstUnhealthy = p; break; }
+  for (const p of replicas)
+    if (!isHealthy(p)) {
+      firstUnhealthy = p;
+      break;
+    }
+  if (!firstUnhealthy)
+    for (const p of condemned)
+      if (!isHealthy(p)) {
+        firstUnhealthy = p;
+        break;
+      }
 
   if (set.metadata?.deletionTimestamp || inp.statusOnly) return finish();
   const monotonic = set.spec?.podManagementPolicy !== 'Parallel';
@@ -180,7 +189,8 @@ export async function updateStatefulSet(inp: UpdateInput): Promise<UpdateResult>
   const processReplica = async (i: number): Promise<boolean> => {
     const pod = replicas[i]!;
     if (isFailed(pod) || isSucceeded(pod)) {
-      if (isFailed(pod)) ops.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${set.metadata?.namespace}/${set.metadata?.name} is recreating failed Pod ${pod.metadata?.name}`);
+      if (isFailed(pod))
+        ops.event(set, 'Warning', 'RecreatingFailedPod', `StatefulSet ${set.metadata?.namespace}/${set.metadata?.name} is recreating failed Pod ${pod.metadata?.name}`);
       else ops.event(set, 'Normal', 'RecreatingTerminatedPod', `StatefulSet ${set.metadata?.namespace}/${set.metadata?.name} is recreating terminated Pod ${pod.metadata?.name}`);
       if (!pod.metadata?.deletionTimestamp) await ops.deletePod(set, pod);
       return true;

@@ -21,7 +21,16 @@ const sts = (name: string, replicas: number, extra: Partial<NonNullable<Stateful
     selector: { matchLabels: { app: name } },
     template: {
       metadata: { labels: { app: name } },
-      spec: { containers: [{ name: 'nginx', image: 'registry.k8s.io/nginx-slim:0.24', ports: [{ containerPort: 80, name: 'web' }], volumeMounts: claims ? [{ name: 'www', mountPath: '/usr/share/nginx/html' }] : undefined }] },
+      spec: {
+        containers: [
+          {
+            name: 'nginx',
+            image: 'registry.k8s.io/nginx-slim:0.24',
+            ports: [{ containerPort: 80, name: 'web' }],
+            volumeMounts: claims ? [{ name: 'www', mountPath: '/usr/share/nginx/html' }] : undefined,
+          },
+        ],
+      },
     },
     volumeClaimTemplates: claims ? [{ metadata: { name: 'www' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] : undefined,
     ...extra,
@@ -54,15 +63,23 @@ describe('StatefulSet controller', () => {
 
   it('OrderedReady: creates web-0 with identity, claim and revision, and web-1 only once web-0 is Running and Ready', async () => {
     const set = await c.client.create<StatefulSet>(W.statefulsets, 'default', sts('web', 3, {}, true));
-    const [p0] = await waitFor(async () => {
-      const l = await live(c, 'web');
-      return l.length === 1 ? l : undefined;
-    }, 5000, 'web-0');
+    const [p0] = await waitFor(
+      async () => {
+        const l = await live(c, 'web');
+        return l.length === 1 ? l : undefined;
+      },
+      5000,
+      'web-0',
+    );
     assert.equal(p0!.metadata?.name, 'web-0');
-    const cur = await waitFor(async () => {
-      const s = await getSet(c, 'web');
-      return s.status?.updateRevision && s.status.replicas === 1 && s.status.observedGeneration === s.metadata?.generation ? s : undefined;
-    }, 5000, 'status');
+    const cur = await waitFor(
+      async () => {
+        const s = await getSet(c, 'web');
+        return s.status?.updateRevision && s.status.replicas === 1 && s.status.observedGeneration === s.metadata?.generation ? s : undefined;
+      },
+      5000,
+      'status',
+    );
     assert.equal((await live(c, 'web')).length, 1, 'web-1 waits for web-0');
 
     const rev = cur.status!.updateRevision!;
@@ -79,7 +96,9 @@ describe('StatefulSet controller', () => {
     assert.equal(p0!.metadata?.labels?.['controller-revision-hash'], rev);
     assert.equal(p0!.spec?.hostname, 'web-0');
     assert.equal(p0!.spec?.subdomain, 'nginx');
-    assert.deepEqual(p0!.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata!.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.deepEqual(p0!.metadata?.ownerReferences, [
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: set.metadata!.uid, controller: true, blockOwnerDeletion: true },
+    ]);
     assert.deepEqual(p0!.spec?.volumes?.find((v) => v.name === 'www')?.persistentVolumeClaim, { claimName: 'www-web-0' });
     const pvc = await c.client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'www-web-0');
     assert.equal(pvc.metadata?.labels?.app, 'web');
@@ -88,10 +107,14 @@ describe('StatefulSet controller', () => {
     auto.add('web');
     await makePodReady(c.client, p0!);
     await waitFor(async () => (await live(c, 'web')).length === 3, 5000, 'web-1 and web-2 after web-0 is ready');
-    const done = await waitFor(async () => {
-      const s = await getSet(c, 'web');
-      return s.status?.readyReplicas === 3 && s.status.availableReplicas === 3 ? s : undefined;
-    }, 8000, '3 ready');
+    const done = await waitFor(
+      async () => {
+        const s = await getSet(c, 'web');
+        return s.status?.readyReplicas === 3 && s.status.availableReplicas === 3 ? s : undefined;
+      },
+      8000,
+      '3 ready',
+    );
     assert.equal(done.status?.replicas, 3);
     assert.equal(done.status?.currentReplicas, 3);
     assert.equal(done.status?.updatedReplicas, 3);
@@ -112,10 +135,14 @@ describe('StatefulSet controller', () => {
     await waitFor(async () => names(await live(c, 'web')).join() === 'web-0', 8000, 'scale to 1');
     const deletes = c.recorder.lines().filter((l) => l.startsWith('SuccessfulDelete:') && l.includes('StatefulSet web '));
     assert.deepEqual(deletes, ['SuccessfulDelete: delete Pod web-2 in StatefulSet web successful', 'SuccessfulDelete: delete Pod web-1 in StatefulSet web successful']);
-    const s = await waitFor(async () => {
-      const x = await getSet(c, 'web');
-      return x.status?.replicas === 1 ? x : undefined;
-    }, 5000, 'status replicas 1');
+    const s = await waitFor(
+      async () => {
+        const x = await getSet(c, 'web');
+        return x.status?.replicas === 1 ? x : undefined;
+      },
+      5000,
+      'status replicas 1',
+    );
     assert.equal(s.status?.readyReplicas, 1);
     const claims = (await c.client.list(R.persistentvolumeclaims, 'default')).items.map((x) => x.metadata?.name).sort();
     assert.deepEqual(claims, ['www-web-0', 'www-web-1', 'www-web-2']);
@@ -124,16 +151,26 @@ describe('StatefulSet controller', () => {
   it('RollingUpdate with a partition updates only the ordinals at or above it, from the highest down', async () => {
     auto.add('roll');
     await c.client.create(W.statefulsets, 'default', sts('roll', 3, { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } } }));
-    const first = await waitFor(async () => {
-      const s = await getSet(c, 'roll');
-      return s.status?.readyReplicas === 3 ? s : undefined;
-    }, 8000, 'roll ready');
+    const first = await waitFor(
+      async () => {
+        const s = await getSet(c, 'roll');
+        return s.status?.readyReplicas === 3 ? s : undefined;
+      },
+      8000,
+      'roll ready',
+    );
     const oldRev = first.status!.currentRevision!;
-    await c.client.patch(W.statefulsets, 'default', 'roll', 'merge', { spec: { template: { spec: { containers: [{ name: 'nginx', image: 'registry.k8s.io/nginx-slim:0.25' }] } } } });
-    const mid = await waitFor(async () => {
-      const s = await getSet(c, 'roll');
-      return s.status?.updateRevision !== oldRev && s.status?.updatedReplicas === 2 && s.status.readyReplicas === 3 ? s : undefined;
-    }, 8000, 'partitioned update');
+    await c.client.patch(W.statefulsets, 'default', 'roll', 'merge', {
+      spec: { template: { spec: { containers: [{ name: 'nginx', image: 'registry.k8s.io/nginx-slim:0.25' }] } } },
+    });
+    const mid = await waitFor(
+      async () => {
+        const s = await getSet(c, 'roll');
+        return s.status?.updateRevision !== oldRev && s.status?.updatedReplicas === 2 && s.status.readyReplicas === 3 ? s : undefined;
+      },
+      8000,
+      'partitioned update',
+    );
     assert.equal(mid.status?.currentRevision, oldRev, 'a partitioned rollout does not complete');
     assert.equal(mid.status?.currentReplicas, 1);
     const pods = await live(c, 'roll');
@@ -146,10 +183,14 @@ describe('StatefulSet controller', () => {
     assert.deepEqual(deletes, ['SuccessfulDelete: delete Pod roll-2 in StatefulSet roll successful', 'SuccessfulDelete: delete Pod roll-1 in StatefulSet roll successful']);
 
     await c.client.patch(W.statefulsets, 'default', 'roll', 'merge', { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } });
-    const done = await waitFor(async () => {
-      const s = await getSet(c, 'roll');
-      return s.status?.currentRevision === mid.status!.updateRevision && s.status?.updatedReplicas === 3 && s.status.readyReplicas === 3 ? s : undefined;
-    }, 8000, 'rollout complete');
+    const done = await waitFor(
+      async () => {
+        const s = await getSet(c, 'roll');
+        return s.status?.currentRevision === mid.status!.updateRevision && s.status?.updatedReplicas === 3 && s.status.readyReplicas === 3 ? s : undefined;
+      },
+      8000,
+      'rollout complete',
+    );
     assert.equal(done.status?.currentReplicas, 3);
     const revs = (await c.client.list<ControllerRevision>(W.controllerrevisions, 'default')).items.filter((r) => r.metadata?.ownerReferences?.[0]?.name === 'roll');
     assert.deepEqual(revs.map((r) => r.revision).sort(), [1, 2]);
@@ -165,40 +206,60 @@ describe('StatefulSet controller', () => {
     const set = sts('annotated', 1);
     set.metadata!.annotations = { 'example.com/owner': 'team-a', 'kubernetes.io/change-cause': 'initial' };
     await c.client.create(W.statefulsets, 'default', set);
-    const rev = await waitFor(async () => {
-      const l = await c.client.list<ControllerRevision>(W.controllerrevisions, 'default', { labelSelector: 'app=annotated' });
-      return l.items[0];
-    }, 5000, 'annotated revision');
+    const rev = await waitFor(
+      async () => {
+        const l = await c.client.list<ControllerRevision>(W.controllerrevisions, 'default', { labelSelector: 'app=annotated' });
+        return l.items[0];
+      },
+      5000,
+      'annotated revision',
+    );
     assert.deepEqual(rev.metadata?.annotations, { 'example.com/owner': 'team-a', 'kubernetes.io/change-cause': 'initial' });
   });
 
   it('OnDelete leaves pods alone until they are deleted, then recreates them at the update revision', async () => {
     auto.add('od');
     await c.client.create(W.statefulsets, 'default', sts('od', 2, { updateStrategy: { type: 'OnDelete' } }));
-    const first = await waitFor(async () => {
-      const s = await getSet(c, 'od');
-      return s.status?.readyReplicas === 2 ? s : undefined;
-    }, 8000, 'od ready');
+    const first = await waitFor(
+      async () => {
+        const s = await getSet(c, 'od');
+        return s.status?.readyReplicas === 2 ? s : undefined;
+      },
+      8000,
+      'od ready',
+    );
     await c.client.patch(W.statefulsets, 'default', 'od', 'merge', { spec: { template: { metadata: { labels: { app: 'od', v: '2' } } } } });
-    const s = await waitFor(async () => {
-      const x = await getSet(c, 'od');
-      return x.status?.updateRevision !== first.status?.updateRevision && x.status?.observedGeneration === x.metadata?.generation ? x : undefined;
-    }, 5000, 'new update revision');
+    const s = await waitFor(
+      async () => {
+        const x = await getSet(c, 'od');
+        return x.status?.updateRevision !== first.status?.updateRevision && x.status?.observedGeneration === x.metadata?.generation ? x : undefined;
+      },
+      5000,
+      'new update revision',
+    );
     assert.equal(s.status?.updatedReplicas, 0);
     assert.ok(!c.recorder.lines().some((l) => l.startsWith('SuccessfulDelete:') && l.includes('StatefulSet od ')));
     const old = (await live(c, 'od')).find((p) => p.metadata?.name === 'od-1')!;
     await c.client.delete(R.pods, 'default', 'od-1');
-    const fresh = await waitFor(async () => {
-      const p = (await live(c, 'od')).find((x) => x.metadata?.name === 'od-1');
-      return p && p.metadata?.uid !== old.metadata?.uid ? p : undefined;
-    }, 5000, 'od-1 recreated');
+    const fresh = await waitFor(
+      async () => {
+        const p = (await live(c, 'od')).find((x) => x.metadata?.name === 'od-1');
+        return p && p.metadata?.uid !== old.metadata?.uid ? p : undefined;
+      },
+      5000,
+      'od-1 recreated',
+    );
     assert.equal(fresh.metadata?.labels?.['controller-revision-hash'], s.status?.updateRevision);
     assert.equal(fresh.metadata?.labels?.v, '2');
   });
 
   it('retention whenDeleted/whenScaled=Delete: claims owned by the set, then by the scaled-down pod; a stale claim holds back the new pod', async () => {
     auto.add('ret');
-    const set = await c.client.create<StatefulSet>(W.statefulsets, 'default', sts('ret', 2, { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' } }, true));
+    const set = await c.client.create<StatefulSet>(
+      W.statefulsets,
+      'default',
+      sts('ret', 2, { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' } }, true),
+    );
     await waitFor(async () => (await getSet(c, 'ret')).status?.readyReplicas === 2, 8000, 'ret ready');
     const claim = (n: string) => c.client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', n);
     for (const n of ['www-ret-0', 'www-ret-1']) {
@@ -208,23 +269,37 @@ describe('StatefulSet controller', () => {
     await c.client.patch(W.statefulsets, 'default', 'ret', 'merge', { spec: { replicas: 1 } });
     await waitFor(async () => names(await live(c, 'ret')).join() === 'ret-0', 5000, 'ret scaled to 1');
     assert.deepEqual((await claim('www-ret-1')).metadata?.ownerReferences, [{ apiVersion: 'v1', kind: 'Pod', name: 'ret-1', uid: p1.metadata!.uid }]);
-    assert.deepEqual((await claim('www-ret-0')).metadata?.ownerReferences?.map((r) => r.kind), ['StatefulSet']);
+    assert.deepEqual(
+      (await claim('www-ret-0')).metadata?.ownerReferences?.map((r) => r.kind),
+      ['StatefulSet'],
+    );
 
     // scaling back up while the old claim (owned by the gone ret-1) is still there waits for its removal
     await waitFor(async () => (await listPods(c.client, 'default', 'app=ret')).length === 1, 5000, 'ret-1 gone');
     await c.client.patch(W.statefulsets, 'default', 'ret', 'merge', { spec: { replicas: 2 } });
-    await waitFor(async () => {
-      const s = await getSet(c, 'ret');
-      return s.metadata?.generation === s.status?.observedGeneration;
-    }, 5000, 'scale-up observed');
+    await waitFor(
+      async () => {
+        const s = await getSet(c, 'ret');
+        return s.metadata?.generation === s.status?.observedGeneration;
+      },
+      5000,
+      'scale-up observed',
+    );
     assert.equal((await live(c, 'ret')).length, 1, 'ret-1 waits for the stale claim');
     await c.client.delete(R.persistentvolumeclaims, 'default', 'www-ret-1'); // what the garbage collector does
     await waitFor(async () => names(await live(c, 'ret')).join() === 'ret-0,ret-1', 5000, 'ret-1 recreated');
-    const fresh = await waitFor(async () => {
-      const x = await claim('www-ret-1').catch(() => undefined);
-      return x?.metadata?.ownerReferences?.length ? x : undefined;
-    }, 5000, 'new claim');
-    assert.deepEqual(fresh.metadata?.ownerReferences?.map((r) => r.kind), ['StatefulSet']);
+    const fresh = await waitFor(
+      async () => {
+        const x = await claim('www-ret-1').catch(() => undefined);
+        return x?.metadata?.ownerReferences?.length ? x : undefined;
+      },
+      5000,
+      'new claim',
+    );
+    assert.deepEqual(
+      fresh.metadata?.ownerReferences?.map((r) => r.kind),
+      ['StatefulSet'],
+    );
   });
 });
 
@@ -238,10 +313,14 @@ describe('StatefulSet controller with a fake clock', () => {
       ctl = await startStatefulSetController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
       kubelet = startFakeKubelet(c.client);
       await c.client.create(W.statefulsets, 'default', sts('slow', 2, { minReadySeconds: 10 }));
-      const s = await waitFor(async () => {
-        const x = await getSet(c, 'slow');
-        return x.status?.readyReplicas === 1 ? x : undefined;
-      }, 5000, 'slow-0 ready');
+      const s = await waitFor(
+        async () => {
+          const x = await getSet(c, 'slow');
+          return x.status?.readyReplicas === 1 ? x : undefined;
+        },
+        5000,
+        'slow-0 ready',
+      );
       assert.equal(s.status?.availableReplicas, 0);
       await clock.advance(5000);
       assert.deepEqual(names(await live(c, 'slow')), ['slow-0'], 'slow-1 waits for slow-0 to be available');

@@ -21,7 +21,17 @@ import type { RunningController, WorkloadControllerContext } from '../util/conte
 import { claimObjects, controllerRefOf, controllerResolver, controllersSelecting } from '../util/controller-ref.js';
 import { adoptOrphans, ownedObjectHandlers } from '../util/owner-events.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../util/expectations.js';
-import { type ControllerRevision, createControllerRevision, equalRevision, newControllerRevision, nextRevision, sortRevisions, templateOfRevision, templatePatch, truncateHistory } from '../util/history.js';
+import {
+  type ControllerRevision,
+  createControllerRevision,
+  equalRevision,
+  newControllerRevision,
+  nextRevision,
+  sortRevisions,
+  templateOfRevision,
+  templatePatch,
+  truncateHistory,
+} from '../util/history.js';
 import { byControllerUID, byNamespace, Index } from '../util/informers.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { isPodReady, type Pod } from '../util/pods.js';
@@ -142,8 +152,15 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
   };
   const claimEvent = (verb: string, set: StatefulSet, pod: Pod, claim: Claim, err?: unknown): void => {
     const Verb = verb[0]!.toUpperCase() + verb.slice(1);
-    if (err === undefined) recorder.event(set, 'Normal', `Successful${Verb}`, `${verb} Claim ${claim.metadata?.name} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} success`);
-    else recorder.event(set, 'Warning', `Failed${Verb}`, `${verb} Claim ${claim.metadata?.name} for Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} failed error: ${errText(err)}`);
+    if (err === undefined)
+      recorder.event(set, 'Normal', `Successful${Verb}`, `${verb} Claim ${claim.metadata?.name} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} success`);
+    else
+      recorder.event(
+        set,
+        'Warning',
+        `Failed${Verb}`,
+        `${verb} Claim ${claim.metadata?.name} for Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} failed error: ${errText(err)}`,
+      );
   };
 
   /** upstream createPersistentVolumeClaims (only the missing ones) */
@@ -288,7 +305,16 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
       e.revision = candidate.revision;
       update = await client.update<ControllerRevision>(W.controllerrevisions, e.metadata!.namespace!, e);
     } else {
-      update = await createControllerRevision(client, set, 'StatefulSet', set.spec?.template?.metadata?.labels, candidate.data, candidate.revision, counter, candidate.metadata?.annotations);
+      update = await createControllerRevision(
+        client,
+        set,
+        'StatefulSet',
+        set.spec?.template?.metadata?.labels,
+        candidate.data,
+        candidate.revision,
+        counter,
+        candidate.metadata?.annotations,
+      );
     }
     const current = sorted.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update;
     return { current, update, collisionCount: counter.collisionCount };
@@ -296,7 +322,17 @@ export async function startStatefulSetController(ctx: StatefulSetControllerConte
 
   async function updateStatus(set: StatefulSet, status: StatefulSetStatus): Promise<void> {
     const cur = set.status ?? ({} as StatefulSetStatus);
-    const keys: (keyof StatefulSetStatus)[] = ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'currentRevision', 'updateRevision', 'observedGeneration', 'collisionCount'];
+    const keys: (keyof StatefulSetStatus)[] = [
+      'replicas',
+      'readyReplicas',
+      'currentReplicas',
+      'updatedReplicas',
+      'availableReplicas',
+      'currentRevision',
+      'updateRevision',
+      'observedGeneration',
+      'collisionCount',
+    ];
     if (keys.every((k) => (cur[k] ?? 0) === (status[k] ?? 0))) return;
     // a conflict is retried by the next sync, from the informer's newer copy (the role has no `get` on statefulsets)
     await client.update<StatefulSet>(W.statefulsets, set.metadata!.namespace!, { ...set, status: { ...(set.status ?? {}), ...status } } as StatefulSet, { subresource: 'status' });

@@ -32,7 +32,10 @@ describe('ttl-after-finished', () => {
   });
 
   it('deletes the Job (foreground) once the TTL passes, keeps one without TTL', async () => {
-    for (const [name, ttl] of [['ttl', 0], ['keep', undefined]] as const) {
+    for (const [name, ttl] of [
+      ['ttl', 0],
+      ['keep', undefined],
+    ] as const) {
       const j = await c.client.create<Job>(W.jobs, 'default', {
         apiVersion: 'batch/v1',
         kind: 'Job',
@@ -40,24 +43,33 @@ describe('ttl-after-finished', () => {
         spec: { ttlSecondsAfterFinished: ttl, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
       });
       const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-      await c.client.update(W.jobs, 'default', {
-        ...j,
-        status: {
-          startTime: now,
-          completionTime: now,
-          succeeded: 1,
-          conditions: [
-            { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now },
-            { type: 'Complete', status: 'True', lastTransitionTime: now },
-          ],
+      await c.client.update(
+        W.jobs,
+        'default',
+        {
+          ...j,
+          status: {
+            startTime: now,
+            completionTime: now,
+            succeeded: 1,
+            conditions: [
+              { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now },
+              { type: 'Complete', status: 'True', lastTransitionTime: now },
+            ],
+          },
         },
-      }, { subresource: 'status' });
+        { subresource: 'status' },
+      );
     }
     // nothing else removes the foregroundDeletion finalizer here: the Job is left terminating with it
-    const gone = await waitFor(async () => {
-      const j = await c.client.get<Job>(W.jobs, 'default', 'ttl');
-      return j.metadata?.deletionTimestamp ? j : undefined;
-    }, 5000, 'ttl job being deleted');
+    const gone = await waitFor(
+      async () => {
+        const j = await c.client.get<Job>(W.jobs, 'default', 'ttl');
+        return j.metadata?.deletionTimestamp ? j : undefined;
+      },
+      5000,
+      'ttl job being deleted',
+    );
     assert.deepEqual(gone.metadata?.finalizers, ['foregroundDeletion']);
     const kept = await c.client.get<Job>(W.jobs, 'default', 'keep');
     assert.equal(kept.metadata?.deletionTimestamp, undefined);

@@ -112,7 +112,10 @@ type ControllerRefLike = { kind: string; name: string; uid: string } | undefined
  * the object named `ref.name` in namespace `ns` with the reference's UID (a recreated
  * controller of the same name is not the owner). Upstream resolveControllerRef.
  */
-export function controllerResolver<T extends KObject>(cache: { getByName(ns: string, name: string): T | undefined }, kind: string): (ns: string, ref: ControllerRefLike) => T | undefined {
+export function controllerResolver<T extends KObject>(
+  cache: { getByName(ns: string, name: string): T | undefined },
+  kind: string,
+): (ns: string, ref: ControllerRefLike) => T | undefined {
   return (ns, ref) => {
     if (!ref || ref.kind !== kind) return undefined;
     const o = cache.getByName(ns, ref.name);

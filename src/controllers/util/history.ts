@@ -49,7 +49,14 @@ function hashControllerRevision(data: unknown, collisionCount?: number): string 
  * A new (unsaved) revision of `parent` (upstream NewControllerRevision).
  * @param revision the revision number
  */
-export function newControllerRevision(parent: KObject, kind: string, templateLabels: Record<string, string> | undefined, data: unknown, revision: number, collisionCount?: number): ControllerRevision {
+export function newControllerRevision(
+  parent: KObject,
+  kind: string,
+  templateLabels: Record<string, string> | undefined,
+  data: unknown,
+  revision: number,
+  collisionCount?: number,
+): ControllerRevision {
   const hash = hashControllerRevision(data, collisionCount);
   return {
     apiVersion: 'apps/v1',

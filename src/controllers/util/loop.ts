@@ -56,7 +56,12 @@ export class ControllerLoop {
         if (retries % 10 !== 0) return;
         console.warn(`${this.opts.name}: error syncing ${JSON.stringify(key)}: ${err instanceof Error ? err.message : String(err)}`);
       });
-    this.running = runWorkers(this.queue, this.opts.workers ?? 5, (k) => this.opts.sync(k), (k, e) => onError(k, e, this.queue.numRequeues(k)));
+    this.running = runWorkers(
+      this.queue,
+      this.opts.workers ?? 5,
+      (k) => this.opts.sync(k),
+      (k, e) => onError(k, e, this.queue.numRequeues(k)),
+    );
   }
 
   /** Stops the workers once their current syncs finish. */

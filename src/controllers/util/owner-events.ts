@@ -31,9 +31,7 @@ interface OwnedObjectEvents<O extends KObject, T extends KObject> {
 }
 
 /** The handlers to pass to an owned kind's informer `addEventHandler`. */
-export function ownedObjectHandlers<O extends KObject, T extends KObject>(
-  h: OwnedObjectEvents<O, T>,
-): { add(obj: T): void; update(old: T, cur: T): void; delete(obj: T): void } {
+export function ownedObjectHandlers<O extends KObject, T extends KObject>(h: OwnedObjectEvents<O, T>): { add(obj: T): void; update(old: T, cur: T): void; delete(obj: T): void } {
   const ownerOf = (obj: T): O | undefined => h.resolve(obj.metadata?.namespace ?? '', controllerRefOf(obj));
   return {
     add(obj) {

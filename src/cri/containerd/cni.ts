@@ -31,9 +31,7 @@ export function detectCNIBinDir(candidates: readonly string[] = CNI_BIN_DIRS): s
   for (const dir of candidates) {
     if (REQUIRED_CNI_PLUGINS.every((p) => existsSync(join(dir, p)))) return dir;
   }
-  throw new CNIConfigError(
-    `no CNI plugin directory among ${candidates.join(', ')} has ${REQUIRED_CNI_PLUGINS.join(', ')} (install containernetworking-plugins)`,
-  );
+  throw new CNIConfigError(`no CNI plugin directory among ${candidates.join(', ')} has ${REQUIRED_CNI_PLUGINS.join(', ')} (install containernetworking-plugins)`);
 }
 
 const V4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
@@ -84,9 +82,5 @@ export function cniConflist(o: CNIOptions): string {
     ipam,
   };
   if (o.mtu) br.mtu = o.mtu;
-  return JSON.stringify(
-    { cniVersion: '1.0.0', name: o.networkName ?? 'k8ts', plugins: [br, { type: 'portmap', capabilities: { portMappings: true } }] },
-    null,
-    2,
-  ) + '\n';
+  return JSON.stringify({ cniVersion: '1.0.0', name: o.networkName ?? 'k8ts', plugins: [br, { type: 'portmap', capabilities: { portMappings: true } }] }, null, 2) + '\n';
 }

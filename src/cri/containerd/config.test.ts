@@ -27,7 +27,8 @@ test('config.toml: version 2, private paths, and the settings this machine needs
     'conf_dir = "/var/lib/k8ts/containerd/cni/net.d"',
     'config_path = "/var/lib/k8ts/containerd/certs.d"',
     'stream_server_port = "0"',
-  ]) assert.ok(toml.includes(line), `config.toml has ${line}`);
+  ])
+    assert.ok(toml.includes(line), `config.toml has ${line}`);
   assert.ok(!/registry\.mirrors/.test(toml), 'no inline mirrors next to config_path (containerd rejects that)');
 });
 
@@ -35,7 +36,10 @@ test('CNI conflist: bridge + host-local over the podCIDR + portmap, no masquerad
   const c = JSON.parse(cniConflist({ podCIDR: '10.42.3.0/24', bridgeName: 'k8ts0', ipamDataDir: '/d/networks' }));
   assert.equal(c.cniVersion, '1.0.0');
   assert.equal(c.name, 'k8ts');
-  assert.deepEqual(c.plugins.map((p: { type: string }) => p.type), ['bridge', 'portmap']);
+  assert.deepEqual(
+    c.plugins.map((p: { type: string }) => p.type),
+    ['bridge', 'portmap'],
+  );
   const br = c.plugins[0];
   assert.equal(br.bridge, 'k8ts0');
   assert.equal(br.ipMasq, false);
@@ -85,14 +89,15 @@ configs:
 `);
   const files = hostsFiles(r);
   assert.deepEqual(Object.keys(files).sort(), [
-    '_default/hosts.toml', 'docker.io/hosts.toml', 'mirror.example:5443/hosts.toml', 'private.example/hosts.toml', 'registry.k8s.io/hosts.toml',
+    '_default/hosts.toml',
+    'docker.io/hosts.toml',
+    'mirror.example:5443/hosts.toml',
+    'private.example/hosts.toml',
+    'registry.k8s.io/hosts.toml',
   ]);
   // a host with TLS settings gets them for direct pulls too
   assert.equal(files['mirror.example:5443/hosts.toml'], 'server = "https://mirror.example:5443"\nca = "/etc/ca.pem"\nclient = [["/c.pem", "/k.pem"]]\n');
-  assert.equal(
-    files['docker.io/hosts.toml'],
-    'server = "https://registry-1.docker.io"\n\n[host."http://127.0.0.1:5000"]\n  capabilities = ["pull", "resolve"]\n',
-  );
+  assert.equal(files['docker.io/hosts.toml'], 'server = "https://registry-1.docker.io"\n\n[host."http://127.0.0.1:5000"]\n  capabilities = ["pull", "resolve"]\n');
   assert.equal(
     files['registry.k8s.io/hosts.toml'],
     'server = "https://registry.k8s.io"\n\n[host."https://mirror.example:5443"]\n  capabilities = ["pull", "resolve"]\n' +
@@ -100,10 +105,7 @@ configs:
   );
   assert.ok(!files['_default/hosts.toml']!.includes('server ='));
   assert.equal(files['private.example/hosts.toml'], 'server = "https://private.example"\nskip_verify = true\n');
-  assert.equal(
-    authToml(r),
-    '[plugins."io.containerd.grpc.v1.cri".registry.configs."mirror.example:5443".auth]\n  username = "alice"\n  password = "s3cr\\"t"\n',
-  );
+  assert.equal(authToml(r), '[plugins."io.containerd.grpc.v1.cri".registry.configs."mirror.example:5443".auth]\n  username = "alice"\n  password = "s3cr\\"t"\n');
   assert.deepEqual(parseRegistries(''), { mirrors: {}, configs: {} });
   assert.throws(() => parseRegistries('mirrors: {docker.io: {endpoint: "http://x"}}'), RegistriesConfigError);
   assert.throws(() => parseRegistries('mirrors: {docker.io: {endpoint: ["ftp://x"]}}'), /scheme must be http or https/);
@@ -131,7 +133,10 @@ test('layoutToArchive: a valid tar holding the re-tagged manifest and the blobs'
     writeFileSync(join(L, 'oci-layout'), '{"imageLayoutVersion":"1.0.0"}');
     writeFileSync(
       join(L, 'index.json'),
-      JSON.stringify({ schemaVersion: 2, manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: `sha256:${blob}`, size: 700, annotations: { 'org.opencontainers.image.ref.name': '3.10' } }] }),
+      JSON.stringify({
+        schemaVersion: 2,
+        manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: `sha256:${blob}`, size: 700, annotations: { 'org.opencontainers.image.ref.name': '3.10' } }],
+      }),
     );
     const tar = layoutToArchive(L, '3.10', '9.9');
     assert.equal(tar.length % 512, 0);

@@ -66,8 +66,7 @@ test('pause as PID 1 of a PID namespace reaps orphaned children', async () => {
     // sh exits at once; its background sleep is re-parented to pause and exits 0.2 s later
     const r = spawnSync('nsenter', ['--target', String(pausePid), '--pid', '--', 'sh', '-c', 'sleep 0.2 & echo $!'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    const children = () =>
-      readFileSync(`/proc/${pausePid}/task/${pausePid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const children = () => readFileSync(`/proc/${pausePid}/task/${pausePid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     await waitUntil('the orphan to be adopted by pause', () => children().length > 0, 2000, 10).catch(() => undefined);
     await waitUntil('pause to reap its adopted child (no zombie left)', () => children().length === 0, 5000);
     process.kill(pausePid, 'SIGTERM');

@@ -37,7 +37,12 @@ describe('managed containerd', () => {
 
   before(async () => {
     const layouts = buildTestImages();
-    c = await startTestContainerd({ pauseImage: 'localhost/k8ts-pause:3.10', pauseImageLayout: layouts.pause, restartDelayMs: 50, onEvent: (e) => supervisor.push(`${e.type} ${e.pid ?? ''}`) });
+    c = await startTestContainerd({
+      pauseImage: 'localhost/k8ts-pause:3.10',
+      pauseImageLayout: layouts.pause,
+      restartDelayMs: 50,
+      onEvent: (e) => supervisor.push(`${e.type} ${e.pid ?? ''}`),
+    });
     rt = await RemoteRuntime.connect(c.endpoint);
   });
   after(async () => {
@@ -50,7 +55,13 @@ describe('managed containerd', () => {
       assert.ok(existsSync(join(c.dataDir, 'containerd', f)), f);
     }
     const { conditions } = await rt.status();
-    assert.deepEqual(conditions.map((x) => [x.type, x.status]), [['RuntimeReady', true], ['NetworkReady', true]]);
+    assert.deepEqual(
+      conditions.map((x) => [x.type, x.status]),
+      [
+        ['RuntimeReady', true],
+        ['NetworkReady', true],
+      ],
+    );
   });
 
   test('the pause image is imported offline under exactly the sandbox_image name', async () => {
@@ -65,7 +76,11 @@ describe('managed containerd', () => {
     mkdirSync(logDirectory, { recursive: true });
     const sb = await rt.runPodSandbox({
       metadata: { name: 'survivor', uid, namespace: 'default', attempt: 0 },
-      hostname: 'survivor', logDirectory, portMappings: [], labels: {}, annotations: {},
+      hostname: 'survivor',
+      logDirectory,
+      portMappings: [],
+      labels: {},
+      annotations: {},
       linux: { cgroupParent: `${c.cgroupParent}/pod${uid}` },
     });
     const ip = (await rt.podSandboxStatus(sb)).network?.ip;

@@ -139,11 +139,7 @@ export function writeContainerdFiles(o: ManagedContainerdOptions): { paths: Cont
     join(paths.cniConfDir, '10-k8ts.conflist'),
     cniConflist({ podCIDR: o.podCIDR, bridgeName: o.bridgeName, networkName: o.networkName, ipamDataDir: paths.cniIpamDir }),
   );
-  writeFileSync(
-    paths.config,
-    containerdConfig({ paths, pauseImage: o.pauseImage, cniBinDir, registryAuthToml: authToml(regs), logLevel: o.logLevel }),
-    { mode: 0o600 },
-  );
+  writeFileSync(paths.config, containerdConfig({ paths, pauseImage: o.pauseImage, cniBinDir, registryAuthToml: authToml(regs), logLevel: o.logLevel }), { mode: 0o600 });
   return { paths, cniBinDir };
 }
 

@@ -17,15 +17,25 @@ test('criTarget accepts unix endpoints and bare paths only', () => {
   assert.equal(criTarget('unix:///run/containerd/containerd.sock'), 'unix:///run/containerd/containerd.sock');
   assert.equal(criTarget('unix:/run/c.sock'), 'unix:///run/c.sock');
   assert.equal(criTarget('/run/c.sock'), 'unix:///run/c.sock');
-  assert.throws(() => criTarget('tcp://127.0.0.1:1234'), (e: unknown) => e instanceof CRIError && e.code === 'InvalidArgument');
+  assert.throws(
+    () => criTarget('tcp://127.0.0.1:1234'),
+    (e: unknown) => e instanceof CRIError && e.code === 'InvalidArgument',
+  );
   assert.throws(() => criTarget('unix://relative.sock'), CRIError);
 });
 
 test('gRPC status codes map to CRIError codes with upstream-style messages', () => {
   const mk = (code: grpc.status, details: string) => Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() });
   assert.deepEqual(
-    [grpc.status.NOT_FOUND, grpc.status.ALREADY_EXISTS, grpc.status.INVALID_ARGUMENT, grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED, grpc.status.UNIMPLEMENTED, grpc.status.INTERNAL]
-      .map((c) => toCRIError(mk(c, 'x')).code),
+    [
+      grpc.status.NOT_FOUND,
+      grpc.status.ALREADY_EXISTS,
+      grpc.status.INVALID_ARGUMENT,
+      grpc.status.UNAVAILABLE,
+      grpc.status.DEADLINE_EXCEEDED,
+      grpc.status.UNIMPLEMENTED,
+      grpc.status.INTERNAL,
+    ].map((c) => toCRIError(mk(c, 'x')).code),
     ['NotFound', 'AlreadyExists', 'InvalidArgument', 'Unavailable', 'DeadlineExceeded', 'Unimplemented', 'Unknown'],
   );
   assert.equal(toCRIError(mk(grpc.status.NOT_FOUND, 'container "a" not found')).message, 'rpc error: code = NotFound desc = container "a" not found');
@@ -52,9 +62,21 @@ before(async () => {
   server.addService(pkg.runtime.v1.RuntimeService!.service, {
     CreateContainer: rec('CreateContainer', () => ({ container_id: 'c1' })),
     ListContainers: rec('ListContainers', () => ({
-      containers: [{ id: 'c1', pod_sandbox_id: 's1', metadata: { name: 'app', attempt: 2 }, image: { image: 'busybox' }, image_ref: 'sha256:ab', state: 'CONTAINER_EXITED', created_at: '1700000000123456789', labels: { a: 'b' } }],
+      containers: [
+        {
+          id: 'c1',
+          pod_sandbox_id: 's1',
+          metadata: { name: 'app', attempt: 2 },
+          image: { image: 'busybox' },
+          image_ref: 'sha256:ab',
+          state: 'CONTAINER_EXITED',
+          created_at: '1700000000123456789',
+          labels: { a: 'b' },
+        },
+      ],
     })),
-    ContainerStatus: (_call: Call, cb: grpc.sendUnaryData<unknown>) => cb({ code: grpc.status.NOT_FOUND, details: 'an error occurred when try to find container "zz": not found' } as grpc.ServiceError),
+    ContainerStatus: (_call: Call, cb: grpc.sendUnaryData<unknown>) =>
+      cb({ code: grpc.status.NOT_FOUND, details: 'an error occurred when try to find container "zz": not found' } as grpc.ServiceError),
     ExecSync: rec('ExecSync', () => ({ stdout: Buffer.from('out'), stderr: Buffer.from(''), exit_code: 7 })),
   });
   server.addService(pkg.runtime.v1.ImageService!.service, {
@@ -74,15 +96,37 @@ after(async () => {
 
 test('CreateContainer: wrappers, enums and snake_case fields as upstream expects', async () => {
   const sandbox = {
-    metadata: { name: 'p', uid: 'u', namespace: 'ns', attempt: 0 }, hostname: 'p', logDirectory: '/logs', portMappings: [{ protocol: 'UDP' as const, containerPort: 53, hostPort: 5353, hostIp: '' }],
-    labels: {}, annotations: {}, linux: { cgroupParent: '/k/podu', securityContext: { runAsUser: 0, namespaceOptions: { pid: 'CONTAINER' as const } } },
+    metadata: { name: 'p', uid: 'u', namespace: 'ns', attempt: 0 },
+    hostname: 'p',
+    logDirectory: '/logs',
+    portMappings: [{ protocol: 'UDP' as const, containerPort: 53, hostPort: 5353, hostIp: '' }],
+    labels: {},
+    annotations: {},
+    linux: { cgroupParent: '/k/podu', securityContext: { runAsUser: 0, namespaceOptions: { pid: 'CONTAINER' as const } } },
   };
-  const id = await rt.createContainer('s1', {
-    metadata: { name: 'app', attempt: 1 }, image: { image: 'busybox' }, command: ['sh'], args: ['-c', 'true'], workingDir: '/w',
-    envs: [{ key: 'A', value: '1' }], mounts: [{ containerPath: '/d', hostPath: '/h', readonly: true, propagation: 'PROPAGATION_HOST_TO_CONTAINER' }],
-    labels: { l: 'v' }, annotations: {}, logPath: 'app/1.log', stdin: false, stdinOnce: false, tty: false,
-    linux: { resources: { memoryLimitInBytes: 64 * 1024 * 1024, cpuShares: 512 }, securityContext: { runAsUser: 1000, runAsGroup: 0, capabilities: { dropCapabilities: ['ALL'] } } },
-  }, sandbox);
+  const id = await rt.createContainer(
+    's1',
+    {
+      metadata: { name: 'app', attempt: 1 },
+      image: { image: 'busybox' },
+      command: ['sh'],
+      args: ['-c', 'true'],
+      workingDir: '/w',
+      envs: [{ key: 'A', value: '1' }],
+      mounts: [{ containerPath: '/d', hostPath: '/h', readonly: true, propagation: 'PROPAGATION_HOST_TO_CONTAINER' }],
+      labels: { l: 'v' },
+      annotations: {},
+      logPath: 'app/1.log',
+      stdin: false,
+      stdinOnce: false,
+      tty: false,
+      linux: {
+        resources: { memoryLimitInBytes: 64 * 1024 * 1024, cpuShares: 512 },
+        securityContext: { runAsUser: 1000, runAsGroup: 0, capabilities: { dropCapabilities: ['ALL'] } },
+      },
+    },
+    sandbox,
+  );
   assert.equal(id, 'c1');
   const req = seen.CreateContainer as any;
   assert.equal(req.pod_sandbox_id, 's1');

@@ -65,9 +65,23 @@ const CODE_NAMES: Partial<Record<grpc.status, CRIErrorCode>> = {
 
 /** Upstream Go spelling of status codes, for "rpc error: code = X desc = Y". */
 const GO_CODE_NAMES = [
-  'OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists',
-  'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange',
-  'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated',
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
 ];
 
 /**

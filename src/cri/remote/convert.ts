@@ -7,40 +7,102 @@
  * @see https://github.com/kubernetes/cri-api/blob/v0.32.0/pkg/apis/runtime/v1/api.proto
  */
 import type {
-  Container, ContainerConfig, ContainerFilter, ContainerStatus, Image, ImageSpec, LinuxContainerResources,
-  LinuxContainerSecurityContext, LinuxSandboxSecurityContext, Mount, PodSandbox, PodSandboxConfig,
-  PodSandboxFilter, PodSandboxStatus,
+  Container,
+  ContainerConfig,
+  ContainerFilter,
+  ContainerStatus,
+  Image,
+  ImageSpec,
+  LinuxContainerResources,
+  LinuxContainerSecurityContext,
+  LinuxSandboxSecurityContext,
+  Mount,
+  PodSandbox,
+  PodSandboxConfig,
+  PodSandboxFilter,
+  PodSandboxStatus,
 } from '../api.js';
 
 /** Wire shapes as proto-loader decodes them (defaults: true → absent messages are null). */
 export namespace W {
-  export interface Int64Value { value: number }
-  export interface ImageSpec { image: string; annotations: Record<string, string>; userSpecifiedImage: string }
-  export interface Meta { name: string; uid: string; namespace: string; attempt: number }
-  export interface PodSandbox {
-    id: string; metadata: Meta | null; state: string; createdAt: number;
-    labels: Record<string, string>; annotations: Record<string, string>; runtimeHandler: string;
+  export interface Int64Value {
+    value: number;
   }
-  export interface NamespaceOption { network: string; pid: string; ipc: string; targetId: string }
+  export interface ImageSpec {
+    image: string;
+    annotations: Record<string, string>;
+    userSpecifiedImage: string;
+  }
+  export interface Meta {
+    name: string;
+    uid: string;
+    namespace: string;
+    attempt: number;
+  }
+  export interface PodSandbox {
+    id: string;
+    metadata: Meta | null;
+    state: string;
+    createdAt: number;
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
+    runtimeHandler: string;
+  }
+  export interface NamespaceOption {
+    network: string;
+    pid: string;
+    ipc: string;
+    targetId: string;
+  }
   export interface PodSandboxStatus extends PodSandbox {
     network: { ip: string; additionalIps: { ip: string }[] } | null;
     linux: { namespaces: { options: NamespaceOption | null } | null } | null;
   }
   export interface Container {
-    id: string; podSandboxId: string; metadata: { name: string; attempt: number } | null; image: ImageSpec | null;
-    imageRef: string; state: string; createdAt: number; labels: Record<string, string>; annotations: Record<string, string>;
+    id: string;
+    podSandboxId: string;
+    metadata: { name: string; attempt: number } | null;
+    image: ImageSpec | null;
+    imageRef: string;
+    state: string;
+    createdAt: number;
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
   }
-  export interface Mount { containerPath: string; hostPath: string; readonly: boolean; selinuxRelabel: boolean; propagation: string }
+  export interface Mount {
+    containerPath: string;
+    hostPath: string;
+    readonly: boolean;
+    selinuxRelabel: boolean;
+    propagation: string;
+  }
   export interface Resources {
-    cpuPeriod: number; cpuQuota: number; cpuShares: number; memoryLimitInBytes: number; oomScoreAdj: number;
-    cpusetCpus: string; cpusetMems: string;
+    cpuPeriod: number;
+    cpuQuota: number;
+    cpuShares: number;
+    memoryLimitInBytes: number;
+    oomScoreAdj: number;
+    cpusetCpus: string;
+    cpusetMems: string;
   }
   export interface ContainerStatus extends Omit<Container, 'podSandboxId'> {
-    startedAt: number; finishedAt: number; exitCode: number; reason: string; message: string;
-    mounts: Mount[]; logPath: string; resources: { linux: Resources | null } | null;
+    startedAt: number;
+    finishedAt: number;
+    exitCode: number;
+    reason: string;
+    message: string;
+    mounts: Mount[];
+    logPath: string;
+    resources: { linux: Resources | null } | null;
   }
   export interface Image {
-    id: string; repoTags: string[]; repoDigests: string[]; size: number; uid: Int64Value | null; username: string; pinned: boolean;
+    id: string;
+    repoTags: string[];
+    repoDigests: string[];
+    size: number;
+    uid: Int64Value | null;
+    username: string;
+    pinned: boolean;
   }
 }
 

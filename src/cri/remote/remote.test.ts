@@ -108,8 +108,19 @@ describe('remote runtime on containerd: network and registry mirrors', () => {
       assert.ok(ip, 'pod IP');
       mkdirSync(join(sb.logDirectory, 'httpd'));
       const cfg = {
-        metadata: { name: 'httpd', attempt: 0 }, image: { image: images.httpd }, command: [], args: [], workingDir: '',
-        envs: [], mounts: [], labels: {}, annotations: {}, logPath: 'httpd/0.log', stdin: false, stdinOnce: false, tty: false,
+        metadata: { name: 'httpd', attempt: 0 },
+        image: { image: images.httpd },
+        command: [],
+        args: [],
+        workingDir: '',
+        envs: [],
+        mounts: [],
+        labels: {},
+        annotations: {},
+        logPath: 'httpd/0.log',
+        stdin: false,
+        stdinOnce: false,
+        tty: false,
       };
       const cid = await rt.createContainer(id, cfg, sb);
       await rt.startContainer(cid);

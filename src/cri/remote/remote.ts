@@ -7,15 +7,38 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/cri-client/pkg/remote_image.go
  */
 import type {
-  AttachRequest, AuthConfig, Container, ContainerConfig, ContainerFilter, ContainerStatus, ExecRequest,
-  ExecSyncResult, Image, ImageSpec, PodSandbox, PodSandboxConfig, PodSandboxFilter, PodSandboxStatus,
-  PortForwardRequest, Runtime, RuntimeCondition, VersionInfo,
+  AttachRequest,
+  AuthConfig,
+  Container,
+  ContainerConfig,
+  ContainerFilter,
+  ContainerStatus,
+  ExecRequest,
+  ExecSyncResult,
+  Image,
+  ImageSpec,
+  PodSandbox,
+  PodSandboxConfig,
+  PodSandboxFilter,
+  PodSandboxStatus,
+  PortForwardRequest,
+  Runtime,
+  RuntimeCondition,
+  VersionInfo,
 } from '../api.js';
 import { CRIError, type RuntimeFeatures } from '../api.js';
 import { CRIClient, DEFAULT_REQUEST_TIMEOUT_MS } from './client.js';
 import {
-  fromContainer, fromContainerStatus, fromImage, fromPodSandbox, fromPodSandboxStatus, toWireContainerConfig,
-  toWireContainerFilter, toWireSandboxConfig, toWireSandboxFilter, type W,
+  fromContainer,
+  fromContainerStatus,
+  fromImage,
+  fromPodSandbox,
+  fromPodSandboxStatus,
+  toWireContainerConfig,
+  toWireContainerFilter,
+  toWireSandboxConfig,
+  toWireSandboxFilter,
+  type W,
 } from './convert.js';
 
 /** The CRI API version the kubelet announces in VersionRequest. */
@@ -41,7 +64,10 @@ export class RemoteRuntime implements Runtime {
   private readonly pullTimeout: number;
 
   /** @param endpoint `unix:///run/containerd/containerd.sock` or a bare socket path. */
-  constructor(readonly endpoint: string, opts: RemoteRuntimeOptions = {}) {
+  constructor(
+    readonly endpoint: string,
+    opts: RemoteRuntimeOptions = {},
+  ) {
     this.client = new CRIClient(endpoint);
     this.timeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.pullTimeout = opts.pullTimeoutMs ?? 600_000;
@@ -186,11 +212,7 @@ export class RemoteRuntime implements Runtime {
   }
 
   async pullImage(image: ImageSpec, auth?: AuthConfig, sandboxConfig?: PodSandboxConfig): Promise<string> {
-    const res = await this.img<{ imageRef: string }>(
-      'PullImage',
-      { image, auth, sandboxConfig: sandboxConfig && toWireSandboxConfig(sandboxConfig) },
-      this.pullTimeout,
-    );
+    const res = await this.img<{ imageRef: string }>('PullImage', { image, auth, sandboxConfig: sandboxConfig && toWireSandboxConfig(sandboxConfig) }, this.pullTimeout);
     if (!res.imageRef) throw new CRIError('Unknown', `PullImage ${image.image} returned an empty image reference`);
     return res.imageRef;
   }

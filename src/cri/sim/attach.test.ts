@@ -79,11 +79,14 @@ test('attachStdin: piped bytes reach PID 1; stdinOnce closes its stdin at the en
   await p.tick(() => false);
   const st = await p.rt.containerStatus(id);
   assert.deepEqual([st.state, st.exitCode], ['CONTAINER_EXITED', 0], 'end of input ends sh');
-  await assert.rejects(Promise.resolve().then(() => p.rt.attachStdin(id, new PassThrough(), new AbortController().signal)), (e) => {
-    assert.ok(e instanceof CRIError && e.code === 'Unknown');
-    assert.equal(e.message, 'container is in exited state');
-    return true;
-  });
+  await assert.rejects(
+    Promise.resolve().then(() => p.rt.attachStdin(id, new PassThrough(), new AbortController().signal)),
+    (e) => {
+      assert.ok(e instanceof CRIError && e.code === 'Unknown');
+      assert.equal(e.message, 'container is in exited state');
+      return true;
+    },
+  );
   await p.done();
 });
 
@@ -126,8 +129,14 @@ test('attachStdin: with a terminal, input goes through the line discipline and i
 test('attachStdin: a container without stdin is refused', async () => {
   const p = await pod();
   const id = await p.start('n', 'busybox:1.36', ['sleep', '3600']);
-  await assert.rejects(Promise.resolve().then(() => p.rt.attachStdin(id, new PassThrough(), new AbortController().signal)), /stdin of container .* is not open/);
-  await assert.rejects(Promise.resolve().then(() => p.rt.attachStdin('nope', new PassThrough(), new AbortController().signal)), /not found/);
+  await assert.rejects(
+    Promise.resolve().then(() => p.rt.attachStdin(id, new PassThrough(), new AbortController().signal)),
+    /stdin of container .* is not open/,
+  );
+  await assert.rejects(
+    Promise.resolve().then(() => p.rt.attachStdin('nope', new PassThrough(), new AbortController().signal)),
+    /not found/,
+  );
   await p.done();
 });
 

@@ -89,8 +89,7 @@ export const builtinImageRules: SimImageRule[] = [
     match: /:[^/]*start-fail/,
     behavior: {
       container: {
-        startError:
-          'failed to create containerd task: failed to create shim task: OCI runtime create failed: exec: "simulated": executable file not found in $PATH: unknown',
+        startError: 'failed to create containerd task: failed to create shim task: OCI runtime create failed: exec: "simulated": executable file not found in $PATH: unknown',
       },
     },
   },

@@ -66,8 +66,7 @@ const cat: Command = async (args, c) => {
 /** Reverses the characters of each line (busybox `rev [FILE]…`; stdin without files). */
 const rev: Command = async (args, c) => {
   const files = flagsOf(args).operands;
-  const flip = (text: string): string =>
-    text.replace(/[^\n]+/g, (l) => [...l].reverse().join(''));
+  const flip = (text: string): string => text.replace(/[^\n]+/g, (l) => [...l].reverse().join(''));
   if (!files.length) {
     c.out.write(flip(await c.stdin.text()));
     return 0;
@@ -93,7 +92,10 @@ const headTail =
       const ls = lines(text);
       const from = tail ? Math.max(0, ls.length - n) : 0;
       const to = tail ? ls.length : Math.min(ls.length, n);
-      const sel = ls.slice(from, to).map((l) => `${l}\n`).join('');
+      const sel = ls
+        .slice(from, to)
+        .map((l) => `${l}\n`)
+        .join('');
       return to === ls.length && sel && !text.endsWith('\n') ? sel.slice(0, -1) : sel;
     };
     let st = 0;
@@ -153,8 +155,7 @@ const wc: Command = async (args, c) => {
   const { flags, operands } = flagsOf(args);
   const want = ['l', 'w', 'c'].filter((f) => flags.has(f) || (f === 'c' && flags.has('m')));
   const cols = want.length ? want : ['l', 'w', 'c'];
-  const count = (t: string): number[] =>
-    cols.map((k) => (k === 'l' ? (t.match(/\n/g) ?? []).length : k === 'w' ? t.split(/\s+/).filter(Boolean).length : Buffer.byteLength(t)));
+  const count = (t: string): number[] => cols.map((k) => (k === 'l' ? (t.match(/\n/g) ?? []).length : k === 'w' ? t.split(/\s+/).filter(Boolean).length : Buffer.byteLength(t)));
   const show = (ns: number[], name?: string): string =>
     `${ns.length === 1 ? String(ns[0]) : ns.map((x) => String(x).padStart(7)).join(' ')}${name !== undefined ? ` ${name}` : ''}\n`;
   if (!operands.length) {

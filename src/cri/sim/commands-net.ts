@@ -34,7 +34,28 @@ function headerBlock(a: Extract<HttpAnswer, { kind: 'response' }>): string {
   return `HTTP/1.1 ${a.status} ${a.reason}\r\n${a.headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
 }
 
-const WITH_VALUE = new Set(['-o', '--output', '-m', '--max-time', '--connect-timeout', '-H', '--header', '-X', '--request', '-d', '--data', '-w', '--write-out', '-u', '--user', '-A', '--user-agent', '-e', '--referer', '--retry']);
+const WITH_VALUE = new Set([
+  '-o',
+  '--output',
+  '-m',
+  '--max-time',
+  '--connect-timeout',
+  '-H',
+  '--header',
+  '-X',
+  '--request',
+  '-d',
+  '--data',
+  '-w',
+  '--write-out',
+  '-u',
+  '--user',
+  '-A',
+  '--user-agent',
+  '-e',
+  '--referer',
+  '--retry',
+]);
 
 const curl: Command = async (args, c) => {
   const flags = new Set<string>();
@@ -157,7 +178,8 @@ const wget: Command = async (args, c) => {
     c.err.write(`wget: can't open '${file}': ${e instanceof FsError ? e.message : String(e)}\n`);
     return 1;
   }
-  if (!quiet) c.err.write(`saving to '${file}'\n${file.slice(0, 20).padEnd(20)} 100% |********************************| ${String(size).padStart(5)}  0:00:00 ETA\n'${file}' saved\n`);
+  if (!quiet)
+    c.err.write(`saving to '${file}'\n${file.slice(0, 20).padEnd(20)} 100% |********************************| ${String(size).padStart(5)}  0:00:00 ETA\n'${file}' saved\n`);
   return 0;
 };
 

@@ -77,11 +77,26 @@ test('new files belong to the container user, with the group of a setgid (fsGrou
 test('errors as a real filesystem: read-only mounts, missing parents, existing directories', () => {
   const { root, vol, done } = setup();
   const fs = new SimFs({ mounts: [{ containerPath: '/etc/config', hostPath: vol, readonly: true }], writableHostRoots: [join(root, 'kubelet')] });
-  assert.throws(() => fs.write('/etc/config/x', 'y'), (e) => e instanceof FsError && e.code === 'EROFS' && e.message === 'Read-only file system');
-  assert.throws(() => fs.write('/nope/x', 'y'), (e) => e instanceof FsError && e.code === 'ENOENT');
-  assert.throws(() => fs.write('/tmp', 'y'), (e) => e instanceof FsError && e.code === 'EISDIR');
-  assert.throws(() => fs.mkdir('/tmp', false), (e) => e instanceof FsError && e.code === 'EEXIST');
-  assert.throws(() => fs.mkdir('/a/b', false), (e) => e instanceof FsError && e.code === 'ENOENT');
+  assert.throws(
+    () => fs.write('/etc/config/x', 'y'),
+    (e) => e instanceof FsError && e.code === 'EROFS' && e.message === 'Read-only file system',
+  );
+  assert.throws(
+    () => fs.write('/nope/x', 'y'),
+    (e) => e instanceof FsError && e.code === 'ENOENT',
+  );
+  assert.throws(
+    () => fs.write('/tmp', 'y'),
+    (e) => e instanceof FsError && e.code === 'EISDIR',
+  );
+  assert.throws(
+    () => fs.mkdir('/tmp', false),
+    (e) => e instanceof FsError && e.code === 'EEXIST',
+  );
+  assert.throws(
+    () => fs.mkdir('/a/b', false),
+    (e) => e instanceof FsError && e.code === 'ENOENT',
+  );
   fs.mkdir('/a/b/c');
   assert.equal(fs.kind('/a/b'), 'dir');
   done();

@@ -252,7 +252,11 @@ export class ProcessHost {
     if (c.state === 'CONTAINER_RUNNING') this.exited(c, c.exitCode);
   }
 
-  private spawn(c: ContainerRec, cmd: string[], o: { tty: boolean; stdin: Stdin; streamStdin?: StreamStdin; write: ShellIO['write'] }): { proc: SimProcess; result: Promise<number> } {
+  private spawn(
+    c: ContainerRec,
+    cmd: string[],
+    o: { tty: boolean; stdin: Stdin; streamStdin?: StreamStdin; write: ShellIO['write'] },
+  ): { proc: SimProcess; result: Promise<number> } {
     if (c.state !== 'CONTAINER_RUNNING' || !c.fs) throw new CRIError('Unknown', `failed to exec in container: container is in ${c.state} state`);
     const s = this.d.sandbox(c.sandboxId);
     const proc = new SimProcess(c.nextPid++, cmd, false, this.d.clock, o.streamStdin);
@@ -314,9 +318,7 @@ export class ProcessHost {
     const stdin = proc.stdin;
     if (!stdin) throw new CRIError('InvalidArgument', `stdin of container ${JSON.stringify(c.id)} is not open (the container was not created with stdin)`);
     const decoder = new StringDecoder('utf8');
-    const tty = c.config.tty
-      ? new TtyLineDiscipline({ echo: (t) => c.log?.write('stdout', t), stdin, interrupt: () => proc.interrupt() })
-      : undefined;
+    const tty = c.config.tty ? new TtyLineDiscipline({ echo: (t) => c.log?.write('stdout', t), stdin, interrupt: () => proc.interrupt() }) : undefined;
     await new Promise<void>((resolve) => {
       const onData = (chunk: Buffer | string): void => {
         const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
@@ -354,9 +356,7 @@ export class ProcessHost {
    */
   async execStream(c: ContainerRec, cmd: string[], session: SimExecSession): Promise<number> {
     const stdin = session.stdin ? new StreamStdin() : undefined;
-    const write: ShellIO['write'] = session.tty
-      ? (_stream, t) => session.write('stdout', Buffer.from(onlcr(t)))
-      : (stream, t) => session.write(stream, Buffer.from(t));
+    const write: ShellIO['write'] = session.tty ? (_stream, t) => session.write('stdout', Buffer.from(onlcr(t))) : (stream, t) => session.write(stream, Buffer.from(t));
     const { proc, result } = this.spawn(c, cmd, { tty: session.tty, stdin: stdin ?? stringStdin(''), streamStdin: stdin, write });
     const cleanup: (() => void)[] = [];
     if (session.stdin && stdin) {

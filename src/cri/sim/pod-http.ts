@@ -47,7 +47,9 @@ const TYPES: Record<string, string> = {
 function errorPage(srv: SimHttpServer, status: number): string {
   const title = `${status} ${REASONS[status]}`;
   if (srv.flavor === 'nginx') {
-    return ['<html>', `<head><title>${title}</title></head>`, '<body>', `<center><h1>${title}</h1></center>`, `<hr><center>${srv.server}</center>`, '</body>', '</html>', ''].join('\r\n');
+    return ['<html>', `<head><title>${title}</title></head>`, '<body>', `<center><h1>${title}</h1></center>`, `<hr><center>${srv.server}</center>`, '</body>', '</html>', ''].join(
+      '\r\n',
+    );
   }
   const text =
     status === 404 ? 'The requested URL was not found on this server.' : status === 301 ? 'The document has moved.' : "You don't have permission to access this resource.";

@@ -169,7 +169,8 @@ export class SimRuntime implements Runtime {
 
   private reserve(name: string, id: string, what: string): void {
     const holder = this.names.get(name);
-    if (holder) throw new CRIError('AlreadyExists', `failed to reserve ${what} name ${JSON.stringify(name)}: name ${JSON.stringify(name)} is reserved for ${JSON.stringify(holder)}`);
+    if (holder)
+      throw new CRIError('AlreadyExists', `failed to reserve ${what} name ${JSON.stringify(name)}: name ${JSON.stringify(name)} is reserved for ${JSON.stringify(holder)}`);
     this.names.set(name, id);
   }
 

@@ -279,7 +279,7 @@ export function parse(src: string, arrays = false): Node {
   const root = list([]);
   if (pos < toks.length) {
     const t = toks[pos];
-    throw new Error(`syntax error near unexpected token "${t.k === 'op' ? t.v : plain(t.w) ?? ''}"`);
+    throw new Error(`syntax error near unexpected token "${t.k === 'op' ? t.v : (plain(t.w) ?? '')}"`);
   }
   return root;
 }

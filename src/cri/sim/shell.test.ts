@@ -169,14 +169,20 @@ test('tail -f prints what is appended, once a second of clock time', async () =>
 test('curl and wget reach the pod (localhost) and nothing else', async () => {
   const answer = (r: HttpRequest): HttpAnswer => {
     if (r.host === 'localhost' && r.port === 80) {
-      return r.path === '/' ? { kind: 'response', ip: '127.0.0.1', status: 200, reason: 'OK', headers: [['Server', 'nginx/1.14.2']], body: 'Hello\n' } : { kind: 'response', ip: '127.0.0.1', status: 404, reason: 'Not Found', headers: [], body: 'nf' };
+      return r.path === '/'
+        ? { kind: 'response', ip: '127.0.0.1', status: 200, reason: 'OK', headers: [['Server', 'nginx/1.14.2']], body: 'Hello\n' }
+        : { kind: 'response', ip: '127.0.0.1', status: 404, reason: 'Not Found', headers: [], body: 'nf' };
     }
     if (r.host === 'localhost') return { kind: 'refused', ip: '127.0.0.1' };
     return { kind: 'unresolved' };
   };
   const h = harness({ http: answer });
   assert.deepEqual(await h.run(['curl', '-s', 'localhost']), { code: 0, out: 'Hello\n', err: '' });
-  assert.deepEqual(await h.run(['curl', '-sS', 'http://localhost:8080/']), { code: 7, out: '', err: "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server\n" });
+  assert.deepEqual(await h.run(['curl', '-sS', 'http://localhost:8080/']), {
+    code: 7,
+    out: '',
+    err: "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server\n",
+  });
   assert.deepEqual(await h.run(['curl', 'example.com']), { code: 6, out: '', err: 'curl: (6) Could not resolve host: example.com\n' });
   assert.deepEqual(await h.run(['curl', '-sf', 'localhost/x']), { code: 22, out: '', err: '' });
   assert.equal((await h.run(['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', 'localhost/x'])).out, '404');
@@ -197,7 +203,10 @@ test('curl and wget reach the pod (localhost) and nothing else', async () => {
 
 test('nslookup and getent answer from /etc/hosts', async () => {
   const h = harness();
-  assert.equal((await h.run(['nslookup', 'localhost'])).out, 'Server:\t\t10.96.0.10\nAddress:\t10.96.0.10:53\n\nName:\tlocalhost\nAddress: 127.0.0.1\n\nName:\tlocalhost\nAddress: ::1\n\n');
+  assert.equal(
+    (await h.run(['nslookup', 'localhost'])).out,
+    'Server:\t\t10.96.0.10\nAddress:\t10.96.0.10:53\n\nName:\tlocalhost\nAddress: 127.0.0.1\n\nName:\tlocalhost\nAddress: ::1\n\n',
+  );
   assert.deepEqual(await h.run(['nslookup', 'kubernetes.default']), { code: 1, out: ';; connection timed out; no servers could be reached\n\n', err: '' });
   assert.equal((await h.run(['getent', 'hosts', 'localhost'])).out, '::1             localhost ip6-localhost ip6-loopback\n');
   assert.equal((await h.run(['getent', 'hosts', 'web'])).out, '10.1.0.5        web\n');

@@ -367,7 +367,12 @@ class Shell {
             i = end + 1;
             continue;
           }
-          s += this.vars.get(t.slice(i + 2, end).replace(/:?-.*$/, '')) ?? t.slice(i + 2, end).replace(/^[^-]*:?-/, '').replace(/^[^-]*$/, '');
+          s +=
+            this.vars.get(t.slice(i + 2, end).replace(/:?-.*$/, '')) ??
+            t
+              .slice(i + 2, end)
+              .replace(/^[^-]*:?-/, '')
+              .replace(/^[^-]*$/, '');
           i = end + 1;
         } else if (t[i + 1] === '?') {
           s += String(this.status);

@@ -96,7 +96,10 @@ describe('SimRuntime behaviours (injected clock)', () => {
     assert.equal(st.reason, 'Error');
     assert.equal(st.finishedAt - st.startedAt, 2000 * 1e6);
     const log = parseCRILog(readFileSync(join(sb.logDirectory, 'c/0.log'), 'utf8'));
-    assert.deepEqual(log.map((l) => [l.stream, l.tag, l.msg]), [['stdout', 'F', 'started']]);
+    assert.deepEqual(
+      log.map((l) => [l.stream, l.tag, l.msg]),
+      [['stdout', 'F', 'started']],
+    );
     assert.equal(log[0].time, '2025-01-01T00:00:00Z');
     done();
   });
@@ -138,7 +141,10 @@ describe('SimRuntime behaviours (injected clock)', () => {
     const ws = await rt.containerStatus(writer);
     assert.equal(ws.exitCode, 1, 'printenv exits 1 when a variable is unset');
     assert.equal(readFileSync(join(vol, 'index.html'), 'utf8'), 'Hello\n');
-    assert.deepEqual(parseCRILog(readFileSync(ws.logPath, 'utf8')).map((l) => l.msg), ['p3']);
+    assert.deepEqual(
+      parseCRILog(readFileSync(ws.logPath, 'utf8')).map((l) => l.msg),
+      ['p3'],
+    );
 
     const live = await rt.createContainer(sid, container('l', 'busybox', ['/bin/sh', '-c', 'touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600']), sb);
     await rt.startContainer(live);
@@ -185,7 +191,10 @@ describe('SimRuntime behaviours (injected clock)', () => {
     await clock.advance(10);
     assert.equal(readFileSync(join(outside, 'keep'), 'utf8'), 'x');
     assert.throws(() => readFileSync(join(outside, 'new')));
-    assert.deepEqual(parseCRILog(readFileSync((await rt.containerStatus(id)).logPath, 'utf8')).map((l) => l.msg), ['y']);
+    assert.deepEqual(
+      parseCRILog(readFileSync((await rt.containerStatus(id)).logPath, 'utf8')).map((l) => l.msg),
+      ['y'],
+    );
     rmSync(outside, { recursive: true, force: true });
     done();
   });

@@ -48,7 +48,11 @@ test('a restarted runtime finds its images, sandboxes (same IP), exited and runn
   await rt.pullImage({ image: 'busybox:1.36' });
   const done = await rt.createContainer(sid, container('done', 'busybox:1.36', ['sh', '-c', 'echo finished']), sb);
   await rt.startContainer(done);
-  const run = await rt.createContainer(sid, container('run', 'busybox:1.36', ['sh', '-c', "trap 'exit 5' TERM; echo up; echo data > /tmp/state; while true; do sleep 1; done"]), sb);
+  const run = await rt.createContainer(
+    sid,
+    container('run', 'busybox:1.36', ['sh', '-c', "trap 'exit 5' TERM; echo up; echo data > /tmp/state; while true; do sleep 1; done"]),
+    sb,
+  );
   await rt.startContainer(run);
   await clock.advance(1500);
   const before = { done: await rt.containerStatus(done), run: await rt.containerStatus(run), ip: (await rt.podSandboxStatus(sid)).network?.ip };
@@ -60,14 +64,23 @@ test('a restarted runtime finds its images, sandboxes (same IP), exited and runn
   const clock2 = new FakeClock(clock.now() + 60_000);
   const rt2 = new SimRuntime({ clock: clock2, podCIDR: '10.7.0.0/24', stateDir });
   assert.ok(await rt2.imageStatus({ image: 'docker.io/library/busybox:1.36' }), 'no re-pull needed');
-  assert.deepEqual((await rt2.listPodSandbox()).map((s) => [s.id, s.state]), [[sid, 'SANDBOX_READY']]);
+  assert.deepEqual(
+    (await rt2.listPodSandbox()).map((s) => [s.id, s.state]),
+    [[sid, 'SANDBOX_READY']],
+  );
   assert.equal((await rt2.podSandboxStatus(sid)).network?.ip, before.ip);
   const d = await rt2.containerStatus(done);
-  assert.deepEqual([d.state, d.exitCode, d.reason, d.startedAt, d.finishedAt, d.logPath], ['CONTAINER_EXITED', 0, 'Completed', before.done.startedAt, before.done.finishedAt, before.done.logPath]);
+  assert.deepEqual(
+    [d.state, d.exitCode, d.reason, d.startedAt, d.finishedAt, d.logPath],
+    ['CONTAINER_EXITED', 0, 'Completed', before.done.startedAt, before.done.finishedAt, before.done.logPath],
+  );
   const r = await rt2.containerStatus(run);
   assert.deepEqual([r.state, r.startedAt, r.metadata.attempt], ['CONTAINER_RUNNING', before.run.startedAt, 0]);
   assert.equal((await rt2.execSync(run, ['cat', '/tmp/state'], 1)).stdout.toString(), 'data\n', 'the filesystem came back');
-  assert.deepEqual((await rt2.listContainers({ labelSelector: { 'io.kubernetes.container.name': 'run' } })).map((c) => c.id), [run]);
+  assert.deepEqual(
+    (await rt2.listContainers({ labelSelector: { 'io.kubernetes.container.name': 'run' } })).map((c) => c.id),
+    [run],
+  );
   // a new sandbox does not get the restored one's IP; names stay reserved
   const other = await rt2.runPodSandbox(sandbox(root, 'q'));
   assert.notEqual((await rt2.podSandboxStatus(other)).network?.ip, before.ip);
@@ -77,7 +90,10 @@ test('a restarted runtime finds its images, sandboxes (same IP), exited and runn
   await rt2.stopContainer(run, 10);
   const stopped = await rt2.containerStatus(run);
   assert.deepEqual([stopped.state, stopped.exitCode], ['CONTAINER_EXITED', 5]);
-  assert.deepEqual(parseCRILog(readFileSync(stopped.logPath, 'utf8')).map((l) => l.msg), ['up']);
+  assert.deepEqual(
+    parseCRILog(readFileSync(stopped.logPath, 'utf8')).map((l) => l.msg),
+    ['up'],
+  );
   await rt2.close();
   rmSync(root, { recursive: true, force: true });
 });
@@ -94,7 +110,10 @@ test('state is written a moment after a change (debounced) and not after close',
   assert.equal(existsSync(file), false);
   await clock.advance(1);
   const saved = JSON.parse(readFileSync(file, 'utf8')) as { images: { repoTags: string[]; size: number }[] };
-  assert.deepEqual(saved.images.map((i) => [i.repoTags, i.size]), [[['docker.io/library/nginx:1.14.2'], 44_710_000]]);
+  assert.deepEqual(
+    saved.images.map((i) => [i.repoTags, i.size]),
+    [[['docker.io/library/nginx:1.14.2'], 44_710_000]],
+  );
   await rt.close();
   rmSync(file);
   await rt.pullImage({ image: 'busybox' }).catch(() => undefined);

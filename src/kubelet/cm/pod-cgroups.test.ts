@@ -11,7 +11,10 @@ const pod = (uid: string, containers: NonNullable<Pod['spec']>['containers'], in
   metadata: { uid, name: uid, namespace: 'default' },
   spec: { containers, initContainers },
 });
-const guaranteed = pod('g', [{ name: 'a', resources: { requests: { cpu: '500m', memory: '100Mi' }, limits: { cpu: '500m', memory: '100Mi' } } }, { name: 'b', resources: { requests: { cpu: '250m', memory: '50Mi' }, limits: { cpu: '250m', memory: '50Mi' } } }]);
+const guaranteed = pod('g', [
+  { name: 'a', resources: { requests: { cpu: '500m', memory: '100Mi' }, limits: { cpu: '500m', memory: '100Mi' } } },
+  { name: 'b', resources: { requests: { cpu: '250m', memory: '50Mi' }, limits: { cpu: '250m', memory: '50Mi' } } },
+]);
 const burstable = pod('b', [{ name: 'a', resources: { requests: { cpu: '100m' }, limits: { memory: '64Mi' } } }, { name: 'b' }]);
 const besteffort = pod('e', [{ name: 'a' }]);
 
@@ -19,7 +22,11 @@ test('pod resource config: summed requests → shares; quota and memory only whe
   assert.deepEqual(podResourceConfig(guaranteed), { cpuShares: 768, cpuPeriod: 100000, cpuQuota: 75000, memoryLimit: 150 * MI });
   assert.deepEqual(podResourceConfig(burstable), { cpuShares: 102 }, 'b has no limits: no pod-level limit');
   assert.deepEqual(podResourceConfig(besteffort), { cpuShares: 2 });
-  const withInit = pod('i', [{ name: 'a', resources: { limits: { memory: '10Mi' }, requests: { memory: '10Mi' } } }], [{ name: 'init', resources: { limits: { memory: '30Mi' }, requests: { memory: '30Mi' } } }]);
+  const withInit = pod(
+    'i',
+    [{ name: 'a', resources: { limits: { memory: '10Mi' }, requests: { memory: '10Mi' } } }],
+    [{ name: 'init', resources: { limits: { memory: '30Mi' }, requests: { memory: '30Mi' } } }],
+  );
   assert.equal(podResourceConfig(withInit).memoryLimit, 30 * MI, 'an init container’s larger limit counts');
   assert.deepEqual([2, 1024, 262144].map(sharesToWeight), [1, 39, 10000]);
 });

@@ -51,7 +51,10 @@ test('imagePullSecrets: matching credentials tried in turn (auth decoded), none 
   const p1 = pod('reg.example:5000/team/app:1.0', ['broken', 'other', 'wrong', 'right']);
   const r = await im.ensureImageExists(p1, p1.spec!.containers[0]!, sb);
   assert.deepEqual(r, { ok: true, imageRef: 'sha256:abc' });
-  assert.deepEqual(pulls, [{ username: 'bob', password: 'nope' }, { username: 'alice', password: 's3cret' }]);
+  assert.deepEqual(pulls, [
+    { username: 'bob', password: 'nope' },
+    { username: 'alice', password: 's3cret' },
+  ]);
   pulls.length = 0;
   const p2 = pod('reg.example:5000/team/app:1.0', ['other']);
   await im.ensureImageExists(p2, p2.spec!.containers[0]!, sb);

@@ -121,7 +121,11 @@ export class ImageManager {
    * Upstream PullImage with a keyring: each matching credential in turn until one pulls
    * (the last error otherwise); anonymously when none matches.
    */
-  private async pullWithCredentials(spec: { image: string; userSpecifiedImage: string; annotations: Record<string, string> }, creds: AuthConfig[], sandboxConfig: PodSandboxConfig): Promise<string> {
+  private async pullWithCredentials(
+    spec: { image: string; userSpecifiedImage: string; annotations: Record<string, string> },
+    creds: AuthConfig[],
+    sandboxConfig: PodSandboxConfig,
+  ): Promise<string> {
     if (!creds.length) return this.runtime.pullImage(spec, undefined, sandboxConfig);
     let last: unknown;
     for (const auth of creds) {

@@ -18,12 +18,21 @@ const pod = (spec: Partial<Pod['spec']> & { containers: Container[] }): Pod => (
 
 test('cpu shares and quota as upstream (min 2 shares, max 262144, quota ≥ 1 ms, 0 = unlimited)', () => {
   assert.deepEqual([0, 1, 10, 100, 250, 1000, 300_000].map(milliCPUToShares), [2, 2, 10, 102, 256, 1024, 262144]);
-  assert.deepEqual([0, 1, 5, 250, 1500].map((m) => milliCPUToQuota(m)), [0, 1000, 1000, 25000, 150000]);
+  assert.deepEqual(
+    [0, 1, 5, 250, 1500].map((m) => milliCPUToQuota(m)),
+    [0, 1000, 1000, 25000, 150000],
+  );
 });
 
 test('linux resources: request (or limit) → shares, limit → quota, memory limit in bytes, OOM score by QoS', () => {
   const burst = pod({ containers: [{ name: 'c', resources: { requests: { cpu: '250m', memory: '1Gi' }, limits: { cpu: '500m', memory: '2Gi' } } }] });
-  assert.deepEqual(linuxResources(burst, burst.spec!.containers[0]!, 10 * GI), { cpuShares: 256, cpuPeriod: 100000, cpuQuota: 50000, oomScoreAdj: 900, memoryLimitInBytes: 2 * GI });
+  assert.deepEqual(linuxResources(burst, burst.spec!.containers[0]!, 10 * GI), {
+    cpuShares: 256,
+    cpuPeriod: 100000,
+    cpuQuota: 50000,
+    oomScoreAdj: 900,
+    memoryLimitInBytes: 2 * GI,
+  });
   const onlyLimit = pod({ containers: [{ name: 'c', resources: { limits: { cpu: '1', memory: '100Mi' } } }] });
   const r = linuxResources(onlyLimit, onlyLimit.spec!.containers[0]!, 10 * GI);
   assert.equal(r.cpuShares, 1024, 'no request: the limit counts as request');
@@ -57,20 +66,41 @@ test('container security context: pod-level user/group/seccomp, image user, grou
     maskedPaths: [...DEFAULT_MASKED_PATHS],
     readonlyPaths: ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'],
   });
-  const q = pod({ containers: [{ name: 'c', securityContext: { privileged: true, procMount: 'Unmasked', seccompProfile: { type: 'Localhost', localhostProfile: 'audit.json' } } }] });
+  const q = pod({
+    containers: [{ name: 'c', securityContext: { privileged: true, procMount: 'Unmasked', seccompProfile: { type: 'Localhost', localhostProfile: 'audit.json' } } }],
+  });
   const qs = containerSecurityContext(q, q.spec!.containers[0]!, { username: 'nginx' }, '/k/seccomp');
-  assert.deepEqual([qs.runAsUsername, qs.runAsUser, qs.privileged, qs.maskedPaths, qs.seccomp], ['nginx', undefined, true, [], { profileType: 'Localhost', localhostRef: '/k/seccomp/audit.json' }]);
+  assert.deepEqual(
+    [qs.runAsUsername, qs.runAsUser, qs.privileged, qs.maskedPaths, qs.seccomp],
+    ['nginx', undefined, true, [], { profileType: 'Localhost', localhostRef: '/k/seccomp/audit.json' }],
+  );
   assert.equal(qs.namespaceOptions?.pid, 'CONTAINER');
   assert.deepEqual(containerSecurityContext(pod({ containers: [{ name: 'c' }] }), { name: 'c' }, { uid: 0 }, '/s').seccomp, { profileType: 'Unconfined' });
-  assert.deepEqual(sandboxSecurityContext(p), { namespaceOptions: { network: 'POD', pid: 'POD', ipc: 'POD' }, seccomp: { profileType: 'RuntimeDefault' }, runAsUser: 1000, runAsGroup: 3000, supplementalGroups: [2000, 4000] });
+  assert.deepEqual(sandboxSecurityContext(p), {
+    namespaceOptions: { network: 'POD', pid: 'POD', ipc: 'POD' },
+    seccomp: { profileType: 'RuntimeDefault' },
+    runAsUser: 1000,
+    runAsGroup: 3000,
+    supplementalGroups: [2000, 4000],
+  });
 });
 
 test('runAsNonRoot: upstream’s three messages', () => {
-  const p = (sc: Container['securityContext'], psc?: NonNullable<Pod['spec']>['securityContext']): Pod => pod({ securityContext: psc, containers: [{ name: 'app', securityContext: sc }] });
+  const p = (sc: Container['securityContext'], psc?: NonNullable<Pod['spec']>['securityContext']): Pod =>
+    pod({ securityContext: psc, containers: [{ name: 'app', securityContext: sc }] });
   const check = (x: Pod, image: { uid?: number; username?: string }) => () => verifyRunAsNonRoot(x, x.spec!.containers[0]!, image);
-  assert.throws(check(p({ runAsNonRoot: true }), { uid: 0 }), (e: unknown) => e instanceof ContainerConfigError && e.message === 'container has runAsNonRoot and image will run as root (pod: "p_ns(u-1)", container: app)');
-  assert.throws(check(p({ runAsNonRoot: true, runAsUser: 0 }), { uid: 1000 }), /^ContainerConfigError: container's runAsUser breaks non-root policy \(pod: "p_ns\(u-1\)", container: app\)$/);
-  assert.throws(check(p({}, { runAsNonRoot: true }), { username: 'nginx' }), /image has non-numeric user \(nginx\), cannot verify user is non-root \(pod: "p_ns\(u-1\)", container: app\)/);
+  assert.throws(
+    check(p({ runAsNonRoot: true }), { uid: 0 }),
+    (e: unknown) => e instanceof ContainerConfigError && e.message === 'container has runAsNonRoot and image will run as root (pod: "p_ns(u-1)", container: app)',
+  );
+  assert.throws(
+    check(p({ runAsNonRoot: true, runAsUser: 0 }), { uid: 1000 }),
+    /^ContainerConfigError: container's runAsUser breaks non-root policy \(pod: "p_ns\(u-1\)", container: app\)$/,
+  );
+  assert.throws(
+    check(p({}, { runAsNonRoot: true }), { username: 'nginx' }),
+    /image has non-numeric user \(nginx\), cannot verify user is non-root \(pod: "p_ns\(u-1\)", container: app\)/,
+  );
   check(p({ runAsNonRoot: true }), { uid: 1000 })();
   check(p({ runAsNonRoot: true, runAsUser: 10 }), { uid: 0 })();
   check(p({}), { uid: 0 })();
@@ -86,7 +116,10 @@ test('container config: log path <name>/<restart>.log, subPath created with the 
       name: 'app',
       image: 'busybox:1.28',
       command: ['sh', '-c', 'echo $(GREETING)'],
-      volumeMounts: [{ name: 'data', mountPath: '/data', subPath: 'sub/dir' }, { name: 'data', mountPath: '/ro', readOnly: true, mountPropagation: 'HostToContainer' }],
+      volumeMounts: [
+        { name: 'data', mountPath: '/data', subPath: 'sub/dir' },
+        { name: 'data', mountPath: '/ro', readOnly: true, mountPropagation: 'HostToContainer' },
+      ],
       lifecycle: { preStop: { exec: { command: ['drain'] } } },
     };
     const cfg = await generateContainerConfig({

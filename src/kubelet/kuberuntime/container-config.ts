@@ -92,7 +92,8 @@ export async function generateContainerConfig(i: ContainerConfigInput): Promise<
     const host = i.volumes.get(vm.name);
     if (host === undefined) throw new ContainerConfigError(`cannot find volume ${JSON.stringify(vm.name)} to mount into container ${JSON.stringify(c.name)}`);
     const sub = vm.subPath ?? (vm.subPathExpr ? expandCommandAndArgs({ name: '', args: [vm.subPathExpr] }, i.env).args[0] : '');
-    if (sub && (path.isAbsolute(sub) || sub.split('/').includes('..'))) throw new ContainerConfigError(`failed to prepare subPath for volumeMount ${JSON.stringify(vm.name)} of container ${JSON.stringify(c.name)}`);
+    if (sub && (path.isAbsolute(sub) || sub.split('/').includes('..')))
+      throw new ContainerConfigError(`failed to prepare subPath for volumeMount ${JSON.stringify(vm.name)} of container ${JSON.stringify(c.name)}`);
     const hostPath = sub ? path.join(host, sub) : host;
     if (sub && !(await exists(hostPath))) {
       // created now with the volume's mode, so an fsGroup volume's subdirectory stays group-writable
@@ -104,7 +105,12 @@ export async function generateContainerConfig(i: ContainerConfigInput): Promise<
         throw new ContainerConfigError(`failed to create subPath directory for volumeMount ${JSON.stringify(vm.name)} of container ${JSON.stringify(c.name)}`);
       }
     }
-    mounts.push({ containerPath: vm.mountPath, hostPath, readonly: !!vm.readOnly, propagation: PROPAGATION[(vm.mountPropagation ?? 'None') as keyof typeof PROPAGATION] ?? 'PROPAGATION_PRIVATE' });
+    mounts.push({
+      containerPath: vm.mountPath,
+      hostPath,
+      readonly: !!vm.readOnly,
+      propagation: PROPAGATION[(vm.mountPropagation ?? 'None') as keyof typeof PROPAGATION] ?? 'PROPAGATION_PRIVATE',
+    });
   }
   if (i.etcHostsPath && !mounts.some((m) => m.containerPath === '/etc/hosts')) {
     mounts.push({ containerPath: '/etc/hosts', hostPath: i.etcHostsPath, readonly: false });

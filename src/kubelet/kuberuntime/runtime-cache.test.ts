@@ -15,7 +15,17 @@ function fakeRuntime(): { rt: Runtime; sbs: PodSandbox[]; ctrs: Container[] } {
 const sb = (id: string, uid: string, state: PodSandbox['state'] = 'SANDBOX_READY'): PodSandbox =>
   ({ id, state, createdAt: 0, labels: { [CRILabels.podUID]: uid }, annotations: {}, metadata: { name: 'p', uid, namespace: 'ns', attempt: 0 } }) as PodSandbox;
 const ctr = (id: string, uid: string, state: Container['state']): Container =>
-  ({ id, podSandboxId: 's', state, createdAt: 0, labels: { [CRILabels.podUID]: uid }, annotations: {}, imageRef: '', image: { image: 'x' }, metadata: { name: 'c', attempt: 0 } }) as Container;
+  ({
+    id,
+    podSandboxId: 's',
+    state,
+    createdAt: 0,
+    labels: { [CRILabels.podUID]: uid },
+    annotations: {},
+    imageRef: '',
+    image: { image: 'x' },
+    metadata: { name: 'c', attempt: 0 },
+  }) as Container;
 
 test('pleg(): names the pods whose sandboxes or containers appeared, changed state or vanished, whichever list saw it first', async () => {
   const f = fakeRuntime();
@@ -34,7 +44,10 @@ test('pleg(): names the pods whose sandboxes or containers appeared, changed sta
   assert.deepEqual(await cache.pleg(), ['b']);
   assert.deepEqual([...cache.podUIDs()].sort(), ['a', 'b']);
   // a's sandbox and containers are removed
-  f.sbs.splice(f.sbs.findIndex((s) => s.id === 's1'), 1);
+  f.sbs.splice(
+    f.sbs.findIndex((s) => s.id === 's1'),
+    1,
+  );
   f.ctrs.splice(0, f.ctrs.length, ...f.ctrs.filter((c) => c.labels[CRILabels.podUID] !== 'a'));
   assert.deepEqual(await cache.pleg(), ['a']);
   assert.deepEqual([...cache.podUIDs()], ['b']);
@@ -103,9 +116,26 @@ test('podStatusNow(): lists only the pod (label selector), without waiting for a
     if (!filter) await hold;
     return f.sbs.filter((s) => !filter?.labelSelector || s.labels[CRILabels.podUID] === filter.labelSelector[CRILabels.podUID]);
   };
-  (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () => ({ network: { ip: '10.0.0.3', additionalIps: [] } }) as unknown as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
+  (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () =>
+    ({ network: { ip: '10.0.0.3', additionalIps: [] } }) as unknown as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
   (f.rt as { containerStatus: Runtime['containerStatus'] }).containerStatus = async (id) =>
-    ({ id, metadata: { name: 'c', attempt: 0 }, state: 'CONTAINER_RUNNING', createdAt: 1, startedAt: 2, finishedAt: 0, exitCode: 0, image: { image: 'x' }, imageRef: 'x', reason: '', message: '', labels: { [CRILabels.podUID]: 'u' }, annotations: {}, mounts: [], logPath: '' }) as unknown as Awaited<ReturnType<Runtime['containerStatus']>>;
+    ({
+      id,
+      metadata: { name: 'c', attempt: 0 },
+      state: 'CONTAINER_RUNNING',
+      createdAt: 1,
+      startedAt: 2,
+      finishedAt: 0,
+      exitCode: 0,
+      image: { image: 'x' },
+      imageRef: 'x',
+      reason: '',
+      message: '',
+      labels: { [CRILabels.podUID]: 'u' },
+      annotations: {},
+      mounts: [],
+      logPath: '',
+    }) as unknown as Awaited<ReturnType<Runtime['containerStatus']>>;
   const cache = new RuntimeStatusCache(f.rt, () => 'sim');
   f.sbs.push(sb('s1', 'u'), sb('s2', 'other'));
   f.ctrs.push(ctr('c1', 'u', 'CONTAINER_RUNNING'), ctr('c2', 'other', 'CONTAINER_RUNNING'));
@@ -113,8 +143,15 @@ test('podStatusNow(): lists only the pod (label selector), without waiting for a
   hold = new Promise((r) => (release = r));
   const shared = cache.pleg(); // a relist stuck in flight
   const ps = await cache.podStatusNow('u', 'p', 'ns');
-  assert.deepEqual(ps.sandboxes.map((s) => s.id), ['s1']);
-  assert.deepEqual(ps.containers.map((c) => [c.id, c.state]), [['c1', 'running']], "the other pod's container is not in it (the runtime ignored the selector for containers)");
+  assert.deepEqual(
+    ps.sandboxes.map((s) => s.id),
+    ['s1'],
+  );
+  assert.deepEqual(
+    ps.containers.map((c) => [c.id, c.state]),
+    [['c1', 'running']],
+    "the other pod's container is not in it (the runtime ignored the selector for containers)",
+  );
   assert.deepEqual(ps.ips, ['10.0.0.3']);
   assert.deepEqual(filters.filter(Boolean), [{ labelSelector: { [CRILabels.podUID]: 'u' } }], 'one selective list; the shared one is still held');
   release();
@@ -134,13 +171,33 @@ test('podStatusNow(changedIds): ContainerStatus of the just-started containers g
   (f.rt as { containerStatus: Runtime['containerStatus'] }).containerStatus = async (id) => {
     statusCalls++;
     asked();
-    return { id, metadata: { name: 'c', attempt: 0 }, state: 'CONTAINER_RUNNING', createdAt: 1, startedAt: 2, finishedAt: 0, exitCode: 0, image: { image: 'x' }, imageRef: 'x', reason: '', message: '', labels: { [CRILabels.podUID]: 'u' }, annotations: {}, mounts: [], logPath: '' } as unknown as Awaited<ReturnType<Runtime['containerStatus']>>;
+    return {
+      id,
+      metadata: { name: 'c', attempt: 0 },
+      state: 'CONTAINER_RUNNING',
+      createdAt: 1,
+      startedAt: 2,
+      finishedAt: 0,
+      exitCode: 0,
+      image: { image: 'x' },
+      imageRef: 'x',
+      reason: '',
+      message: '',
+      labels: { [CRILabels.podUID]: 'u' },
+      annotations: {},
+      mounts: [],
+      logPath: '',
+    } as unknown as Awaited<ReturnType<Runtime['containerStatus']>>;
   };
-  (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () => ({ network: { ip: '10.0.0.3', additionalIps: [] } }) as unknown as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
+  (f.rt as { podSandboxStatus: Runtime['podSandboxStatus'] }).podSandboxStatus = async () =>
+    ({ network: { ip: '10.0.0.3', additionalIps: [] } }) as unknown as Awaited<ReturnType<Runtime['podSandboxStatus']>>;
   const cache = new RuntimeStatusCache(f.rt, () => 'sim');
   f.sbs.push(sb('s1', 'u'));
   f.ctrs.push(ctr('c1', 'u', 'CONTAINER_RUNNING'));
   const ps = await cache.podStatusNow('u', 'p', 'ns', ['c1']);
-  assert.deepEqual(ps.containers.map((c) => [c.id, c.state]), [['c1', 'running']]);
+  assert.deepEqual(
+    ps.containers.map((c) => [c.id, c.state]),
+    [['c1', 'running']],
+  );
   assert.equal(statusCalls, 1, 'the early answer is used, not asked again');
 });

@@ -120,7 +120,8 @@ export class RuntimeStatusCache {
     for (const raw of raws) {
       const c = raw && ctrs.find((x) => x.id === raw.id);
       // kept only when the list saw it in the same state (else statusOf asks again)
-      if (c && c.state === raw.state) this.containerStatus.set(c.id, { state: raw.state, value: toRuntimeContainerStatus(raw, c.podSandboxId, this.runtimeName()), gen: this.relists });
+      if (c && c.state === raw.state)
+        this.containerStatus.set(c.id, { state: raw.state, value: toRuntimeContainerStatus(raw, c.podSandboxId, this.runtimeName()), gen: this.relists });
     }
     const own = (x: { labels: Record<string, string> }): boolean => x.labels[CRILabels.podUID] === uid; // a runtime ignoring the selector
     return this.assemble(uid, name, namespace, sbs.filter(own), ctrs.filter(own));
@@ -210,13 +211,15 @@ export class RuntimeStatusCache {
       });
       return this.queued;
     }
-    this.queued = this.inflight.then(
-      () => undefined,
-      () => undefined,
-    ).then(() => {
-      this.queued = undefined;
-      return start();
-    });
+    this.queued = this.inflight
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        this.queued = undefined;
+        return start();
+      });
     return this.queued;
   }
 

@@ -193,7 +193,16 @@ export class KubeRuntimeManager {
     if (!ephemeral && this.inBackOff(pod, c, ps, r)) return 'skipped';
     const fail = (reason: string, message: string, event = true): 'failed' => {
       r.failed = true;
-      if (event) this.event(pod, c, 'Warning', Reason.FailedToCreateContainer, Msg.error(reason === WaitingReason.CreateContainerConfigError || reason === WaitingReason.CreateContainerError || reason === WaitingReason.RunContainerError ? message : reason));
+      if (event)
+        this.event(
+          pod,
+          c,
+          'Warning',
+          Reason.FailedToCreateContainer,
+          Msg.error(
+            reason === WaitingReason.CreateContainerConfigError || reason === WaitingReason.CreateContainerError || reason === WaitingReason.RunContainerError ? message : reason,
+          ),
+        );
       this.d.reasons.set(uid, c.name, reason, message);
       return 'failed';
     };
@@ -333,7 +342,9 @@ export class KubeRuntimeManager {
    */
   async killPod(pod: Pod, ps: RuntimePodStatus, graceOverride?: number): Promise<boolean> {
     const spec = pod.spec;
-    const byName = new Map<string, Container>([...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...((spec?.ephemeralContainers ?? []) as Container[])].map((c) => [c.name, c]));
+    const byName = new Map<string, Container>(
+      [...(spec?.initContainers ?? []), ...(spec?.containers ?? []), ...((spec?.ephemeralContainers ?? []) as Container[])].map((c) => [c.name, c]),
+    );
     const running = ps.containers.filter((s) => s.state === 'running' || s.state === 'created');
     const isSidecar = (n: string): boolean => !!spec?.initContainers?.some((c) => c.name === n);
     const stop = (list: typeof running): Promise<void[]> =>

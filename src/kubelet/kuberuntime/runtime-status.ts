@@ -27,7 +27,6 @@ function toState(s: ContainerStatus['state']): RuntimeContainerStatus['state'] {
   }
 }
 
-
 /** Converts one CRI container status (ns timestamps) into the kubelet's view (ms). */
 export function toRuntimeContainerStatus(s: ContainerStatus, sandboxId: string, runtimeName: string): RuntimeContainerStatus {
   const tmp = s.annotations[Annotations.terminationMessagePath];

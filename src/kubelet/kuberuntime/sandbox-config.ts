@@ -31,7 +31,10 @@ function hostResolv(file: string): DNSConfig {
     return out;
   }
   for (const line of text.split('\n')) {
-    const f = line.replace(/[#;].*$/, '').trim().split(/\s+/);
+    const f = line
+      .replace(/[#;].*$/, '')
+      .trim()
+      .split(/\s+/);
     if (f[0] === 'nameserver' && f[1]) out.servers.push(f[1]);
     else if (f[0] === 'search') out.searches = f.slice(1);
     else if (f[0] === 'options') out.options.push(...f.slice(1));

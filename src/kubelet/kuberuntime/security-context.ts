@@ -130,6 +130,8 @@ export function verifyRunAsNonRoot(pod: Pod, c: Container, image: ImageUser): vo
   const uid = image.uid ?? (image.username ? undefined : 0);
   if (uid === 0) throw new ContainerConfigError(`container has runAsNonRoot and image will run as root (pod: ${fp}, container: ${c.name})`);
   if (uid === undefined) {
-    throw new ContainerConfigError(`container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root (pod: ${fp}, container: ${c.name})`);
+    throw new ContainerConfigError(
+      `container has runAsNonRoot and image has non-numeric user (${image.username}), cannot verify user is non-root (pod: ${fp}, container: ${c.name})`,
+    );
   }
 }

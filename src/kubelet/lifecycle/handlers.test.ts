@@ -34,7 +34,10 @@ test('exec hooks: success, a non-zero exit and a runtime error with upstream’s
   const gone = deps(async () => {
     throw new CRIError('NotFound', 'rpc error: code = NotFound desc = container not found');
   });
-  assert.match((await runLifecycleHandler(gone, pod, c, 'cid', { exec: { command: ['x'] } }))!, /failed - error: rpc error: code = NotFound desc = container not found, message: ""$/);
+  assert.match(
+    (await runLifecycleHandler(gone, pod, c, 'cid', { exec: { command: ['x'] } }))!,
+    /failed - error: rpc error: code = NotFound desc = container not found, message: ""$/,
+  );
 });
 
 test('httpGet hooks: any HTTP answer is delivered (even 500); transport errors fail; the pod IP is the default host', async () => {

@@ -15,15 +15,16 @@ const T1 = '2024-05-01T10:00:01.5Z';
 const T2 = '2024-05-01T10:00:02Z';
 const T3 = '2024-05-01T12:00:03.25+02:00'; // = 10:00:03.25Z
 
-const SAMPLE = [
-  `${T0} stdout F first line`,
-  `${T1} stderr F an error`,
-  `${T2} stdout P part one, `,
-  `${T2} stdout P part two, `,
-  `${T3} stdout F end of long line`,
-  `${T3} stdout F `,
-  `${T3} stdout F last`,
-].join('\n') + '\n';
+const SAMPLE =
+  [
+    `${T0} stdout F first line`,
+    `${T1} stderr F an error`,
+    `${T2} stdout P part one, `,
+    `${T2} stdout P part two, `,
+    `${T3} stdout F end of long line`,
+    `${T3} stdout F `,
+    `${T3} stdout F last`,
+  ].join('\n') + '\n';
 
 let dir: string;
 before(() => {
@@ -110,10 +111,7 @@ describe('readLogs', () => {
   it('prefixes every line (not every fragment) with its timestamp', async () => {
     const p = file('ts.log', SAMPLE);
     const out = await read(p, { timestamps: true });
-    assert.equal(
-      out,
-      `${T0} first line\n${T1} an error\n${T2} part one, part two, end of long line\n${T3} \n${T3} last\n`,
-    );
+    assert.equal(out, `${T0} first line\n${T1} an error\n${T2} part one, part two, end of long line\n${T3} \n${T3} last\n`);
   });
 
   it('tails file lines', async () => {
@@ -160,16 +158,18 @@ describe('readLogs', () => {
       {
         isRunning: async () => {
           waiting++;
-          if (waiting === 1) setImmediate(() => {
-            appendFileSync(p, `${T1} stdout P tw`);
-            appendFileSync(p, `o\n${T1} stdout F  halves\n`);
-            notify();
-          });
-          if (waiting === 2) setImmediate(() => {
-            appendFileSync(p, `${T2} stderr F three\n`);
-            running = false;
-            notify();
-          });
+          if (waiting === 1)
+            setImmediate(() => {
+              appendFileSync(p, `${T1} stdout P tw`);
+              appendFileSync(p, `o\n${T1} stdout F  halves\n`);
+              notify();
+            });
+          if (waiting === 2)
+            setImmediate(() => {
+              appendFileSync(p, `${T2} stderr F three\n`);
+              running = false;
+              notify();
+            });
           return running;
         },
         watch: (_path, onChange) => {
@@ -243,7 +243,10 @@ describe('PodLogOptions', () => {
     });
     assert.equal(decodePodLogOptions(new URLSearchParams('tail=all')).tailLines, undefined);
     assert.equal(decodePodLogOptions(new URLSearchParams('tail=7')).tailLines, 7);
-    assert.throws(() => decodePodLogOptions(new URLSearchParams('tailLines=x')), (e: unknown) => e instanceof LogOptionsDecodeError && /invalid syntax/.test(e.message));
+    assert.throws(
+      () => decodePodLogOptions(new URLSearchParams('tailLines=x')),
+      (e: unknown) => e instanceof LogOptionsDecodeError && /invalid syntax/.test(e.message),
+    );
     assert.throws(() => decodePodLogOptions(new URLSearchParams('sinceTime=yesterday')), /parsing time "yesterday"/);
   });
 
@@ -258,9 +261,15 @@ describe('PodLogOptions', () => {
       ],
     );
     const both = validatePodLogOptions(decodePodLogOptions(new URLSearchParams('sinceSeconds=5&sinceTime=2024-01-01T00:00:00Z')));
-    assert.deepEqual(both.map((e) => e.detail), ['at most one of `sinceTime` or `sinceSeconds` may be specified']);
+    assert.deepEqual(
+      both.map((e) => e.detail),
+      ['at most one of `sinceTime` or `sinceSeconds` may be specified'],
+    );
     const st = validatePodLogOptions(decodePodLogOptions(new URLSearchParams('stream=Stdout&tailLines=1')));
-    assert.deepEqual(st.map((e) => e.detail), ['`tailLines` and specific `stream` are mutually exclusive for now']);
+    assert.deepEqual(
+      st.map((e) => e.detail),
+      ['`tailLines` and specific `stream` are mutually exclusive for now'],
+    );
     assert.equal(validatePodLogOptions(decodePodLogOptions(new URLSearchParams('stream=Bogus')))[0]!.type, 'FieldValueNotSupported');
   });
 

@@ -111,14 +111,21 @@ export class NodeStatusManager {
     await this.o.client.patch(R.nodes, '', this.o.nodeName, 'merge', { status: st }, { subresource: 'status' });
     const wasReady = this.current?.conditions?.find((c) => c.type === 'Ready')?.status;
     const isReady = st.conditions?.find((c) => c.type === 'Ready')?.status;
-    if (wasReady && wasReady !== isReady) this.event(isReady === 'True' ? Reason.NodeReady : Reason.NodeNotReady, Msg.nodeStatus(this.o.nodeName, isReady === 'True' ? Reason.NodeReady : Reason.NodeNotReady));
+    if (wasReady && wasReady !== isReady)
+      this.event(isReady === 'True' ? Reason.NodeReady : Reason.NodeNotReady, Msg.nodeStatus(this.o.nodeName, isReady === 'True' ? Reason.NodeReady : Reason.NodeNotReady));
     this.current = st;
     this.lastReport = this.o.clock.now();
   }
 
   /** Computes the status and writes it when changed (or when `force`, or the report interval passed). */
   async update(force = false): Promise<boolean> {
-    const st = nodeStatus(this.current, { machine: this.o.machine, runtimeVersion: this.runtimeVersion, runtime: await this.runtimeHealth(), now: new Date(this.o.clock.now()), kubeletPort: this.o.kubeletPort });
+    const st = nodeStatus(this.current, {
+      machine: this.o.machine,
+      runtimeVersion: this.runtimeVersion,
+      runtime: await this.runtimeHealth(),
+      now: new Date(this.o.clock.now()),
+      kubeletPort: this.o.kubeletPort,
+    });
     const changed = !this.current || !isDeepStrictEqual(strip(st), strip(this.current));
     if (!force && !changed && this.o.clock.now() - this.lastReport < (this.o.reportMs ?? 300_000)) return false;
     try {

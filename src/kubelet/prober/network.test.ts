@@ -32,7 +32,20 @@ test('httpGet request: scheme, host default pod IP, path with query, User-Agent/
   const r = httpGetRequest({ port: 'web', path: '/healthz?x=1', httpHeaders: [{ name: 'Custom-Header', value: 'Awesome' }] }, c, '10.42.0.7', 'probe');
   assert.equal(r.url.toString(), 'http://10.42.0.7:8080/healthz?x=1');
   assert.deepEqual(r.headers, { 'Custom-Header': 'Awesome', 'User-Agent': 'kube-probe/1.32', Accept: '*/*' });
-  const h = httpGetRequest({ port: 443, scheme: 'HTTPS', host: 'example.test', httpHeaders: [{ name: 'Accept', value: '' }, { name: 'user-agent', value: 'me' }] }, c, '10.42.0.7', 'lifecycle');
+  const h = httpGetRequest(
+    {
+      port: 443,
+      scheme: 'HTTPS',
+      host: 'example.test',
+      httpHeaders: [
+        { name: 'Accept', value: '' },
+        { name: 'user-agent', value: 'me' },
+      ],
+    },
+    c,
+    '10.42.0.7',
+    'lifecycle',
+  );
   assert.equal(h.url.toString(), 'https://example.test/');
   assert.deepEqual(h.headers, { 'user-agent': 'me' });
 });
@@ -42,7 +55,7 @@ test('httpGet probe: 2xx success with body, 500 failure text, same-host redirect
   const srv = await listen((req, res) => {
     seen.push(req.headers);
     if (req.url === '/ok') return res.end('fine');
-    if (req.url === '/bad') return (res.statusCode = 500), res.end('broken');
+    if (req.url === '/bad') return ((res.statusCode = 500), res.end('broken'));
     if (req.url === '/moved') return res.writeHead(302, { location: '/ok' }).end();
     if (req.url === '/away') return res.writeHead(301, { location: 'http://192.0.2.1/x' }).end('gone');
     if (req.url === '/big') return res.end('x'.repeat(50_000));

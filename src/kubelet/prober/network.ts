@@ -202,7 +202,25 @@ function tcpDial(host: string, port: number, timeoutMs: number): Promise<string 
 }
 
 const HEALTH_STATUS = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
-const GO_CODES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
+const GO_CODES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+];
 
 /** HealthCheckRequest{service} in protobuf wire format (field 1, string). */
 function encodeHealthRequest(service: string): Buffer {
@@ -252,7 +270,10 @@ export function grpcHealthCheck(host: string, port: number, service: string, tim
   };
   return new Promise<ProbeOutcome>((resolve) => {
     client.waitForReady(deadline, (err) => {
-      if (err) return resolve(done({ result: 'failure', output: `timeout: failed to connect service ${JSON.stringify(addr)} within ${goDuration(timeoutMs)}: context deadline exceeded` }));
+      if (err)
+        return resolve(
+          done({ result: 'failure', output: `timeout: failed to connect service ${JSON.stringify(addr)} within ${goDuration(timeoutMs)}: context deadline exceeded` }),
+        );
       client.makeUnaryRequest(
         '/grpc.health.v1.Health/Check',
         (s: string) => encodeHealthRequest(s),
@@ -265,10 +286,12 @@ export function grpcHealthCheck(host: string, port: number, service: string, tim
             if (e.code === grpc.status.UNIMPLEMENTED) {
               return resolve(done({ result: 'failure', output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${e.details}` }));
             }
-            if (e.code === grpc.status.DEADLINE_EXCEEDED) return resolve(done({ result: 'failure', output: `timeout: health rpc did not complete within ${goDuration(timeoutMs)}` }));
+            if (e.code === grpc.status.DEADLINE_EXCEEDED)
+              return resolve(done({ result: 'failure', output: `timeout: health rpc did not complete within ${goDuration(timeoutMs)}` }));
             return resolve(done({ result: 'failure', output: `error: health rpc probe failed: rpc error: code = ${GO_CODES[e.code] ?? e.code} desc = ${e.details}` }));
           }
-          if (status !== 1) return resolve(done({ result: 'failure', output: `service unhealthy (responded with ${JSON.stringify(HEALTH_STATUS[status ?? 0] ?? String(status))})` }));
+          if (status !== 1)
+            return resolve(done({ result: 'failure', output: `service unhealthy (responded with ${JSON.stringify(HEALTH_STATUS[status ?? 0] ?? String(status))})` }));
           resolve(done({ result: 'success', output: 'service healthy' }));
         },
       );

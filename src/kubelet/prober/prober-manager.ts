@@ -69,7 +69,22 @@ export class ProberManager implements ProbeLookup, ProbeVerdicts {
         const k = this.key(uid, c.name, kind);
         let w = this.workers.get(k);
         if (!w) {
-          w = { pod, container: c, kind, probe, containerID: '', rawId: '', startedAt: 0, running: false, podIP: '', result: 'unknown', run: 0, onHold: false, busy: false, stopped: false };
+          w = {
+            pod,
+            container: c,
+            kind,
+            probe,
+            containerID: '',
+            rawId: '',
+            startedAt: 0,
+            running: false,
+            podIP: '',
+            result: 'unknown',
+            run: 0,
+            onHold: false,
+            busy: false,
+            stopped: false,
+          };
           this.workers.set(k, w);
         }
         w.pod = pod;

@@ -36,9 +36,7 @@ export function containerSpec(pod: Pod, name: string): Container | undefined {
 function statusOf(pod: Pod, name: string): ContainerStatus | undefined {
   const st = pod.status;
   return (
-    st?.containerStatuses?.find((c) => c.name === name) ??
-    st?.initContainerStatuses?.find((c) => c.name === name) ??
-    st?.ephemeralContainerStatuses?.find((c) => c.name === name)
+    st?.containerStatuses?.find((c) => c.name === name) ?? st?.initContainerStatuses?.find((c) => c.name === name) ?? st?.ephemeralContainerStatuses?.find((c) => c.name === name)
   );
 }
 

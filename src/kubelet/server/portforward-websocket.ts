@@ -28,7 +28,10 @@ export function parsePortForwardPorts(q: URLSearchParams): number[] {
     if (!v) throw new Error('query parameter "port" cannot be empty');
     for (const p of v.split(',')) {
       const n = /^\d+$/.test(p) ? Number(p) : NaN;
-      if (!(n <= 65535)) throw new Error(`unable to parse ${JSON.stringify(v)} as a port: strconv.ParseUint: parsing ${JSON.stringify(p)}: ${/^\d+$/.test(p) ? 'value out of range' : 'invalid syntax'}`);
+      if (!(n <= 65535))
+        throw new Error(
+          `unable to parse ${JSON.stringify(v)} as a port: strconv.ParseUint: parsing ${JSON.stringify(p)}: ${/^\d+$/.test(p) ? 'value out of range' : 'invalid syntax'}`,
+        );
       if (n < 1) throw new Error(`port ${JSON.stringify(v)} must be > 0`);
       ports.push(n);
     }
@@ -76,7 +79,9 @@ export function serveWebSocketPortForward(ws: WebSocket, p: ChannelProtocol, por
   }
   const done = ports.map((port, i) =>
     // the forwarder's message names the port, pod and cause (upstream: error forwarding port <p> to pod <id>, uid <uid>: <cause>)
-    forwarder.forward(port, String(i), streams[i]!).catch((e: unknown) => new Promise<void>((resolve) => send(2 * i + 1, Buffer.from(e instanceof Error ? e.message : String(e)), resolve))),
+    forwarder
+      .forward(port, String(i), streams[i]!)
+      .catch((e: unknown) => new Promise<void>((resolve) => send(2 * i + 1, Buffer.from(e instanceof Error ? e.message : String(e)), resolve))),
   );
   void Promise.all(done).then(() => {
     if (ws.readyState === ws.OPEN) ws.close(1000);

@@ -101,13 +101,7 @@ type SpdyStreamType = 'error' | 'stdin' | 'stdout' | 'stderr' | 'resize';
  * opened every stream its options imply (within `timeoutMs`), runs, writes the
  * status (JSON for v4/v5, a message on failure for older ones) and closes.
  */
-export async function serveSpdyRemoteCommand(
-  session: SpdySession,
-  protocol: string,
-  o: StreamOptions,
-  run: RemoteCommandRunner,
-  timeoutMs = 30_000,
-): Promise<void> {
+export async function serveSpdyRemoteCommand(session: SpdySession, protocol: string, o: StreamOptions, run: RemoteCommandRunner, timeoutMs = 30_000): Promise<void> {
   const want = new Set<SpdyStreamType>(['error']);
   if (o.stdin) want.add('stdin');
   if (o.stdout) want.add('stdout');

@@ -76,8 +76,7 @@ describe('kubelet server with the simulated runtime', () => {
     await rt.close();
   });
 
-  const get = (p: string, who: 'apiserver' | 'alice' | 'none' = 'apiserver') =>
-    httpsGet(srv.port, p, pki.ca.cert, who === 'none' ? undefined : pki[who]);
+  const get = (p: string, who: 'apiserver' | 'alice' | 'none' = 'apiserver') => httpsGet(srv.port, p, pki.ca.cert, who === 'none' ? undefined : pki[who]);
 
   it('serves healthz and authenticates/authorizes callers', async () => {
     assert.deepEqual([(await get('/healthz', 'none')).status, (await get('/healthz', 'none')).body], [200, 'ok']);
@@ -335,7 +334,13 @@ describe('kubelet server through a CRI streaming server', () => {
     const ws = await openWebSocket(srv.port, '/portForward/default/web?port=8080', ['v4.channel.k8s.io'], pki);
     assert.equal(ws.protocol, 'v4.channel.k8s.io');
     const frames: Buffer[] = [];
-    const data = (): string => Buffer.concat(frames.filter((f) => f[0] === 0).slice(1).map((f) => f.subarray(1))).toString();
+    const data = (): string =>
+      Buffer.concat(
+        frames
+          .filter((f) => f[0] === 0)
+          .slice(1)
+          .map((f) => f.subarray(1)),
+      ).toString();
     const echoed = new Promise<void>((resolve) =>
       ws.on('message', (d: Buffer) => {
         frames.push(d);
@@ -345,7 +350,13 @@ describe('kubelet server through a CRI streaming server', () => {
     ws.send(Buffer.from([0, ...Buffer.from('hello')]));
     await echoed;
     // each channel first carries the port, 2 bytes little-endian (8080 = 0x1f90)
-    assert.deepEqual(frames.slice(0, 2).map((f) => [...f]), [[0, 0x90, 0x1f], [1, 0x90, 0x1f]]);
+    assert.deepEqual(
+      frames.slice(0, 2).map((f) => [...f]),
+      [
+        [0, 0x90, 0x1f],
+        [1, 0x90, 0x1f],
+      ],
+    );
     assert.ok(!frames.some((f) => f[0] === 1 && f.length > 3), 'nothing on the error channel');
     ws.close();
   });

@@ -251,7 +251,11 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
           const name = offered.length ? WEBSOCKET_PORT_FORWARD_PROTOCOLS.find((x) => offered.includes(x)) : '';
           channels = name === undefined ? undefined : negotiateChannelProtocol(name ? [name] : []);
           if (!channels) {
-            return writeRawText(socket, 400, `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${[PortForwardTunnelProtocol, ...WEBSOCKET_PORT_FORWARD_PROTOCOLS].join(' ')}]`);
+            return writeRawText(
+              socket,
+              400,
+              `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${[PortForwardTunnelProtocol, ...WEBSOCKET_PORT_FORWARD_PROTOCOLS].join(' ')}]`,
+            );
           }
           try {
             ports = parsePortForwardPorts(url.searchParams);
@@ -327,16 +331,13 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
     }
   }
 
-  const server: Server = createServer(
-    { cert: o.tls.cert, key: o.tls.key, ca: o.tls.clientCA, requestCert: true, rejectUnauthorized: false, requestTimeout: 0 },
-    (req, res) => {
-      onRequest(req, res).catch((e: unknown) => {
-        if (e instanceof KubeletHTTPError) writeText(res, e.status, e.message);
-        else if (!res.headersSent) writeText(res, 500, e instanceof Error ? e.message : String(e));
-        else res.destroy();
-      });
-    },
-  );
+  const server: Server = createServer({ cert: o.tls.cert, key: o.tls.key, ca: o.tls.clientCA, requestCert: true, rejectUnauthorized: false, requestTimeout: 0 }, (req, res) => {
+    onRequest(req, res).catch((e: unknown) => {
+      if (e instanceof KubeletHTTPError) writeText(res, e.status, e.message);
+      else if (!res.headersSent) writeText(res, 500, e instanceof Error ? e.message : String(e));
+      else res.destroy();
+    });
+  });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

@@ -111,12 +111,12 @@ export async function simAttach(runtime: Runtime, containerId: string, io: Strea
     // what the process answers is appended to the log: feed stdin once the follower sits at its end
     let positioned!: () => void;
     const atEnd = new Promise<void>((r) => (positioned = r));
-    const follow = readLogs(
-      logPath,
-      { follow: true, tailLines: 0 },
-      (c, stream) => write(io.tty || stream === 'stdout' ? io.stdout : io.stderr, c),
-      { isRunning: () => isContainerRunning(runtime, containerId), signal: io.signal, pollMs, onPositioned: positioned },
-    );
+    const follow = readLogs(logPath, { follow: true, tailLines: 0 }, (c, stream) => write(io.tty || stream === 'stdout' ? io.stdout : io.stderr, c), {
+      isRunning: () => isContainerRunning(runtime, containerId),
+      signal: io.signal,
+      pollMs,
+      onPositioned: positioned,
+    });
     const inProcess = runtime.inProcessStreaming;
     if (io.stdin && inProcess) {
       const stdin = io.stdin;
@@ -143,9 +143,7 @@ export function simPortForwarder(podSandboxId: string): PortForwarder {
     async forward(port: number, _requestId: string, data: Duplex): Promise<void> {
       data.resume();
       data.end();
-      throw new Error(
-        `error forwarding port ${port} to pod ${podSandboxId}, uid : the simulated runtime (sim) runs no processes: nothing listens on port ${port}`,
-      );
+      throw new Error(`error forwarding port ${port} to pod ${podSandboxId}, uid : the simulated runtime (sim) runs no processes: nothing listens on port ${port}`);
     },
     close(): void {},
   };

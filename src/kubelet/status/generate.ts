@@ -154,7 +154,12 @@ export function containersReadyCondition(pod: Pod, all: ContainerStatus[] | unde
 
 export function readyCondition(pod: Pod, oldConditions: readonly PodCondition[], containersReady: PodCondition): PodCondition {
   if (containersReady.status !== 'True') {
-    return { type: 'Ready', status: containersReady.status, ...(containersReady.reason ? { reason: containersReady.reason } : {}), ...(containersReady.message ? { message: containersReady.message } : {}) };
+    return {
+      type: 'Ready',
+      status: containersReady.status,
+      ...(containersReady.reason ? { reason: containersReady.reason } : {}),
+      ...(containersReady.message ? { message: containersReady.message } : {}),
+    };
   }
   const unready: string[] = [];
   for (const g of pod.spec?.readinessGates ?? []) {

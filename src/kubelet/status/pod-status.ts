@@ -67,7 +67,15 @@ function convertContainerStatus(cs: RuntimeContainerStatus, old: ContainerStatus
 /** Which list a status belongs to: regular containers are sorted by name, the others keep spec order. */
 type StatusKind = 'regular' | 'init' | 'ephemeral';
 
-function convertStatuses(pod: Pod, ps: RuntimePodStatus | undefined, oldList: readonly ContainerStatus[] | undefined, containers: readonly Container[], hasInit: boolean, kind: StatusKind, inp: StatusInputs): ContainerStatus[] {
+function convertStatuses(
+  pod: Pod,
+  ps: RuntimePodStatus | undefined,
+  oldList: readonly ContainerStatus[] | undefined,
+  containers: readonly Container[],
+  hasInit: boolean,
+  kind: StatusKind,
+  inp: StatusInputs,
+): ContainerStatus[] {
   const uid = pod.metadata?.uid ?? '';
   const old = new Map((oldList ?? []).map((s) => [s.name, s]));
   const defaultReason = hasInit ? WaitingReason.PodInitializing : WaitingReason.ContainerCreating;
@@ -75,7 +83,16 @@ function convertStatuses(pod: Pod, ps: RuntimePodStatus | undefined, oldList: re
   for (const c of containers) {
     const o = old.get(c.name);
     if (o?.state?.terminated) statuses.set(c.name, { ...o });
-    else statuses.set(c.name, { name: c.name, image: c.image ?? '', imageID: '', ready: false, restartCount: o?.restartCount ?? 0, state: { waiting: { reason: defaultReason } }, ...(o?.lastState ? { lastState: o.lastState } : {}) });
+    else
+      statuses.set(c.name, {
+        name: c.name,
+        image: c.image ?? '',
+        imageID: '',
+        ready: false,
+        restartCount: o?.restartCount ?? 0,
+        state: { waiting: { reason: defaultReason } },
+        ...(o?.lastState ? { lastState: o.lastState } : {}),
+      });
   }
   const seen = new Map<string, number>();
   for (const cs of ps?.containers ?? []) {
@@ -131,7 +148,9 @@ export function generateAPIPodStatus(pod: Pod, ps: RuntimePodStatus | undefined,
   const containerStatuses = convertStatuses(pod, ps, old.containerStatuses, spec.containers, hasInit, 'regular', inp);
   const initContainerStatuses = hasInit ? convertStatuses(pod, ps, old.initContainerStatuses, spec.initContainers!, hasInit, 'init', inp) : undefined;
   // ephemeral containers (kubectl debug) are reported apart and count neither for phase nor readiness
-  const ephemeralContainerStatuses = spec.ephemeralContainers?.length ? convertStatuses(pod, ps, old.ephemeralContainerStatuses, spec.ephemeralContainers as Container[], hasInit, 'ephemeral', inp) : undefined;
+  const ephemeralContainerStatuses = spec.ephemeralContainers?.length
+    ? convertStatuses(pod, ps, old.ephemeralContainerStatuses, spec.ephemeralContainers as Container[], hasInit, 'ephemeral', inp)
+    : undefined;
   const all = [...(initContainerStatuses ?? []), ...containerStatuses];
   let phase = getPhase(pod, all, podIsTerminal);
   if ((old.phase === 'Succeeded' || old.phase === 'Failed') && phase !== old.phase) phase = old.phase;

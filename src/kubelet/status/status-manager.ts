@@ -12,7 +12,21 @@ import { isConflict, isNotFound } from '../../apimachinery/errors.js';
 import { R, type Client } from '../../client/types.js';
 
 /** Status fields the kubelet owns; others (nominatedNodeName, resize …) are left alone. */
-const OWNED = ['phase', 'conditions', 'hostIP', 'hostIPs', 'podIP', 'podIPs', 'startTime', 'containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses', 'qosClass', 'message', 'reason'] as const;
+const OWNED = [
+  'phase',
+  'conditions',
+  'hostIP',
+  'hostIPs',
+  'podIP',
+  'podIPs',
+  'startTime',
+  'containerStatuses',
+  'initContainerStatuses',
+  'ephemeralContainerStatuses',
+  'qosClass',
+  'message',
+  'reason',
+] as const;
 
 interface Entry {
   ns: string;

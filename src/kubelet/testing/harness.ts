@@ -41,7 +41,18 @@ export async function newHarness(opts: { start?: boolean } = {}): Promise<Harnes
     dataDir,
     kubelet: undefined as unknown as KubeletHandle,
     async start() {
-      h.kubelet = await startKubelet({ client, runtime, nodeName: NODE, dataDir, podCIDR: '10.244.1.0/24', clock, cpu: 4, memory: '8Gi', nodeIP: '192.0.2.10', log: process.env.K8TS_TEST_DEBUG ? (m, e) => console.error(m, e) : undefined });
+      h.kubelet = await startKubelet({
+        client,
+        runtime,
+        nodeName: NODE,
+        dataDir,
+        podCIDR: '10.244.1.0/24',
+        clock,
+        cpu: 4,
+        memory: '8Gi',
+        nodeIP: '192.0.2.10',
+        log: process.env.K8TS_TEST_DEBUG ? (m, e) => console.error(m, e) : undefined,
+      });
       return h.kubelet;
     },
     async createPod(p) {
@@ -61,7 +72,11 @@ export async function newHarness(opts: { start?: boolean } = {}): Promise<Harnes
           ...spec,
           containers: spec.containers.map((c) => ({ terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', ...c })),
         },
-        status: { phase: 'Pending', qosClass: 'BestEffort', conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null as unknown as string, lastTransitionTime: '2025-01-01T00:00:00Z' }] },
+        status: {
+          phase: 'Pending',
+          qosClass: 'BestEffort',
+          conditions: [{ type: 'PodScheduled', status: 'True', lastProbeTime: null as unknown as string, lastTransitionTime: '2025-01-01T00:00:00Z' }],
+        },
       };
       return (await client.create(R.pods, pod.metadata!.namespace!, pod as KObject)) as Pod;
     },

@@ -46,7 +46,7 @@ export function setUpHostPath(src: HostPathVolumeSource): string {
         try {
           fs.closeSync(fs.openSync(p, fs.constants.O_CREAT | fs.constants.O_RDONLY, 0o644));
         } catch (e) {
-          throw new Error(`open ${p}: ${((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message)}`);
+          throw new Error(`open ${p}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
         }
         return p;
       }

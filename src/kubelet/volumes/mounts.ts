@@ -46,7 +46,10 @@ export function isMountPoint(dir: string): boolean {
 export function mountTmpfs(dir: string, sizeBytes?: number): void {
   const args = ['-t', 'tmpfs', ...(sizeBytes ? ['-o', `size=${sizeBytes}`] : []), 'tmpfs', dir];
   const r = spawnSync('mount', args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new MountError(`mount failed: ${r.error?.message ?? `exit status ${r.status}`}\nMounting command: mount\nMounting arguments: ${args.join(' ')}\nOutput: ${(r.stderr ?? '').trim()}`);
+  if (r.status !== 0)
+    throw new MountError(
+      `mount failed: ${r.error?.message ?? `exit status ${r.status}`}\nMounting command: mount\nMounting arguments: ${args.join(' ')}\nOutput: ${(r.stderr ?? '').trim()}`,
+    );
 }
 
 /** Unmounts everything at or below `dir` (deepest first; lazily when busy). Returns what stayed mounted. */

@@ -24,14 +24,7 @@ export interface SourceDeps {
 const DEFAULT_MODE = 0o644;
 type Payload = Map<string, FileProjection>;
 
-function addItems(
-  out: Payload,
-  data: Map<string, Buffer>,
-  items: readonly KeyToPath[] | undefined,
-  mode: number,
-  optional: boolean,
-  missingKey: (k: string) => string,
-): void {
+function addItems(out: Payload, data: Map<string, Buffer>, items: readonly KeyToPath[] | undefined, mode: number, optional: boolean, missingKey: (k: string) => string): void {
   if (!items?.length) {
     for (const [k, v] of data) out.set(k, { data: v, mode });
     return;
@@ -60,13 +53,7 @@ function secretData(s: Secret): Map<string, Buffer> {
   return m;
 }
 
-async function configMapPayload(
-  out: Payload,
-  pod: Pod,
-  src: { name?: string; items?: readonly KeyToPath[]; optional?: boolean },
-  mode: number,
-  d: SourceDeps,
-): Promise<void> {
+async function configMapPayload(out: Payload, pod: Pod, src: { name?: string; items?: readonly KeyToPath[]; optional?: boolean }, mode: number, d: SourceDeps): Promise<void> {
   const cm = await d.getConfigMap(pod.metadata?.namespace ?? '', src.name ?? '');
   if (!cm) {
     if (src.optional) return;
@@ -75,13 +62,7 @@ async function configMapPayload(
   addItems(out, configMapData(cm), src.items, mode, !!src.optional, (k) => `configmap references non-existent config key: ${k}`);
 }
 
-async function secretPayload(
-  out: Payload,
-  pod: Pod,
-  src: { name?: string; items?: readonly KeyToPath[]; optional?: boolean },
-  mode: number,
-  d: SourceDeps,
-): Promise<void> {
+async function secretPayload(out: Payload, pod: Pod, src: { name?: string; items?: readonly KeyToPath[]; optional?: boolean }, mode: number, d: SourceDeps): Promise<void> {
   const s = await d.getSecret(pod.metadata?.namespace ?? '', src.name ?? '');
   if (!s) {
     if (src.optional) return;

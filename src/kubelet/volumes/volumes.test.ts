@@ -106,7 +106,10 @@ test('volume manager: tmpfs emptyDir mounted with its size and unmounted on clea
     assert.equal(errs.length, 0);
     const cache = paths.get('cache')!;
     assert.ok(isMountPoint(cache), 'medium Memory is a tmpfs');
-    const mi = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => l.split(' ')[4] === cache)!;
+    const mi = fs
+      .readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.split(' ')[4] === cache)!;
     assert.match(mi, / - tmpfs tmpfs .*size=8192k/);
     assert.equal(fs.statSync(paths.get('scratch')!).mode & 0o7777, 0o2777, 'emptyDir 0777 plus setgid for fsGroup');
     assert.equal(fs.statSync(paths.get('scratch')!).gid, 2000);
@@ -115,8 +118,14 @@ test('volume manager: tmpfs emptyDir mounted with its size and unmounted on clea
     assert.ok(!isMountPoint(cache));
     assert.ok(!fs.existsSync(vm.podDir('uid-1')));
 
-    const bad: Pod = { metadata: { uid: 'uid-2' }, spec: { containers: [{ name: 'c' }], volumes: [{ name: 'h', hostPath: { path: join(d.path, 'no-such'), type: 'Directory' } }] } };
-    await assert.rejects(vm.mountPod(bad, noDeps, (e) => errs.push(e)), VolumeError);
+    const bad: Pod = {
+      metadata: { uid: 'uid-2' },
+      spec: { containers: [{ name: 'c' }], volumes: [{ name: 'h', hostPath: { path: join(d.path, 'no-such'), type: 'Directory' } }] },
+    };
+    await assert.rejects(
+      vm.mountPod(bad, noDeps, (e) => errs.push(e)),
+      VolumeError,
+    );
     assert.equal(errs[0]!.volume, 'h');
     assert.match(errs[0]!.message, /hostPath type check failed: .*no-such is not a directory/);
   } finally {

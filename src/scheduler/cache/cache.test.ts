@@ -5,7 +5,12 @@ import { makeNode, makePod } from '../testing/wrappers.js';
 import { Cache } from './cache.js';
 
 describe('scheduler Cache', () => {
-  const clock = { t: 0, now() { return this.t; } };
+  const clock = {
+    t: 0,
+    now() {
+      return this.t;
+    },
+  };
 
   it('assumes, confirms and forgets pods', () => {
     const c = new Cache(clock);
@@ -64,7 +69,13 @@ describe('scheduler Cache', () => {
     for (const n of ['a', 'b', 'c']) c.addNode(makeNode().name(n).obj());
     const s = new Snapshot();
     c.updateSnapshot(s);
-    assert.deepEqual(s.list().map((n) => n.name).sort(), ['a', 'b', 'c']);
+    assert.deepEqual(
+      s
+        .list()
+        .map((n) => n.name)
+        .sort(),
+      ['a', 'b', 'c'],
+    );
     const before = new Map(s.list().map((n) => [n.name, n]));
     c.assumePod(makePod().name('p').req({ cpu: '1' }).node('b').obj());
     c.updateSnapshot(s);
@@ -72,11 +83,21 @@ describe('scheduler Cache', () => {
     assert.notEqual(s.get('b'), before.get('b'), 'changed node copied');
     assert.equal(s.get('b')!.requested.milliCPU, 1000);
     assert.equal(before.get('b')!.requested.milliCPU, 0, 'old snapshot copy untouched');
-    assert.equal(s.list().find((n) => n.name === 'b'), s.get('b'), 'list refreshed');
+    assert.equal(
+      s.list().find((n) => n.name === 'b'),
+      s.get('b'),
+      'list refreshed',
+    );
     c.removeNode(makeNode().name('a').obj());
     c.addNode(makeNode().name('d').obj());
     c.updateSnapshot(s);
-    assert.deepEqual(s.list().map((n) => n.name).sort(), ['b', 'c', 'd']);
+    assert.deepEqual(
+      s
+        .list()
+        .map((n) => n.name)
+        .sort(),
+      ['b', 'c', 'd'],
+    );
     assert.equal(s.get('a'), undefined);
   });
 
@@ -87,6 +108,9 @@ describe('scheduler Cache', () => {
     c.addNode(makeNode().name('b1').label('topology.kubernetes.io/zone', 'b').obj());
     const s = new Snapshot();
     c.updateSnapshot(s);
-    assert.deepEqual(s.list().map((n) => n.name), ['a1', 'b1', 'a2']);
+    assert.deepEqual(
+      s.list().map((n) => n.name),
+      ['a1', 'b1', 'a2'],
+    );
   });
 });

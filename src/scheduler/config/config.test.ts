@@ -89,14 +89,17 @@ profiles:
       return assert.fail('expected an error');
     };
     assert.equal(bad('percentageOfNodesToScore: 150\n'), 'percentageOfNodesToScore: Invalid value: 150: not in valid range [0-100]');
-    assert.equal(bad('podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n'), 'podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds');
-    assert.equal(bad('profiles:\n- schedulerName: a\n- schedulerName: a\n'), 'profiles[1].schedulerName: Duplicate value: "a"');
     assert.equal(
-      bad('profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: X\n  - name: X\n'),
-      'profiles[0].pluginConfig[1]: Duplicate value: "X"',
+      bad('podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n'),
+      'podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds',
     );
+    assert.equal(bad('profiles:\n- schedulerName: a\n- schedulerName: a\n'), 'profiles[1].schedulerName: Duplicate value: "a"');
+    assert.equal(bad('profiles:\n- schedulerName: a\n  pluginConfig:\n  - name: X\n  - name: X\n'), 'profiles[0].pluginConfig[1]: Duplicate value: "X"');
     assert.match(bad('parallelism: 0\npercentageOfNodesToScore: -1\n'), /^\[parallelism: Invalid value: 0: should be an integer value greater than zero, percentageOfNodesToScore/);
-    assert.throws(() => parseConfig('apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n'), /no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io\/v1beta3"/);
+    assert.throws(
+      () => parseConfig('apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n'),
+      /no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io\/v1beta3"/,
+    );
   });
 
   it('plugin args are validated when the framework is built', () => {

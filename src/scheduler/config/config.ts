@@ -12,15 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYAML } from 'yaml';
-import {
-  aggregateFieldErrors,
-  duplicate,
-  invalid,
-  notSupported,
-  Path,
-  required,
-  type FieldError,
-} from '../../apimachinery/field-errors.js';
+import { aggregateFieldErrors, duplicate, invalid, notSupported, Path, required, type FieldError } from '../../apimachinery/field-errors.js';
 import { completeProfile, DEFAULT_SCHEDULER_NAME, type PluginConfig, type Plugins, type Profile } from '../framework/profile.js';
 
 export const GROUP_VERSION = 'kubescheduler.config.k8s.io/v1';
@@ -184,7 +176,9 @@ export function parseConfig(text: string): SchedulerConfig {
   const errs = validate(d);
   if (errs.length) throw new ConfigError(aggregateFieldErrors(errs));
   const le = d.leaderElection!;
-  const profiles: Profile[] = d.profiles!.map((p) => completeProfile({ schedulerName: p.schedulerName!, percentageOfNodesToScore: p.percentageOfNodesToScore, plugins: p.plugins, pluginConfig: p.pluginConfig }));
+  const profiles: Profile[] = d.profiles!.map((p) =>
+    completeProfile({ schedulerName: p.schedulerName!, percentageOfNodesToScore: p.percentageOfNodesToScore, plugins: p.plugins, pluginConfig: p.pluginConfig }),
+  );
   return {
     parallelism: d.parallelism!,
     percentageOfNodesToScore: d.percentageOfNodesToScore!,

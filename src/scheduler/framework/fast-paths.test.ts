@@ -69,14 +69,27 @@ const pods: [string, Pod][] = [
       .spread({ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'web' } } })
       .obj(),
   ],
-  ['anti', makePod().name('p9').label('app', 'web').podAffinity('podAntiAffinity', { labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'zone' }).obj()],
+  [
+    'anti',
+    makePod()
+      .name('p9')
+      .label('app', 'web')
+      .podAffinity('podAntiAffinity', { labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'zone' })
+      .obj(),
+  ],
 ];
 
 describe('filterAll / scoreAll fast paths', () => {
   for (const [name, pod] of pods) {
     it(`equal the per-node verdicts and scores: ${name}`, () => {
       const snap = cluster();
-      const fwk = new Framework({ registry: newInTreeRegistry(), profile: defaultProfile(), client: new FakeClient(), eventRecorder: { event: () => undefined }, nominator: new Nominator() });
+      const fwk = new Framework({
+        registry: newInTreeRegistry(),
+        profile: defaultProfile(),
+        client: new FakeClient(),
+        eventRecorder: { event: () => undefined },
+        nominator: new Nominator(),
+      });
       fwk.setSnapshot(snap);
       const state = new CycleState();
       const [, ps] = fwk.runPreFilterPlugins(state, pod);
@@ -90,7 +103,11 @@ describe('filterAll / scoreAll fast paths', () => {
         const slow = nodes.map((ni) => p.filter(state, pod, ni));
         if (bad === 0) {
           // "all passed": out may be unwritten, the per-node verdicts must all be success
-          assert.deepEqual(slow.filter((s) => s !== null && s.code !== Code.Success), [], `${p.name} on ${name} claims all pass`);
+          assert.deepEqual(
+            slow.filter((s) => s !== null && s.code !== Code.Success),
+            [],
+            `${p.name} on ${name} claims all pass`,
+          );
           continue;
         }
         if (typeof bad === 'number') assert.equal(bad, slow.filter((s) => s !== null).length, `${p.name} on ${name}: count`);
@@ -116,7 +133,18 @@ describe('filterAll / scoreAll fast paths', () => {
       const snap = cluster();
       const profile = defaultProfile();
       profile.pluginConfig = [
-        { name: 'NodeResourcesFit', args: { scoringStrategy: { type, resources: [{ name: 'cpu', weight: 3 }, { name: 'memory', weight: 1 }] } } },
+        {
+          name: 'NodeResourcesFit',
+          args: {
+            scoringStrategy: {
+              type,
+              resources: [
+                { name: 'cpu', weight: 3 },
+                { name: 'memory', weight: 1 },
+              ],
+            },
+          },
+        },
       ];
       const fwk = new Framework({ registry: newInTreeRegistry(), profile, client: new FakeClient(), eventRecorder: { event: () => undefined }, nominator: new Nominator() });
       fwk.setSnapshot(snap);
@@ -128,7 +156,10 @@ describe('filterAll / scoreAll fast paths', () => {
       const idx = Int32Array.from(nodes.map((ni) => ni.index));
       const fast = new Array<number>(nodes.length);
       assert.equal(p.scoreAll!(state, pod, nodes, idx, snap.cols, fast), null);
-      assert.deepEqual(fast, nodes.map((ni) => p.score(state, pod, ni)));
+      assert.deepEqual(
+        fast,
+        nodes.map((ni) => p.score(state, pod, ni)),
+      );
       // the weights matter: some node scores differ from the equal-weight mean
       assert.ok(new Set(fast).size > 1);
     });

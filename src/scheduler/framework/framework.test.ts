@@ -32,48 +32,53 @@ describe('profiles', () => {
   it('default profile: upstream order and weights', () => {
     const f = fw(defaultProfile());
     const p = f.plugins;
-    assert.deepEqual(p.preEnqueue.map((x) => x.name), ['SchedulingGates']);
-    assert.deepEqual(p.queueSort.map((x) => x.name), ['PrioritySort']);
-    assert.deepEqual(p.preFilter.map((x) => x.name), [
-      'NodeAffinity',
-      'NodePorts',
-      'NodeResourcesFit',
-      'VolumeRestrictions',
-      'VolumeBinding',
-      'PodTopologySpread',
-      'InterPodAffinity',
-    ]);
-    assert.deepEqual(p.filter.map((x) => x.name), [
-      'NodeUnschedulable',
-      'NodeName',
-      'TaintToleration',
-      'NodeAffinity',
-      'NodePorts',
-      'NodeResourcesFit',
-      'VolumeRestrictions',
-      'VolumeBinding',
-      'PodTopologySpread',
-      'InterPodAffinity',
-    ]);
-    assert.deepEqual(p.postFilter.map((x) => x.name), ['DefaultPreemption']);
     assert.deepEqual(
-      p.score.map((x, i) => `${x.name}:${p.scoreWeights[i]}`),
+      p.preEnqueue.map((x) => x.name),
+      ['SchedulingGates'],
+    );
+    assert.deepEqual(
+      p.queueSort.map((x) => x.name),
+      ['PrioritySort'],
+    );
+    assert.deepEqual(
+      p.preFilter.map((x) => x.name),
+      ['NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'VolumeRestrictions', 'VolumeBinding', 'PodTopologySpread', 'InterPodAffinity'],
+    );
+    assert.deepEqual(
+      p.filter.map((x) => x.name),
       [
-        'TaintToleration:3',
-        'NodeAffinity:2',
-        'NodeResourcesFit:1',
-        'PodTopologySpread:2',
-        'InterPodAffinity:2',
-        'NodeResourcesBalancedAllocation:1',
-        'ImageLocality:1',
+        'NodeUnschedulable',
+        'NodeName',
+        'TaintToleration',
+        'NodeAffinity',
+        'NodePorts',
+        'NodeResourcesFit',
+        'VolumeRestrictions',
+        'VolumeBinding',
+        'PodTopologySpread',
+        'InterPodAffinity',
       ],
     );
-    assert.deepEqual(p.preBind.map((x) => x.name), ['VolumeBinding']);
+    assert.deepEqual(
+      p.postFilter.map((x) => x.name),
+      ['DefaultPreemption'],
+    );
+    assert.deepEqual(
+      p.score.map((x, i) => `${x.name}:${p.scoreWeights[i]}`),
+      ['TaintToleration:3', 'NodeAffinity:2', 'NodeResourcesFit:1', 'PodTopologySpread:2', 'InterPodAffinity:2', 'NodeResourcesBalancedAllocation:1', 'ImageLocality:1'],
+    );
+    assert.deepEqual(
+      p.preBind.map((x) => x.name),
+      ['VolumeBinding'],
+    );
     assert.deepEqual(
       p.preScore.map((x) => x.name),
       ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation', 'ImageLocality'],
     );
-    assert.deepEqual(p.bind.map((x) => x.name), ['DefaultBinder']);
+    assert.deepEqual(
+      p.bind.map((x) => x.name),
+      ['DefaultBinder'],
+    );
   });
 
   it('custom profile: disable, re-weight, add a plugin', () => {
@@ -91,14 +96,10 @@ describe('profiles', () => {
       reg,
     );
     const p = f.plugins;
-    assert.deepEqual(p.score.map((x, i) => `${x.name}:${p.scoreWeights[i]}`), [
-      'NodeAffinity:7',
-      'TaintToleration:3',
-      'NodeResourcesFit:1',
-      'PodTopologySpread:2',
-      'InterPodAffinity:2',
-      'ImageLocality:1',
-    ]);
+    assert.deepEqual(
+      p.score.map((x, i) => `${x.name}:${p.scoreWeights[i]}`),
+      ['NodeAffinity:7', 'TaintToleration:3', 'NodeResourcesFit:1', 'PodTopologySpread:2', 'InterPodAffinity:2', 'ImageLocality:1'],
+    );
     assert.equal(p.filter.at(-1)!.name, 'Custom');
     assert.equal(p.postFilter.length, 0);
     assert.equal(f.profileName, 'x');
@@ -116,10 +117,13 @@ function fakeFramework(plugins: Plugin[], weights: Record<string, number> = {}) 
   const reg = newInTreeRegistry();
   for (const p of plugins) reg.register(p.name, () => p);
   const names = plugins.map((p) => ({ name: p.name, weight: weights[p.name] }));
-  return fw({
-    schedulerName: 'test',
-    plugins: { multiPoint: { enabled: [{ name: 'PrioritySort' }, { name: 'DefaultBinder' }, ...names], disabled: [{ name: '*' }] } },
-  }, reg);
+  return fw(
+    {
+      schedulerName: 'test',
+      plugins: { multiPoint: { enabled: [{ name: 'PrioritySort' }, { name: 'DefaultBinder' }, ...names], disabled: [{ name: '*' }] } },
+    },
+    reg,
+  );
 }
 
 describe('framework runner', () => {
@@ -248,7 +252,7 @@ describe('FitError and node selection', () => {
     const infos = ['a', 'b', 'c', 'd'].map((n) => nodeInfoOf(makeNode().name(n).obj()));
     const seen = new Set<string>();
     let x = 0;
-    const rnd = () => ((x = (x * 7 + 3) % 11) / 11);
+    const rnd = () => (x = (x * 7 + 3) % 11) / 11;
     for (let i = 0; i < 50; i++) seen.add(selectHost(infos, [5, 9, 1, 9], rnd));
     assert.deepEqual([...seen].sort(), ['b', 'd']);
   });

@@ -167,5 +167,4 @@ export const isPermit = (p: Plugin): p is PermitPlugin => typeof (p as PermitPlu
 export const isPreBind = (p: Plugin): p is PreBindPlugin => typeof (p as PreBindPlugin).preBind === 'function';
 export const isBind = (p: Plugin): p is BindPlugin => typeof (p as BindPlugin).bind === 'function';
 export const isPostBind = (p: Plugin): p is PostBindPlugin => typeof (p as PostBindPlugin).postBind === 'function';
-export const isEnqueueExtensions = (p: Plugin): p is EnqueueExtensions =>
-  typeof (p as EnqueueExtensions).eventsToRegister === 'function';
+export const isEnqueueExtensions = (p: Plugin): p is EnqueueExtensions => typeof (p as EnqueueExtensions).eventsToRegister === 'function';

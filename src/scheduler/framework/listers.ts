@@ -6,14 +6,7 @@
  * plugins) and PodDisruptionBudgets (preemption). The scheduler backs these with
  * informers; tests use {@link staticListers}.
  */
-import type {
-  Namespace,
-  PersistentVolume,
-  PersistentVolumeClaim,
-  Pod,
-  ReplicationController,
-  Service,
-} from 'kubernetes-types/core/v1.js';
+import type { Namespace, PersistentVolume, PersistentVolumeClaim, Pod, ReplicationController, Service } from 'kubernetes-types/core/v1.js';
 import type { ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';

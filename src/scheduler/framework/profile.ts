@@ -21,20 +21,7 @@ export interface PluginSet {
 }
 
 /** Extension point names, as in KubeSchedulerConfiguration `plugins`. */
-export const EXTENSION_POINTS = [
-  'preEnqueue',
-  'queueSort',
-  'preFilter',
-  'filter',
-  'postFilter',
-  'preScore',
-  'score',
-  'reserve',
-  'permit',
-  'preBind',
-  'bind',
-  'postBind',
-] as const;
+export const EXTENSION_POINTS = ['preEnqueue', 'queueSort', 'preFilter', 'filter', 'postFilter', 'preScore', 'score', 'reserve', 'permit', 'preBind', 'bind', 'postBind'] as const;
 export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
 
 export type Plugins = Partial<Record<ExtensionPoint | 'multiPoint', PluginSet>>;
@@ -89,12 +76,23 @@ export function defaultPluginConfig(): PluginConfig[] {
     { name: 'NodeAffinity', args: {} },
     {
       name: 'NodeResourcesBalancedAllocation',
-      args: { resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] },
+      args: {
+        resources: [
+          { name: 'cpu', weight: 1 },
+          { name: 'memory', weight: 1 },
+        ],
+      },
     },
     {
       name: 'NodeResourcesFit',
       args: {
-        scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] },
+        scoringStrategy: {
+          type: 'LeastAllocated',
+          resources: [
+            { name: 'cpu', weight: 1 },
+            { name: 'memory', weight: 1 },
+          ],
+        },
       },
     },
     { name: 'PodTopologySpread', args: { defaultingType: 'System' } },
@@ -135,10 +133,7 @@ export function completeProfile(p: Profile): Profile {
   for (const c of defaultPluginConfig()) cfg.set(c.name, c.args);
   for (const c of p.pluginConfig ?? []) {
     const d = cfg.get(c.name);
-    cfg.set(
-      c.name,
-      d && typeof d === 'object' && c.args && typeof c.args === 'object' ? { ...(d as object), ...(c.args as object) } : c.args,
-    );
+    cfg.set(c.name, d && typeof d === 'object' && c.args && typeof c.args === 'object' ? { ...(d as object), ...(c.args as object) } : c.args);
   }
   return {
     schedulerName: p.schedulerName || DEFAULT_SCHEDULER_NAME,

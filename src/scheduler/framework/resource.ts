@@ -63,13 +63,7 @@ export class Resource {
   }
 
   clone(): Resource {
-    return new Resource(
-      this.milliCPU,
-      this.memory,
-      this.ephemeralStorage,
-      this.allowedPodNumber,
-      this.scalar ? new Map(this.scalar) : null,
-    );
+    return new Resource(this.milliCPU, this.memory, this.ephemeralStorage, this.allowedPodNumber, this.scalar ? new Map(this.scalar) : null);
   }
 }
 
@@ -85,12 +79,7 @@ export function isExtendedResourceName(name: string): boolean {
 
 /** Resources kept in `Resource.scalar` (upstream IsScalarResourceName). */
 export function isScalarResourceName(name: string): boolean {
-  return (
-    isExtendedResourceName(name) ||
-    name.startsWith('hugepages-') ||
-    name.includes('kubernetes.io/') ||
-    name.startsWith('attachable-volumes-')
-  );
+  return isExtendedResourceName(name) || name.startsWith('hugepages-') || name.includes('kubernetes.io/') || name.startsWith('attachable-volumes-');
 }
 
 /**

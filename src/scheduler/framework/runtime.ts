@@ -21,16 +21,7 @@ import { completeProfile, type Profile } from './profile.js';
 import type { Registry } from './registry.js';
 import { Snapshot } from './snapshot.js';
 import { asStatus, Code, isSuccess, Status } from './status.js';
-import {
-  ActionType,
-  MAX_NODE_SCORE,
-  MIN_NODE_SCORE,
-  PreFilterResult,
-  type ClusterEventWithHint,
-  type PodInfo,
-  type PostFilterResult,
-  type QueuedPodInfo,
-} from './types.js';
+import { ActionType, MAX_NODE_SCORE, MIN_NODE_SCORE, PreFilterResult, type ClusterEventWithHint, type PodInfo, type PostFilterResult, type QueuedPodInfo } from './types.js';
 import { realTimers, WaitingPod, type Timers } from './waiting-pods.js';
 import type { ExtensionPointName, SchedulerMetrics } from '../metrics.js';
 import { codeName } from './status.js';
@@ -198,8 +189,7 @@ export class Framework implements I.Handle {
       result = PreFilterResult.merge(result, r);
       if (result && !result.allNodes() && result.nodeNames!.size === 0) {
         const names = [...pluginsWithNodes].sort();
-        const msg =
-          names.length === 1 ? `node(s) didn't satisfy plugin ${names[0]}` : `node(s) didn't satisfy plugin(s) [${names.join(' ')}] simultaneously`;
+        const msg = names.length === 1 ? `node(s) didn't satisfy plugin ${names[0]}` : `node(s) didn't satisfy plugin(s) [${names.join(' ')}] simultaneously`;
         return [result, new Status(Code.UnschedulableAndUnresolvable, [msg]), pluginsWithNodes];
       }
     }
@@ -366,9 +356,9 @@ export class Framework implements I.Handle {
         if (v > MAX_NODE_SCORE || v < MIN_NODE_SCORE || Number.isNaN(v)) {
           return [
             totals,
-            asStatus(
-              new Error(`plugin "${p.name}" returns an invalid score ${v}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`),
-            ).withPlugin(p.name),
+            asStatus(new Error(`plugin "${p.name}" returns an invalid score ${v}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`)).withPlugin(
+              p.name,
+            ),
           ];
         }
         totals[i] += v * w;

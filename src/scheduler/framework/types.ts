@@ -231,7 +231,7 @@ export const Events = {
 
 /** Whether `registered` covers `ev` (resource equal or wildcard, any common action bit). */
 export function eventMatches(registered: ClusterEvent, ev: ClusterEvent): boolean {
-  if (ev.resource === '*' ) return true;
+  if (ev.resource === '*') return true;
   if (registered.resource !== '*' && registered.resource !== ev.resource) return false;
   return (registered.actionType & ev.actionType) !== 0;
 }

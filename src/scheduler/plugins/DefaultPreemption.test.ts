@@ -80,10 +80,7 @@ describe('DefaultPreemption', () => {
   });
 
   it('evicts the lowest-priority pods needed, nominates the node, records events and conditions', async () => {
-    const { run, client, events } = await setup([
-      nodeInfoOf(small('a'), low('a-high', 100, '900m')),
-      nodeInfoOf(small('b'), low('b-0', 0, '400m'), low('b-1', 1, '400m')),
-    ]);
+    const { run, client, events } = await setup([nodeInfoOf(small('a'), low('a-high', 100, '900m')), nodeInfoOf(small('b'), low('b-0', 0, '400m'), low('b-1', 1, '400m'))]);
     const pod = makePod().name('p').priority(10).req({ cpu: '500m' }).obj();
     const [r, s] = await run(pod, unsched('a', 'b'));
     assert.equal(s, null);
@@ -148,8 +145,14 @@ describe('preemption helpers', () => {
     };
     const pis = ['p1', 'p2', 'p3', 'q'].map((n) => new PodInfo(low(n, 0, '1m', n === 'q' ? { app: 'b' } : { app: 'a' })));
     const [violating, ok] = filterPodsWithPDBViolation(pis, [pdb]);
-    assert.deepEqual(violating.map((p) => p.pod.metadata!.name), ['p2']);
-    assert.deepEqual(ok.map((p) => p.pod.metadata!.name), ['p1', 'p3', 'q']);
+    assert.deepEqual(
+      violating.map((p) => p.pod.metadata!.name),
+      ['p2'],
+    );
+    assert.deepEqual(
+      ok.map((p) => p.pod.metadata!.name),
+      ['p1', 'p3', 'q'],
+    );
   });
 
   it('picks by PDB violations, highest victim priority, priority sum, count, start time', () => {

@@ -321,8 +321,6 @@ export function New(args: unknown, handle: Handle, hooks: PreemptionHooks = {}):
   if (abs < 0) throw new Error(`minCandidateNodesAbsolute: Invalid value: ${abs}: not in valid range [0, inf)`);
   if (pct === 0 && abs === 0) throw new Error('minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute');
   const m = handle.metrics;
-  const h: PreemptionHooks = m
-    ? { onAttempt: () => m.preemptionAttempts.inc(), onVictims: (n) => m.preemptionVictims.observe(n), ...hooks }
-    : hooks;
+  const h: PreemptionHooks = m ? { onAttempt: () => m.preemptionAttempts.inc(), onVictims: (n) => m.preemptionVictims.observe(n), ...hooks } : hooks;
   return new DefaultPreemption(handle, { minCandidateNodesPercentage: pct, minCandidateNodesAbsolute: abs }, h);
 }

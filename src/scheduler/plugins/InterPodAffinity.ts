@@ -13,16 +13,7 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { Labels } from '../../apimachinery/labels.js';
 import { AffinityTerm, podMatchesAllAffinityTerms, type WeightedAffinityTerm } from '../framework/affinity.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
-import type {
-  EnqueueExtensions,
-  FilterPlugin,
-  Handle,
-  PreFilterExtensions,
-  PreFilterPlugin,
-  PreScorePlugin,
-  ScoreExtensions,
-  ScorePlugin,
-} from '../framework/interface.js';
+import type { EnqueueExtensions, FilterPlugin, Handle, PreFilterExtensions, PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin } from '../framework/interface.js';
 import type { NodeInfo } from '../framework/node-info.js';
 import { asStatus, Code, Status } from '../framework/status.js';
 import { ActionType, MAX_NODE_SCORE, PodInfo, QueueingHint, type ClusterEventWithHint, type PreFilterResult } from '../framework/types.js';
@@ -64,13 +55,7 @@ class PreFilterState implements StateData {
   ) {}
 
   clone(): StateData {
-    return new PreFilterState(
-      this.terms,
-      this.namespaceLabels,
-      this.existingAntiAffinityCounts.clone(),
-      this.affinityCounts.clone(),
-      this.antiAffinityCounts.clone(),
-    );
+    return new PreFilterState(this.terms, this.namespaceLabels, this.existingAntiAffinityCounts.clone(), this.affinityCounts.clone(), this.antiAffinityCounts.clone());
   }
 
   /** Upstream updateWithPod: counts `pi` (added: +1, removed: −1) placed on `node`. */
@@ -239,7 +224,9 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   preScore(state: CycleState, pod: Pod, nodes: NodeInfo[]): Status | null {
     if (nodes.length === 0) return null;
     const a = pod.spec?.affinity;
-    const hasConstraints = !!(a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length || a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length);
+    const hasConstraints = !!(
+      a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length || a?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length
+    );
     if (this.ignorePreferredTermsOfExistingPods && !hasConstraints) return new Status(Code.Skip);
     const snap = this.handle.snapshotSharedLister();
     const all = hasConstraints ? snap.list() : snap.havePodsWithAffinityList();

@@ -48,7 +48,14 @@ describe('NodeAffinity Filter', () => {
     },
     {
       name: 'Exists / DoesNotExist',
-      pod: withTerms([{ matchExpressions: [{ key: 'GPU', operator: 'Exists' }, { key: 'ssd', operator: 'DoesNotExist' }] }]),
+      pod: withTerms([
+        {
+          matchExpressions: [
+            { key: 'GPU', operator: 'Exists' },
+            { key: 'ssd', operator: 'DoesNotExist' },
+          ],
+        },
+      ]),
       labels: { GPU: 'NVIDIA-GRID-K1' },
       want: null,
     },
@@ -61,10 +68,7 @@ describe('NodeAffinity Filter', () => {
     { name: 'empty term matches nothing', pod: withTerms([{}]), labels: { foo: 'bar' }, want: rejected },
     {
       name: 'terms are ORed',
-      pod: withTerms([
-        { matchExpressions: [{ key: 'foo', operator: 'In', values: ['x'] }] },
-        { matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar'] }] },
-      ]),
+      pod: withTerms([{ matchExpressions: [{ key: 'foo', operator: 'In', values: ['x'] }] }, { matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar'] }] }]),
       labels: { foo: 'bar' },
       want: null,
     },
@@ -86,7 +90,12 @@ describe('NodeAffinity Filter', () => {
     {
       name: 'conflicting metadata.name terms',
       pod: withTerms([
-        { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node1'] }, { key: 'metadata.name', operator: 'In', values: ['node2'] }] },
+        {
+          matchFields: [
+            { key: 'metadata.name', operator: 'In', values: ['node1'] },
+            { key: 'metadata.name', operator: 'In', values: ['node2'] },
+          ],
+        },
       ]),
       labels: {},
       want: errReasonConflict,

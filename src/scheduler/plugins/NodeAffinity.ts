@@ -9,15 +9,7 @@
 import type { NodeColumns } from '../framework/node-columns.js';
 import type { Node, NodeAffinity as V1NodeAffinity, Pod } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
-import type {
-  EnqueueExtensions,
-  FilterPlugin,
-  Handle,
-  PreFilterPlugin,
-  PreScorePlugin,
-  ScoreExtensions,
-  ScorePlugin,
-} from '../framework/interface.js';
+import type { EnqueueExtensions, FilterPlugin, Handle, PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin } from '../framework/interface.js';
 import type { NodeInfo } from '../framework/node-info.js';
 import { Code, Status } from '../framework/status.js';
 import { ActionType, MAX_NODE_SCORE, PreFilterResult, QueueingHint, type ClusterEventWithHint } from '../framework/types.js';

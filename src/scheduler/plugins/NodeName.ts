@@ -40,8 +40,7 @@ export class NodeName implements FilterPlugin, EnqueueExtensions {
     return [
       {
         event: { resource: 'Node', actionType: ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeTaint, label: 'NodeAdd' },
-        queueingHintFn: (pod, oldObj, newObj) =>
-          !oldObj && fits(pod, (newObj as Node | undefined)?.metadata?.name ?? '') ? QueueingHint.Queue : QueueingHint.QueueSkip,
+        queueingHintFn: (pod, oldObj, newObj) => (!oldObj && fits(pod, (newObj as Node | undefined)?.metadata?.name ?? '') ? QueueingHint.Queue : QueueingHint.QueueSkip),
       },
     ];
   }

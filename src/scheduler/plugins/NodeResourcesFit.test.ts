@@ -7,10 +7,7 @@ import { makeNode, makePod } from '../testing/wrappers.js';
 import { New } from './NodeResourcesFit.js';
 
 // Allocatable as in upstream's fit_test.go: 10m cpu, 20 bytes memory, 32 pods, 5 example.com/aaa, 20 ephemeral-storage.
-const node = makeNode()
-  .name('n')
-  .capacity({ cpu: '10m', memory: '20', pods: '32', 'example.com/aaa': '5', 'ephemeral-storage': '20', 'hugepages-2Mi': '5' })
-  .obj();
+const node = makeNode().name('n').capacity({ cpu: '10m', memory: '20', pods: '32', 'example.com/aaa': '5', 'ephemeral-storage': '20', 'hugepages-2Mi': '5' }).obj();
 const used = (cpu: string, mem: string) => makePod().name('used').req({ cpu, memory: mem }).obj();
 
 describe('NodeResourcesFit Filter', () => {
@@ -95,13 +92,7 @@ describe('NodeResourcesFit Filter', () => {
 
 describe('pod requests (init containers, sidecars, overhead)', () => {
   it('max(sum of app + sidecars, each init + earlier sidecars) + overhead', () => {
-    const pod = makePod()
-      .req({ cpu: '1m' })
-      .initReq({ cpu: '2m' }, true)
-      .initReq({ cpu: '5m' })
-      .initReq({ cpu: '1m' }, true)
-      .overhead({ cpu: '10m' })
-      .obj();
+    const pod = makePod().req({ cpu: '1m' }).initReq({ cpu: '2m' }, true).initReq({ cpu: '5m' }).initReq({ cpu: '1m' }, true).overhead({ cpu: '10m' }).obj();
     // app 1 + sidecars 2+1 = 4; regular init 5 + earlier sidecar 2 = 7 → 7, + overhead 10
     assert.equal(computePodRequests(pod).milliCPU, 17);
   });
@@ -119,7 +110,14 @@ describe('NodeResourcesFit Score', () => {
   const n2 = makeNode().name('node2').capacity({ cpu: '6', memory: '10000', pods: '110' }).obj();
   const pod = makePod().req({ cpu: '3', memory: '5000' }).obj();
   const strategy = (type: string, extra: object = {}) => ({
-    scoringStrategy: { type, resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }], ...extra },
+    scoringStrategy: {
+      type,
+      resources: [
+        { name: 'cpu', weight: 1 },
+        { name: 'memory', weight: 1 },
+      ],
+      ...extra,
+    },
   });
 
   it('LeastAllocated: differently sized nodes', () => {
@@ -129,7 +127,10 @@ describe('NodeResourcesFit Score', () => {
 
   it('LeastAllocated: counts non-zero requests for pods without requests', () => {
     const pl = New(strategy('LeastAllocated'), testHandle());
-    const big = makeNode().name('b').capacity({ cpu: '1', memory: `${400 * 1024 * 1024}`, pods: '110' }).obj();
+    const big = makeNode()
+      .name('b')
+      .capacity({ cpu: '1', memory: `${400 * 1024 * 1024}`, pods: '110' })
+      .obj();
     // 100m of 1000m → 90; 200Mi of 400Mi → 50
     assert.deepEqual(scoreNodes(pl, makePod().obj(), [nodeInfoOf(big)]), [70]);
   });
@@ -141,7 +142,14 @@ describe('NodeResourcesFit Score', () => {
 
   it('RequestedToCapacityRatio: shape rounds the weighted mean', () => {
     const pl = New(
-      strategy('RequestedToCapacityRatio', { requestedToCapacityRatio: { shape: [{ utilization: 0, score: 10 }, { utilization: 100, score: 0 }] } }),
+      strategy('RequestedToCapacityRatio', {
+        requestedToCapacityRatio: {
+          shape: [
+            { utilization: 0, score: 10 },
+            { utilization: 100, score: 0 },
+          ],
+        },
+      }),
       testHandle(),
     );
     assert.deepEqual(scoreNodes(pl, pod, [nodeInfoOf(n1), nodeInfoOf(n2)]), [38, 50]);

@@ -16,13 +16,7 @@ import { computePodRequests, isExtendedResourceName, type Resource } from '../fr
 import { Code, Status } from '../framework/status.js';
 import { ActionType, QueueingHint, type ClusterEventWithHint, type PodInfo, type PreFilterResult } from '../framework/types.js';
 import type { FunctionShapePoint } from './helper/normalize-score.js';
-import {
-  leastAllocatedScorer,
-  mostAllocatedScorer,
-  requestedToCapacityRatioScorer,
-  ResourceAllocationScorer,
-  type ResourceSpec,
-} from './helper/resource-allocation.js';
+import { leastAllocatedScorer, mostAllocatedScorer, requestedToCapacityRatioScorer, ResourceAllocationScorer, type ResourceSpec } from './helper/resource-allocation.js';
 
 export const Name = 'NodeResourcesFit';
 
@@ -76,24 +70,12 @@ export interface InsufficientResource {
  * The resources a pod with `podRequest` lacks on the node (empty when it fits).
  * Ignored extended resources (by name or group) are not checked.
  */
-export function fitsRequest(
-  podRequest: Resource,
-  nodeInfo: NodeInfo,
-  ignored?: Set<string>,
-  ignoredGroups?: Set<string>,
-): InsufficientResource[] {
+export function fitsRequest(podRequest: Resource, nodeInfo: NodeInfo, ignored?: Set<string>, ignoredGroups?: Set<string>): InsufficientResource[] {
   return fitsUsage(podRequest, nodeInfo.allocatable, nodeInfo.requested, nodeInfo.pods.length, ignored, ignoredGroups);
 }
 
 /** {@link fitsRequest} against explicit usage: `used` requested by `podCount` pods. */
-export function fitsUsage(
-  podRequest: Resource,
-  alloc: Resource,
-  used: Resource,
-  podCount: number,
-  ignored?: Set<string>,
-  ignoredGroups?: Set<string>,
-): InsufficientResource[] {
+export function fitsUsage(podRequest: Resource, alloc: Resource, used: Resource, podCount: number, ignored?: Set<string>, ignoredGroups?: Set<string>): InsufficientResource[] {
   const out: InsufficientResource[] = [];
   if (podCount + 1 > alloc.allowedPodNumber) {
     out.push({ resourceName: 'pods', reason: ErrReasonTooManyPods, requested: 1, used: podCount, capacity: alloc.allowedPodNumber });
@@ -193,10 +175,7 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
         continue;
       }
       const short =
-        pods[r]! + 1 > allocPods[r]! ||
-        (rc > 0 && rc > allocCPU[r]! - reqCPU[r]!) ||
-        (rm > 0 && rm > allocMem[r]! - reqMem[r]!) ||
-        (re > 0 && re > allocEph[r]! - reqEph[r]!);
+        pods[r]! + 1 > allocPods[r]! || (rc > 0 && rc > allocCPU[r]! - reqCPU[r]!) || (rm > 0 && rm > allocMem[r]! - reqMem[r]!) || (re > 0 && re > allocEph[r]! - reqEph[r]!);
       const s = short ? this.filter(state, pod, nodes[i]!) : null;
       out[i] = s;
       if (s !== null) bad++;
@@ -250,8 +229,7 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
           actionType: ActionType.Add | ActionType.UpdateNodeAllocatable | ActionType.UpdateNodeTaint | ActionType.UpdateNodeLabel,
           label: 'NodeAddOrAllocatableChange',
         },
-        queueingHintFn: (pod, _oldObj, newObj) =>
-          newObj && fitsEmptyNode(pod, newObj as Node) ? QueueingHint.Queue : QueueingHint.QueueSkip,
+        queueingHintFn: (pod, _oldObj, newObj) => (newObj && fitsEmptyNode(pod, newObj as Node) ? QueueingHint.Queue : QueueingHint.QueueSkip),
       },
     ];
   }
@@ -283,9 +261,5 @@ export function New(args: unknown, _handle: Handle): NodeResourcesFit {
     default:
       throw new Error(`scoring strategy ${String(type)} is not supported`);
   }
-  return new NodeResourcesFit(
-    new Set(a.ignoredResources ?? []),
-    new Set(a.ignoredResourceGroups ?? []),
-    new ResourceAllocationScorer(resources, f, false, fast),
-  );
+  return new NodeResourcesFit(new Set(a.ignoredResources ?? []), new Set(a.ignoredResourceGroups ?? []), new ResourceAllocationScorer(resources, f, false, fast));
 }

@@ -72,19 +72,25 @@ describe('PodTopologySpread Filter', () => {
   });
 
   it('minDomains: fewer eligible domains than minDomains makes the global minimum 0', () => {
-    const pod = makePod().name('mypod').label('foo', 'bar').spread(constraint(1, 'zone', { minDomains: 3 })).obj();
+    const pod = makePod()
+      .name('mypod')
+      .label('foo', 'bar')
+      .spread(constraint(1, 'zone', { minDomains: 3 }))
+      .obj();
     // zoneB holds 1 matching pod: 1 + 1 − 0 > 1
     assert.deepEqual(filterAll(pod, docNodes()), { node1: skew, node2: skew, node3: skew, node4: skew });
   });
 
   it('nodeAffinityPolicy Honor (default) ignores domains the pod cannot go to; Ignore counts them', () => {
-    const infos = () => [
-      nodeInfoOf(node('n1', { zone: 'A', disk: 'ssd' })),
-      nodeInfoOf(node('n2', { zone: 'B', disk: 'hdd' }), foo('x'), foo('y')),
-    ];
+    const infos = () => [nodeInfoOf(node('n1', { zone: 'A', disk: 'ssd' })), nodeInfoOf(node('n2', { zone: 'B', disk: 'hdd' }), foo('x'), foo('y'))];
     const honor = makePod().name('p').label('foo', 'bar').nodeSelector({ disk: 'ssd' }).spread(constraint(1, 'zone')).obj();
     assert.equal(filterAll(honor, infos()).n1, 'ok', 'zone B is not eligible: the minimum is zone A (0)');
-    const ignore = makePod().name('p').label('foo', 'bar').nodeSelector({ disk: 'ssd' }).spread(constraint(1, 'zone', { nodeAffinityPolicy: 'Ignore' })).obj();
+    const ignore = makePod()
+      .name('p')
+      .label('foo', 'bar')
+      .nodeSelector({ disk: 'ssd' })
+      .spread(constraint(1, 'zone', { nodeAffinityPolicy: 'Ignore' }))
+      .obj();
     assert.equal(filterAll(ignore, infos()).n1, 'ok', '0 + 1 − 0 ≤ 1');
   });
 
@@ -93,32 +99,44 @@ describe('PodTopologySpread Filter', () => {
     const infos = [nodeInfoOf(node('n1', { zone: 'A' }), foo('a')), nodeInfoOf(tainted)];
     const ignore = makePod().name('p').label('foo', 'bar').spread(constraint(1, 'zone')).obj();
     assert.equal(filterAll(ignore, infos).n1, skew, 'zone B counts (0 pods): 1 + 1 − 0 > 1');
-    const honor = makePod().name('p').label('foo', 'bar').spread(constraint(1, 'zone', { nodeTaintsPolicy: 'Honor' })).obj();
+    const honor = makePod()
+      .name('p')
+      .label('foo', 'bar')
+      .spread(constraint(1, 'zone', { nodeTaintsPolicy: 'Honor' }))
+      .obj();
     assert.equal(filterAll(honor, infos).n1, 'ok', 'only zone A counts: 1 + 1 − 1 ≤ 1');
   });
 
   it('matchLabelKeys narrow the selector to the pod values', () => {
     const infos = [nodeInfoOf(node('n1', { zone: 'A' }), makePod().name('old').label('foo', 'bar').label('rev', '1').obj()), nodeInfoOf(node('n2', { zone: 'B' }))];
-    const pod = makePod().name('p').label('foo', 'bar').label('rev', '2').spread(constraint(1, 'zone', { matchLabelKeys: ['rev'] })).obj();
+    const pod = makePod()
+      .name('p')
+      .label('foo', 'bar')
+      .label('rev', '2')
+      .spread(constraint(1, 'zone', { matchLabelKeys: ['rev'] }))
+      .obj();
     assert.deepEqual(filterAll(pod, infos), { n1: 'ok', n2: 'ok' }, 'rev=1 pods are not counted');
   });
 
   it('skips pods without DoNotSchedule constraints', () => {
     assert.deepEqual(filterAll(makePod().name('p').obj(), docNodes()).node1, 'skip');
-    const soft = makePod().name('p').spread(constraint(1, 'zone', { whenUnsatisfiable: 'ScheduleAnyway' })).obj();
+    const soft = makePod()
+      .name('p')
+      .spread(constraint(1, 'zone', { whenUnsatisfiable: 'ScheduleAnyway' }))
+      .obj();
     assert.equal(filterAll(soft, docNodes()).node1, 'skip');
   });
 });
 
 describe('PodTopologySpread Score', () => {
   it('ScheduleAnyway: fewer matching pods in the domain score higher', () => {
-    const infos = [
-      nodeInfoOf(node('n1', { zone: 'A' }), foo('a'), foo('b')),
-      nodeInfoOf(node('n2', { zone: 'B' }), foo('c')),
-      nodeInfoOf(node('n3', { zone: 'C' })),
-    ];
+    const infos = [nodeInfoOf(node('n1', { zone: 'A' }), foo('a'), foo('b')), nodeInfoOf(node('n2', { zone: 'B' }), foo('c')), nodeInfoOf(node('n3', { zone: 'C' }))];
     const pl = New(undefined, testHandle(Snapshot.from(infos)));
-    const pod = makePod().name('p').label('foo', 'bar').spread(constraint(1, 'zone', { whenUnsatisfiable: 'ScheduleAnyway' })).obj();
+    const pod = makePod()
+      .name('p')
+      .label('foo', 'bar')
+      .spread(constraint(1, 'zone', { whenUnsatisfiable: 'ScheduleAnyway' }))
+      .obj();
     const s = scoreNodes(pl, pod, infos);
     assert.ok(s[2]! > s[1]! && s[1]! > s[0]!, `scores ${s}`);
     assert.equal(s[2], 100);
@@ -138,7 +156,10 @@ describe('PodTopologySpread Score', () => {
   });
 
   it('validates args as upstream', () => {
-    assert.throws(() => New({ defaultingType: 'List', defaultConstraints: [{ maxSkew: 0, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' }] }, testHandle()), /maxSkew: Invalid value: 0/);
+    assert.throws(
+      () => New({ defaultingType: 'List', defaultConstraints: [{ maxSkew: 0, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' }] }, testHandle()),
+      /maxSkew: Invalid value: 0/,
+    );
     assert.throws(() => New({ defaultingType: 'System', defaultConstraints: [constraint(1, 'zone')] }, testHandle()), /when .defaultingType is "System"/);
   });
 });

@@ -12,16 +12,7 @@
 import type { NodeColumns } from '../framework/node-columns.js';
 import type { Node, Pod, TopologySpreadConstraint } from 'kubernetes-types/core/v1.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
-import type {
-  EnqueueExtensions,
-  FilterPlugin,
-  Handle,
-  PreFilterExtensions,
-  PreFilterPlugin,
-  PreScorePlugin,
-  ScoreExtensions,
-  ScorePlugin,
-} from '../framework/interface.js';
+import type { EnqueueExtensions, FilterPlugin, Handle, PreFilterExtensions, PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin } from '../framework/interface.js';
 import type { NodeInfo } from '../framework/node-info.js';
 import type { TopologyIndex } from '../framework/topology-index.js';
 import { asStatus, Code, Status } from '../framework/status.js';

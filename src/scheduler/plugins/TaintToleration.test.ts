@@ -11,7 +11,12 @@ describe('TaintToleration Filter', () => {
   const cases = [
     { name: 'no tolerations, tainted node', tols: [], taints: [taint], want: 'node(s) had untolerated taint {dedicated: user1}' },
     { name: 'equal toleration', tols: [{ key: 'dedicated', operator: 'Equal', value: 'user1', effect: 'NoSchedule' }], taints: [taint], want: null },
-    { name: 'value mismatch', tols: [{ key: 'dedicated', operator: 'Equal', value: 'user2', effect: 'NoSchedule' }], taints: [taint], want: 'node(s) had untolerated taint {dedicated: user1}' },
+    {
+      name: 'value mismatch',
+      tols: [{ key: 'dedicated', operator: 'Equal', value: 'user2', effect: 'NoSchedule' }],
+      taints: [taint],
+      want: 'node(s) had untolerated taint {dedicated: user1}',
+    },
     { name: 'Exists with empty key tolerates all', tols: [{ operator: 'Exists' }], taints: [taint], want: null },
     { name: 'effect mismatch', tols: [{ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }], taints: [taint], want: 'node(s) had untolerated taint {dedicated: user1}' },
     { name: 'PreferNoSchedule is not filtered', tols: [], taints: [{ key: 'a', value: 'b', effect: 'PreferNoSchedule' }], want: null },
@@ -42,11 +47,7 @@ describe('TaintToleration Score', () => {
     const pod = makePod().toleration({ key: 'cpu-type', operator: 'Equal', value: 'arm64', effect: 'PreferNoSchedule' }).obj();
     const n1 = makeNode().name('n1').taint({ key: 'cpu-type', value: 'arm64', effect: 'PreferNoSchedule' }).obj();
     const n2 = makeNode().name('n2').taint({ key: 'cpu-type', value: 'amd64', effect: 'PreferNoSchedule' }).obj();
-    const n3 = makeNode()
-      .name('n3')
-      .taint({ key: 'a', value: 'b', effect: 'PreferNoSchedule' })
-      .taint({ key: 'c', value: 'd', effect: 'PreferNoSchedule' })
-      .obj();
+    const n3 = makeNode().name('n3').taint({ key: 'a', value: 'b', effect: 'PreferNoSchedule' }).taint({ key: 'c', value: 'd', effect: 'PreferNoSchedule' }).obj();
     assert.deepEqual(scoreNodes(pl, pod, [nodeInfoOf(n1), nodeInfoOf(n2), nodeInfoOf(n3)]), [100, 50, 0]);
   });
   it('all nodes without such taints score 100', () => {

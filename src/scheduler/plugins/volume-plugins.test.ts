@@ -39,7 +39,10 @@ describe('VolumeRestrictions', () => {
   const n = () => [nodeInfoOf(makeNode().name('n1').obj())];
 
   it('PreFilter: a missing PVC is unschedulable and unresolvable with the lister message (pvc-pod.yaml)', () => {
-    const pod = makePod().name('task-pv-pod').volume({ name: 'task-pv-storage', persistentVolumeClaim: { claimName: 'task-pv-claim' } }).obj();
+    const pod = makePod()
+      .name('task-pv-pod')
+      .volume({ name: 'task-pv-storage', persistentVolumeClaim: { claimName: 'task-pv-claim' } })
+      .obj();
     assert.equal(run('VR', pod, n(), {}).pre, 'UnschedulableAndUnresolvable: persistentvolumeclaim "task-pv-claim" not found');
   });
 
@@ -89,11 +92,11 @@ describe('VolumeBinding', () => {
       run('VB', pod, nodes(), { pvcs: [pvc('c', { volumeName: 'pv1' }, { status: { phase: 'Lost' } })] }).pre,
       'UnschedulableAndUnresolvable: persistentvolumeclaim "c" bound to non-existent persistentvolume "pv1"',
     );
-    const eph = makePod().name('p').volume({ name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: {} } } }).obj();
-    assert.equal(
-      run('VB', eph, nodes(), {}).pre,
-      'UnschedulableAndUnresolvable: waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"',
-    );
+    const eph = makePod()
+      .name('p')
+      .volume({ name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: {} } } })
+      .obj();
+    assert.equal(run('VB', eph, nodes(), {}).pre, 'UnschedulableAndUnresolvable: waiting for ephemeral volume controller to create the persistentvolumeclaim "p-scratch"');
     assert.equal(run('VB', makePod().obj(), nodes(), {}).pre, 'Skip: ');
   });
 

@@ -22,7 +22,10 @@ describe('Heap', () => {
   it('pops in less() order through random adds, updates and deletes, with lookups consistent', () => {
     for (const seed of [1, 2, 3, 42]) {
       const rnd = rng(seed);
-      const h = new Heap<Item>((x) => x.key, (a, b) => a.v < b.v || (a.v === b.v && a.key < b.key));
+      const h = new Heap<Item>(
+        (x) => x.key,
+        (a, b) => a.v < b.v || (a.v === b.v && a.key < b.key),
+      );
       const model = new Map<string, number>();
       for (let step = 0; step < 3000; step++) {
         const key = `k${Math.floor(rnd() * 200)}`;
@@ -47,7 +50,10 @@ describe('Heap', () => {
       }
       const drained: number[] = [];
       for (let x = h.pop(); x; x = h.pop()) drained.push(x.v);
-      assert.deepEqual(drained, [...model.values()].sort((a, b) => a - b));
+      assert.deepEqual(
+        drained,
+        [...model.values()].sort((a, b) => a - b),
+      );
     }
   });
 });

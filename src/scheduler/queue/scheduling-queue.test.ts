@@ -6,8 +6,7 @@ import { ActionType, Events, QueueingHint, type ClusterEventWithHint, type Queue
 import { makePod } from '../testing/wrappers.js';
 import { SchedulingQueue } from './scheduling-queue.js';
 
-const less = (a: QueuedPodInfo, b: QueuedPodInfo) =>
-  a.podInfo.priority > b.podInfo.priority || (a.podInfo.priority === b.podInfo.priority && a.timestamp < b.timestamp);
+const less = (a: QueuedPodInfo, b: QueuedPodInfo) => a.podInfo.priority > b.podInfo.priority || (a.podInfo.priority === b.podInfo.priority && a.timestamp < b.timestamp);
 
 function newQueue(events?: Map<string, ClusterEventWithHint[]>) {
   let now = 1_000_000;
@@ -154,7 +153,10 @@ describe('SchedulingQueue', () => {
     const { q } = newQueue();
     const p = { ...makePod().name('n').priority(5).obj(), status: { nominatedNodeName: 'node-1' } };
     q.add(p);
-    assert.deepEqual(q.nominator.nominatedPodsForNode('node-1').map((x) => x.key), ['default/n']);
+    assert.deepEqual(
+      q.nominator.nominatedPodsForNode('node-1').map((x) => x.key),
+      ['default/n'],
+    );
     q.delete(p);
     assert.deepEqual(q.nominator.nominatedPodsForNode('node-1'), []);
   });

@@ -15,17 +15,7 @@
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Status } from '../framework/status.js';
-import {
-  Events,
-  eventMatches,
-  newQueuedPodInfo,
-  PodInfo,
-  podKey,
-  QueueingHint,
-  type ClusterEvent,
-  type ClusterEventWithHint,
-  type QueuedPodInfo,
-} from '../framework/types.js';
+import { Events, eventMatches, newQueuedPodInfo, PodInfo, podKey, QueueingHint, type ClusterEvent, type ClusterEventWithHint, type QueuedPodInfo } from '../framework/types.js';
 import { Heap } from './heap.js';
 import { Nominator } from './nominator.js';
 

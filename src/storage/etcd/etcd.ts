@@ -58,9 +58,7 @@ export class EtcdStorage implements Storage {
     this.hub = new EtcdWatchHub(client);
     this.leases = new LeaseManager(client);
     this.compactor =
-      opts.compactionIntervalMs === false
-        ? undefined
-        : new EtcdCompactor(client, opts.compactionIntervalMs, (rev) => this.sawCompaction(rev), opts.onCompactionError);
+      opts.compactionIntervalMs === false ? undefined : new EtcdCompactor(client, opts.compactionIntervalMs, (rev) => this.sawCompaction(rev), opts.onCompactionError);
   }
 
   /**

@@ -162,7 +162,10 @@ describe('sqlite storage', () => {
     const dir = tempDir();
     const s1 = open(dir);
     try {
-      assert.throws(() => open(dir, { busyTimeoutMs: 10 }), (err: unknown) => err instanceof StorageError && /locked/.test(err.message));
+      assert.throws(
+        () => open(dir, { busyTimeoutMs: 10 }),
+        (err: unknown) => err instanceof StorageError && /locked/.test(err.message),
+      );
     } finally {
       await s1.close();
     }
@@ -183,10 +186,7 @@ describe('sqlite storage', () => {
     assert.deepEqual(rowCounts(join(dir, 'state.db')), { rows: 2, tombstones: 0 });
     const s2 = open(dir);
     try {
-      assert.deepEqual(
-        (await s2.list('/c/')).kvs,
-        [a, c],
-      );
+      assert.deepEqual((await s2.list('/c/')).kvs, [a, c]);
     } finally {
       await s2.close();
     }

@@ -1,13 +1,4 @@
-import {
-  StorageError,
-  type KeyValue,
-  type ListOptions,
-  type ListResult,
-  type Storage,
-  type WatchCallbacks,
-  type Watcher,
-  type WriteOptions,
-} from '../interface.js';
+import { StorageError, type KeyValue, type ListOptions, type ListResult, type Storage, type WatchCallbacks, type Watcher, type WriteOptions } from '../interface.js';
 import { WriteBatcher } from './batch.js';
 import { compact, Compactor, everyUnref, type CompactionOptions, type Every } from './compact.js';
 import { Core } from './core.js';

@@ -63,9 +63,7 @@ export function prepareStatements(db: Database.Database) {
     selectValue: db.prepare<[id: number], string>('SELECT value FROM kine WHERE id = ?').pluck(),
     selectOldValue: db.prepare<[id: number], string | null>('SELECT old_value FROM kine WHERE id = ?').pluck(),
     selectLatestRow: db.prepare<[name: string], Row>(`SELECT ${ROW_COLUMNS} FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`),
-    selectRowAtRevision: db.prepare<[name: string, rev: number], Row>(
-      `SELECT ${ROW_COLUMNS} FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`,
-    ),
+    selectRowAtRevision: db.prepare<[name: string, rev: number], Row>(`SELECT ${ROW_COLUMNS} FROM kine WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
 
     // ranges
     listFrom: db.prepare<[RangeParams & { limit: number }], ListRow>(listSql('>=')),
@@ -86,9 +84,7 @@ export function prepareStatements(db: Database.Database) {
       .raw(),
     selectSequence: db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'kine'`).pluck(),
     selectMeta: db.prepare<[key: string], number>('SELECT value FROM kine_meta WHERE key = ?').pluck(),
-    upsertMeta: db.prepare<[key: string, value: number]>(
-      'INSERT INTO kine_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-    ),
+    upsertMeta: db.prepare<[key: string, value: number]>('INSERT INTO kine_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
 
     // keys with a TTL (see schema.ts)
     upsertTTL: db.prepare<[name: string, revision: number, expiresAt: number]>(
@@ -102,14 +98,8 @@ export function prepareStatements(db: Database.Database) {
     selectTTLNames: db.prepare<[], string>('SELECT name FROM kine_ttl').pluck(),
 
     // compaction of the revisions in (after, upTo]
-    deleteSuperseded: db.prepare<[after: number, upTo: number]>(
-      `DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision > 0)`,
-    ),
-    deleteTombstones: db
-      .prepare<[after: number, upTo: number], [id: number, name: string]>(
-        'DELETE FROM kine WHERE id > ? AND id <= ? AND deleted = 1 RETURNING id, name',
-      )
-      .raw(),
+    deleteSuperseded: db.prepare<[after: number, upTo: number]>(`DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision > 0)`),
+    deleteTombstones: db.prepare<[after: number, upTo: number], [id: number, name: string]>('DELETE FROM kine WHERE id > ? AND id <= ? AND deleted = 1 RETURNING id, name').raw(),
   };
 }
 

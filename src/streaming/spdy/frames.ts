@@ -55,9 +55,7 @@ export const MAX_FRAME_PAYLOAD = 0xffffff;
 export type SpdyHeaders = Record<string, string>;
 
 /** A frame as cut from the byte stream; header blocks are still compressed. */
-export type RawFrame =
-  | { control: false; streamId: number; flags: number; data: Buffer }
-  | { control: true; version: number; type: number; flags: number; payload: Buffer };
+export type RawFrame = { control: false; streamId: number; flags: number; data: Buffer } | { control: true; version: number; type: number; flags: number; payload: Buffer };
 
 /**
  * Cuts complete frames out of incoming bytes (frames may span chunks, chunks may

@@ -3,18 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { SPDY3_DICTIONARY } from './dictionary.js';
-import {
-  encodeData,
-  encodePing,
-  encodeSynStream,
-  FLAG_FIN,
-  FrameParser,
-  FrameType,
-  HeaderCompressor,
-  HeaderDecompressor,
-  parseHeaders,
-  serializeHeaders,
-} from './frames.js';
+import { encodeData, encodePing, encodeSynStream, FLAG_FIN, FrameParser, FrameType, HeaderCompressor, HeaderDecompressor, parseHeaders, serializeHeaders } from './frames.js';
 import { SpdySession, type SpdyStream } from './session.js';
 
 /** Two sessions wired back to back (bytes delivered asynchronously, in order). */
@@ -32,10 +21,7 @@ function pair(): { client: SpdySession; server: SpdySession; wire: Buffer[] } {
     },
     { role: 'client' },
   );
-  server = new SpdySession(
-    { write: (b) => setImmediate(() => client.receive(b)), end: () => setImmediate(() => client.transportClosed()) },
-    { role: 'server' },
-  );
+  server = new SpdySession({ write: (b) => setImmediate(() => client.receive(b)), end: () => setImmediate(() => client.transportClosed()) }, { role: 'server' });
   return { client, server, wire };
 }
 

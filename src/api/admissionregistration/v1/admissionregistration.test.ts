@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { MutatingWebhookConfiguration, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+import type {
+  MutatingWebhookConfiguration,
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
+  ValidatingWebhookConfiguration,
+} from 'kubernetes-types/admissionregistration/v1.js';
 import { fieldErrorString } from '../../../apimachinery/field-errors.js';
 import type { KObject, Obj, ResourceDefinition, StrategyContext } from '../../resource.js';
 import type { O } from '../../core/v1/shared/types.js';
@@ -60,7 +65,7 @@ test('webhook validation: upstream messages for typical mistakes', () => {
     'webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots',
     'webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
     'webhooks[0].timeoutSeconds: Invalid value: 60: the timeout value must be between 1 and 30 seconds',
-    "webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path]",
+    'webhooks[0].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
     'webhooks[0].clientConfig.url: Invalid value: "y=1": query parameters are not permitted in the URL',
     'webhooks[0].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
     'webhooks[1].sideEffects: Required value: must specify one of None, NoneOnDryRun',
@@ -85,14 +90,17 @@ test('ValidatingAdmissionPolicy: defaults, required pieces, printer', () => {
   assert.equal(p.spec!.failurePolicy, 'Fail');
   assert.equal(p.spec!.matchConstraints!.matchPolicy, 'Equivalent');
   assert.deepEqual(vap.table!.cells(p, NOW), ['demo-policy.example.com', 1, '<unset>', '5m']);
-  assert.deepEqual(create(vap, { metadata: meta('x'), spec: { failurePolicy: 'Maybe', paramKind: { apiVersion: 'a/b/c', kind: 'Foo_Bar' } } } as unknown as O<ValidatingAdmissionPolicy>), [
-    'spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"',
-    'spec.paramKind.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
-    "spec.paramKind.kind: Invalid value: \"Foo_Bar\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-    'spec.matchConstraints: Required value',
-    'spec.validations: Required value: validations or auditAnnotations must contain at least one item',
-    'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item',
-  ]);
+  assert.deepEqual(
+    create(vap, { metadata: meta('x'), spec: { failurePolicy: 'Maybe', paramKind: { apiVersion: 'a/b/c', kind: 'Foo_Bar' } } } as unknown as O<ValidatingAdmissionPolicy>),
+    [
+      'spec.failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"',
+      'spec.paramKind.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
+      "spec.paramKind.kind: Invalid value: \"Foo_Bar\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+      'spec.matchConstraints: Required value',
+      'spec.validations: Required value: validations or auditAnnotations must contain at least one item',
+      'spec.auditAnnotations: Required value: validations or auditAnnotations must contain at least one item',
+    ],
+  );
 });
 
 test('ValidatingAdmissionPolicyBinding: paramRef rules, actions, PARAMREF column', () => {
@@ -103,7 +111,10 @@ test('ValidatingAdmissionPolicyBinding: paramRef rules, actions, PARAMREF column
   assert.deepEqual(create(vapb, b), []);
   assert.equal(b.spec!.paramRef!.parameterNotFoundAction, 'Deny');
   assert.deepEqual(vapb.table!.cells(b, NOW), ['demo-binding', 'demo-policy.example.com', 'default/params', '5m']);
-  const bad = { metadata: meta('x'), spec: { validationActions: ['Deny', 'Warn'], paramRef: { name: 'p', selector: {}, parameterNotFoundAction: 'Ignore' } } } as O<ValidatingAdmissionPolicyBinding>;
+  const bad = {
+    metadata: meta('x'),
+    spec: { validationActions: ['Deny', 'Warn'], paramRef: { name: 'p', selector: {}, parameterNotFoundAction: 'Ignore' } },
+  } as O<ValidatingAdmissionPolicyBinding>;
   assert.deepEqual(create(vapb, bad), [
     'spec.policyName: Required value',
     'spec.paramRef.name: Forbidden: name and selector are mutually exclusive',

@@ -5,7 +5,14 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap/default.go
  */
-import type { FlowSchema, PolicyRulesWithSubjects, PriorityLevelConfiguration, PriorityLevelConfigurationSpec, ResourcePolicyRule, Subject } from 'kubernetes-types/flowcontrol/v1.js';
+import type {
+  FlowSchema,
+  PolicyRulesWithSubjects,
+  PriorityLevelConfiguration,
+  PriorityLevelConfigurationSpec,
+  ResourcePolicyRule,
+  Subject,
+} from 'kubernetes-types/flowcontrol/v1.js';
 
 /** The annotation that lets the API server keep a bootstrap object's spec up to date. */
 export const AUTOUPDATE_ANNOTATION = 'apf.kubernetes.io/autoupdate-spec';
@@ -89,7 +96,10 @@ export const SUGGESTED_FLOW_SCHEMAS: readonly FlowSchema[] = [
     subjects: groups('system:nodes'),
     resourceRules: [rule(['*'], [''], ['nodes', 'nodes/status'], ['*'], true), rule(['*'], ['coordination.k8s.io'], ['leases'], ['*'], false)],
   }),
-  fs('probes', 'exempt', 2, '', { subjects: groups('system:unauthenticated', 'system:authenticated'), nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }] }),
+  fs('probes', 'exempt', 2, '', {
+    subjects: groups('system:unauthenticated', 'system:authenticated'),
+    nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/readyz', '/livez'] }],
+  }),
   fs('system-leader-election', 'leader-election', 100, 'ByUser', {
     subjects: [...users('system:kube-controller-manager', 'system:kube-scheduler'), ...kubeSystemSAs('*')],
     resourceRules: leaderElectionRules('kube-system'),

@@ -28,25 +28,31 @@ test('bootstrap objects: valid, unchanged by defaulting, every FlowSchema names 
     assert.ok(levels.has(f.spec!.priorityLevelConfiguration.name), f.metadata?.name);
     assert.equal(f.metadata?.annotations?.['apf.kubernetes.io/autoupdate-spec'], 'true');
   }
-  assert.deepEqual([...schemas].sort(compareFlowSchemas).map((f) => `${f.metadata!.name}:${f.spec!.matchingPrecedence}`), [
-    'exempt:1',
-    'probes:2',
-    'system-leader-election:100',
-    'endpoint-controller:150',
-    'workload-leader-election:200',
-    'system-node-high:400',
-    'system-nodes:500',
-    'kube-controller-manager:800',
-    'kube-scheduler:800',
-    'kube-system-service-accounts:900',
-    'service-accounts:9000',
-    'global-default:9900',
-    'catch-all:10000',
-  ]);
+  assert.deepEqual(
+    [...schemas].sort(compareFlowSchemas).map((f) => `${f.metadata!.name}:${f.spec!.matchingPrecedence}`),
+    [
+      'exempt:1',
+      'probes:2',
+      'system-leader-election:100',
+      'endpoint-controller:150',
+      'workload-leader-election:200',
+      'system-node-high:400',
+      'system-nodes:500',
+      'kube-controller-manager:800',
+      'kube-scheduler:800',
+      'kube-system-service-accounts:900',
+      'service-accounts:9000',
+      'global-default:9900',
+      'catch-all:10000',
+    ],
+  );
 });
 
 test('FlowSchema and PriorityLevelConfiguration: defaults and validation messages', () => {
-  const f = { metadata: { name: 'x' }, spec: { priorityLevelConfiguration: { name: '' }, distinguisherMethod: { type: 'ByHost' }, rules: [{ subjects: [] }] } } as unknown as O<FlowSchema>;
+  const f = {
+    metadata: { name: 'x' },
+    spec: { priorityLevelConfiguration: { name: '' }, distinguisherMethod: { type: 'ByHost' }, rules: [{ subjects: [] }] },
+  } as unknown as O<FlowSchema>;
   fs.defaults!(f);
   assert.equal(f.spec!.matchingPrecedence, 1000);
   f.spec!.matchingPrecedence = 20000;
@@ -57,7 +63,10 @@ test('FlowSchema and PriorityLevelConfiguration: defaults and validation message
     'spec.rules[0].subjects: Required value: subjects must contain at least one value',
     'spec.rules[0]: Required value: at least one of resourceRules and nonResourceRules has to be non-empty',
   ]);
-  const p = { metadata: { name: 'mine' }, spec: { type: 'Limited', limited: { lendablePercent: 120, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 9 } } } } } as unknown as O<PriorityLevelConfiguration>;
+  const p = {
+    metadata: { name: 'mine' },
+    spec: { type: 'Limited', limited: { lendablePercent: 120, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 9 } } } },
+  } as unknown as O<PriorityLevelConfiguration>;
   plc.defaults!(p);
   assert.equal(p.spec!.limited!.nominalConcurrencyShares, 30);
   assert.equal(p.spec!.limited!.limitResponse?.queuing?.queueLengthLimit, 50);
@@ -65,7 +74,10 @@ test('FlowSchema and PriorityLevelConfiguration: defaults and validation message
     'spec.limited.lendablePercent: Invalid value: 120: must be between 0 and 100, inclusive',
     'spec.limited.limitResponse.queuing.handSize: Invalid value: 9: should not be greater than queues (4)',
   ]);
-  assert.deepEqual(plc.validate!({ metadata: { name: 'exempt' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } } as unknown as O<PriorityLevelConfiguration>, ctx).map(fieldErrorString), [
-    'spec.type: Invalid value: "Limited": type must be \'Exempt\' if and only if name is \'exempt\'',
-  ]);
+  assert.deepEqual(
+    plc.validate!({ metadata: { name: 'exempt' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } } as unknown as O<PriorityLevelConfiguration>, ctx).map(
+      fieldErrorString,
+    ),
+    ["spec.type: Invalid value: \"Limited\": type must be 'Exempt' if and only if name is 'exempt'"],
+  );
 });

@@ -50,7 +50,10 @@ test('StorageClass: defaults, validation messages, update rules, printer with (d
     'reclaimPolicy: Forbidden: updates to reclaimPolicy are forbidden.',
     'volumeBindingMode: Invalid value: "WaitForFirstConsumer": field is immutable',
   ]);
-  assert.deepEqual(sc.table!.columns.map((c) => c.name), ['Name', 'Provisioner', 'ReclaimPolicy', 'VolumeBindingMode', 'AllowVolumeExpansion', 'Age']);
+  assert.deepEqual(
+    sc.table!.columns.map((c) => c.name),
+    ['Name', 'Provisioner', 'ReclaimPolicy', 'VolumeBindingMode', 'AllowVolumeExpansion', 'Age'],
+  );
   s.metadata.annotations = { 'storageclass.kubernetes.io/is-default-class': 'true' };
   assert.deepEqual(sc.table!.cells(s, NOW), ['fast (default)', 'kubernetes.io/no-provisioner', 'Delete', 'Immediate', false, '5m']);
   assert.deepEqual(sc.shortNames, ['sc']);
@@ -68,7 +71,10 @@ test('CSIDriver: defaults, validation, immutable attachRequired, printer', () =>
     requiresRepublish: false,
     seLinuxMount: false,
   });
-  const bad = { metadata: meta('d'), spec: { fsGroupPolicy: 'Any', volumeLifecycleModes: ['Forever'], tokenRequests: [{ audience: 'a', expirationSeconds: 60 }, { audience: 'a' }] } } as O<CSIDriver>;
+  const bad = {
+    metadata: meta('d'),
+    spec: { fsGroupPolicy: 'Any', volumeLifecycleModes: ['Forever'], tokenRequests: [{ audience: 'a', expirationSeconds: 60 }, { audience: 'a' }] },
+  } as O<CSIDriver>;
   assert.deepEqual(create(driver, bad), [
     'spec.fsGroupPolicy: Unsupported value: "Any": supported values: "File", "None", "ReadWriteOnceWithFSType"',
     'spec.tokenRequests[0].expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
@@ -86,7 +92,15 @@ test('CSIDriver: defaults, validation, immutable attachRequired, printer', () =>
 test('CSINode: driver validation, entries immutable, DRIVERS column', () => {
   const n = { metadata: meta('node-1'), spec: { drivers: [{ name: 'hostpath.csi.k8s.io', nodeID: 'node-1', topologyKeys: ['topology.hostpath.csi/node'] }] } } as O<CSINode>;
   assert.deepEqual(create(csinode, n), []);
-  const bad = { metadata: meta('n'), spec: { drivers: [{ name: 'd', nodeID: '' }, { name: 'd', nodeID: 'x'.repeat(257), allocatable: { count: -1 } }] } } as O<CSINode>;
+  const bad = {
+    metadata: meta('n'),
+    spec: {
+      drivers: [
+        { name: 'd', nodeID: '' },
+        { name: 'd', nodeID: 'x'.repeat(257), allocatable: { count: -1 } },
+      ],
+    },
+  } as O<CSINode>;
   assert.deepEqual(create(csinode, bad), [
     'spec.drivers[0].nodeID: Required value',
     `spec.drivers[1].nodeID: Invalid value: "${'x'.repeat(257)}": must be 256 characters or less`,
@@ -101,7 +115,11 @@ test('CSINode: driver validation, entries immutable, DRIVERS column', () => {
 });
 
 test('VolumeAttachment: source rules, spec immutable, status kept by spec updates and spec by status updates', () => {
-  const v = { metadata: meta('csi-123'), spec: { attacher: 'hostpath.csi.k8s.io', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } }, status: { attached: true } } as O<VolumeAttachment>;
+  const v = {
+    metadata: meta('csi-123'),
+    spec: { attacher: 'hostpath.csi.k8s.io', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } },
+    status: { attached: true },
+  } as O<VolumeAttachment>;
   assert.deepEqual(create(va, v), []);
   assert.equal(v.status, undefined, 'create clears status');
   assert.deepEqual(create(va, { metadata: meta('x'), spec: { attacher: '', nodeName: 'n', source: {} } } as O<VolumeAttachment>), [
@@ -124,7 +142,12 @@ test('VolumeAttachment: source rules, spec immutable, status kept by spec update
 });
 
 test('CSIStorageCapacity: namespaced, quantities canonical, validation, immutable class', () => {
-  const c = { metadata: meta('cap-1', { namespace: 'default' }), storageClassName: 'fast', capacity: '1024Mi', nodeTopology: { matchLabels: { zone: 'a' } } } as O<CSIStorageCapacity>;
+  const c = {
+    metadata: meta('cap-1', { namespace: 'default' }),
+    storageClassName: 'fast',
+    capacity: '1024Mi',
+    nodeTopology: { matchLabels: { zone: 'a' } },
+  } as O<CSIStorageCapacity>;
   assert.deepEqual(create(cap, c), []);
   cap.canonicalize!(c);
   assert.equal(c.capacity, '1Gi');
@@ -134,7 +157,8 @@ test('CSIStorageCapacity: namespaced, quantities canonical, validation, immutabl
   ]);
   assert.throws(
     () => cap.prepareForCreate!({ metadata: meta('x'), storageClassName: 's', capacity: '1ZZ' } as O<CSIStorageCapacity>, ctx),
-    (e: StatusError) => e.status.code === 400 && /CSIStorageCapacity in version "storage.k8s.io\/v1" cannot be handled as a CSIStorageCapacity: quantities must match/.test(e.status.message ?? ''),
+    (e: StatusError) =>
+      e.status.code === 400 && /CSIStorageCapacity in version "storage.k8s.io\/v1" cannot be handled as a CSIStorageCapacity: quantities must match/.test(e.status.message ?? ''),
   );
   const next = { ...structuredClone(c), storageClassName: 'slow' } as O<CSIStorageCapacity>;
   assert.deepEqual(msgs(cap.validateUpdate!(next, c, ctx)), ['storageClassName: Invalid value: "slow": field is immutable']);

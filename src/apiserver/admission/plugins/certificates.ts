@@ -62,11 +62,7 @@ export function certificatePlugins(authz: UnionAuthorizer): AdmissionPlugin[] {
           return; // validation reports a bad request
         }
         if (orgs.includes('system:masters')) {
-          throw newForbidden(
-            { group: G, resource: 'certificatesigningrequests' },
-            a.name,
-            `use of ${KUBE_APISERVER_CLIENT} signer with system:masters group is not allowed`,
-          );
+          throw newForbidden({ group: G, resource: 'certificatesigningrequests' }, a.name, `use of ${KUBE_APISERVER_CLIENT} signer with system:masters group is not allowed`);
         }
       },
     },

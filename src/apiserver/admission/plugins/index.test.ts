@@ -33,7 +33,10 @@ test('checkOrder rejects unknown, repeated and misordered plugins', () => {
 
 test('--enable/--disable-admission-plugins: defaults, enable adds, disable removes, upstream order', () => {
   const names = (enable?: string[], disable?: string[]) => admissionPlugins({ authorizer: new UnionAuthorizer([]), enable, disable }).plugins.map((p) => p.name);
-  assert.deepEqual(enabledPluginNames().filter((n) => DEFAULT_ON_PLUGINS.includes(n) || n === 'NodeRestriction'), enabledPluginNames());
+  assert.deepEqual(
+    enabledPluginNames().filter((n) => DEFAULT_ON_PLUGINS.includes(n) || n === 'NodeRestriction'),
+    enabledPluginNames(),
+  );
   const off = names([], ['NodeRestriction', 'ResourceQuota', 'LimitRanger', 'DefaultStorageClass']);
   assert.ok(!off.includes('NodeRestriction') && !off.includes('ResourceQuota') && !off.includes('LimitRanger'));
   assert.equal(admissionPlugins({ authorizer: new UnionAuthorizer([]), disable: ['ResourceQuota'] }).storeConsumers.length, 0);
@@ -41,9 +44,11 @@ test('--enable/--disable-admission-plugins: defaults, enable adds, disable remov
   assert.deepEqual(names(['ResourceQuota', 'NamespaceLifecycle']), names());
 });
 
-test('admission flag errors are kube-apiserver\'s', () => {
+test("admission flag errors are kube-apiserver's", () => {
   assert.deepEqual(validateAdmissionFlags(['Nope'], ['AlsoNope']), ['enable-admission-plugins plugin "Nope" is unknown', 'disable-admission-plugins plugin "AlsoNope" is unknown']);
-  assert.deepEqual(validateAdmissionFlags(['LimitRanger', 'PodSecurity'], ['PodSecurity', 'LimitRanger']), ['[LimitRanger PodSecurity] in enable-admission-plugins and disable-admission-plugins overlapped']);
+  assert.deepEqual(validateAdmissionFlags(['LimitRanger', 'PodSecurity'], ['PodSecurity', 'LimitRanger']), [
+    '[LimitRanger PodSecurity] in enable-admission-plugins and disable-admission-plugins overlapped',
+  ]);
   assert.match(validateAdmissionFlags(['AlwaysPullImages'])[0]!, /^enable-admission-plugins plugin "AlwaysPullImages" is not implemented by k8ts/);
   assert.throws(() => admissionPlugins({ authorizer: new UnionAuthorizer([]), enable: ['Nope'] }), /^Error: enable-admission-plugins plugin "Nope" is unknown$/);
 });

@@ -35,12 +35,31 @@ function eachContainer(spec: PodSpec, fn: (c: Container) => void): void {
 }
 
 const BASELINE_CAPS = new Set([
-  'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
 ]);
 const SAFE_SYSCTLS = new Set([
-  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.tcp_syncookies',
-  'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout',
-  'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes',
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_local_reserved_ports',
+  'net.ipv4.tcp_keepalive_time',
+  'net.ipv4.tcp_fin_timeout',
+  'net.ipv4.tcp_keepalive_intvl',
+  'net.ipv4.tcp_keepalive_probes',
 ]);
 const SELINUX_TYPES = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']);
 const validSeccomp = (t: string | undefined): boolean => t === 'RuntimeDefault' || t === 'Localhost';
@@ -65,7 +84,8 @@ const CHECKS: Check[] = [
     run(meta, spec) {
       const bad = new Set<string>();
       const badType = (t: string | undefined): boolean => !!t && t !== 'RuntimeDefault' && t !== 'Localhost';
-      if (badType(spec.securityContext?.appArmorProfile?.type)) bad.add(`pod must not set securityContext.appArmorProfile.type to ${JSON.stringify(spec.securityContext!.appArmorProfile!.type)}`);
+      if (badType(spec.securityContext?.appArmorProfile?.type))
+        bad.add(`pod must not set securityContext.appArmorProfile.type to ${JSON.stringify(spec.securityContext!.appArmorProfile!.type)}`);
       const names: string[] = [];
       eachContainer(spec, (c) => {
         if (badType(c.securityContext?.appArmorProfile?.type)) names.push(c.name);

@@ -13,7 +13,10 @@ const compliantPod: PodSpec = { securityContext: { runAsNonRoot: true, seccompPr
 
 describe('Pod Security Standards checks', () => {
   it('restricted: the four defaults of a bare container, in check-ID order', () => {
-    assert.deepEqual(restricted({}).map((r) => r.reason), ['allowPrivilegeEscalation != false', 'unrestricted capabilities', 'runAsNonRoot != true', 'seccompProfile']);
+    assert.deepEqual(
+      restricted({}).map((r) => r.reason),
+      ['allowPrivilegeEscalation != false', 'unrestricted capabilities', 'runAsNonRoot != true', 'seccompProfile'],
+    );
     assert.deepEqual(evaluatePod('restricted', {}, compliantPod), []);
   });
 
@@ -25,20 +28,60 @@ describe('Pod Security Standards checks', () => {
       violationText(explicit),
       'runAsNonRoot != true (pod must not set securityContext.runAsNonRoot=false), seccompProfile (pod must not set securityContext.seccompProfile.type to "Unconfined")',
     );
-    const caps = evaluatePod('restricted', {}, { ...compliantPod, containers: [{ ...compliantContainer, securityContext: { ...compliantContainer.securityContext, capabilities: { drop: ['ALL'], add: ['SYS_ADMIN', 'NET_BIND_SERVICE'] } } }] });
+    const caps = evaluatePod(
+      'restricted',
+      {},
+      {
+        ...compliantPod,
+        containers: [
+          { ...compliantContainer, securityContext: { ...compliantContainer.securityContext, capabilities: { drop: ['ALL'], add: ['SYS_ADMIN', 'NET_BIND_SERVICE'] } } },
+        ],
+      },
+    );
     assert.equal(violationText(caps), 'unrestricted capabilities (container "c" must not include "SYS_ADMIN" in securityContext.capabilities.add)');
-    const vols = evaluatePod('restricted', {}, { ...compliantPod, volumes: [{ name: 'h', hostPath: { path: '/' } }, { name: 'e', emptyDir: {} }] });
+    const vols = evaluatePod(
+      'restricted',
+      {},
+      {
+        ...compliantPod,
+        volumes: [
+          { name: 'h', hostPath: { path: '/' } },
+          { name: 'e', emptyDir: {} },
+        ],
+      },
+    );
     assert.equal(violationText(vols), 'restricted volume types (volumes ["h"] have restricted types)');
   });
 
   it('baseline: privileged, host namespaces, ports, hostPath, capabilities, sysctls', () => {
-    const v = evaluatePod('baseline', {}, {
-      hostNetwork: true,
-      hostIPC: true,
-      securityContext: { sysctls: [{ name: 'kernel.msgmax', value: '1' }, { name: 'net.ipv4.tcp_syncookies', value: '1' }] },
-      volumes: [{ name: 'a', hostPath: { path: '/a' } }, { name: 'b', hostPath: { path: '/b' } }],
-      containers: [{ name: 'c', ports: [{ containerPort: 1, hostPort: 80 }, { containerPort: 2, hostPort: 443 }], securityContext: { privileged: true, capabilities: { add: ['NET_RAW', 'CHOWN'] } } }],
-    });
+    const v = evaluatePod(
+      'baseline',
+      {},
+      {
+        hostNetwork: true,
+        hostIPC: true,
+        securityContext: {
+          sysctls: [
+            { name: 'kernel.msgmax', value: '1' },
+            { name: 'net.ipv4.tcp_syncookies', value: '1' },
+          ],
+        },
+        volumes: [
+          { name: 'a', hostPath: { path: '/a' } },
+          { name: 'b', hostPath: { path: '/b' } },
+        ],
+        containers: [
+          {
+            name: 'c',
+            ports: [
+              { containerPort: 1, hostPort: 80 },
+              { containerPort: 2, hostPort: 443 },
+            ],
+            securityContext: { privileged: true, capabilities: { add: ['NET_RAW', 'CHOWN'] } },
+          },
+        ],
+      },
+    );
     assert.equal(
       violationText(v),
       'non-default capabilities (container "c" must not include "NET_RAW" in securityContext.capabilities.add), host namespaces (hostNetwork=true, hostIPC=true), hostPath volumes (volumes "a", "b"), hostPort (container "c" uses hostPorts 80, 443), privileged (container "c" must not set securityContext.privileged=true), forbidden sysctls (kernel.msgmax)',

@@ -150,7 +150,8 @@ export function labelErrors(labels: Record<string, string> | undefined): string[
   for (const mode of ['enforce', 'audit', 'warn']) {
     const lk = `${LABEL_PREFIX}${mode}`;
     const lv = labels?.[lk];
-    if (lv !== undefined && !LEVELS.includes(lv as Level)) errs.push(`metadata.labels[${lk}]: Invalid value: ${JSON.stringify(lv)}: must be one of privileged, baseline, restricted`);
+    if (lv !== undefined && !LEVELS.includes(lv as Level))
+      errs.push(`metadata.labels[${lk}]: Invalid value: ${JSON.stringify(lv)}: must be one of privileged, baseline, restricted`);
     const vk = `${lk}-version`;
     const vv = labels?.[vk];
     if (vv !== undefined && !/^(latest|v1\.\d+)$/.test(vv)) errs.push(`metadata.labels[${vk}]: Invalid value: ${JSON.stringify(vv)}: must be "latest" or "v1.x"`);

@@ -61,7 +61,8 @@ async function computeUsed(lookup: ObjectLookup, q: ResourceQuota, ns: string, g
   const used: Resources = {};
   const mask = new Set(Object.keys((q.spec?.hard ?? {}) as RL));
   const objs = await lookup.list({ group, version: 'v1', resource }, ns);
-  for (const o of objs) if (quotaSelects(q, group, resource, o)) addUsage(used, group || resource !== 'pods' ? objectUsage(group, resource, o) : podUsage(o as unknown as Pod), mask);
+  for (const o of objs)
+    if (quotaSelects(q, group, resource, o)) addUsage(used, group || resource !== 'pods' ? objectUsage(group, resource, o) : podUsage(o as unknown as Pod), mask);
   return used;
 }
 
@@ -105,11 +106,7 @@ export function resourceQuota(): ResourceQuotaPlugin {
           return compareQuantity(next, hard[k]!) > 0;
         });
         if (exceeded.length) {
-          throw newForbidden(
-            gr,
-            a.name,
-            `exceeded quota: ${qname}, requested: ${pretty(usage, exceeded)}, used: ${pretty(used, exceeded)}, limited: ${pretty(hard, exceeded)}`,
-          );
+          throw newForbidden(gr, a.name, `exceeded quota: ${qname}, requested: ${pretty(usage, exceeded)}, used: ${pretty(used, exceeded)}, limited: ${pretty(hard, exceeded)}`);
         }
         const delta: Resources = {};
         for (const k of keys) delta[k] = usage[k]!;
@@ -122,18 +119,28 @@ export function resourceQuota(): ResourceQuotaPlugin {
   };
 
   /** Sets `status.used` (base) and/or adds `delta` with a CAS update; re-checks the hard limits. */
-  async function writeStatus(ns: string, name: string, base: Resources | undefined, hard: RL | undefined, delta?: Resources, gr?: { group: string; resource: string }, objName = ''): Promise<void> {
+  async function writeStatus(
+    ns: string,
+    name: string,
+    base: Resources | undefined,
+    hard: RL | undefined,
+    delta?: Resources,
+    gr?: { group: string; resource: string },
+    objName = '',
+  ): Promise<void> {
     const store = stores?.store('', 'resourcequotas');
     if (!store) return;
     await store.guaranteedUpdate(ns, name, (q) => {
-      const status = ((q.status ??= {}) as { hard?: RL; used?: RL });
+      const status = (q.status ??= {}) as { hard?: RL; used?: RL };
       const spec = (q.spec ?? {}) as { hard?: RL };
       if (hard) status.hard = { ...hard };
       const used = parse(status.used);
       if (base) for (const [k, v] of Object.entries(base)) used[k] = v;
       if (delta) {
         const h = parse(spec.hard);
-        const over = Object.keys(delta).filter((k) => h[k] && compareQuantity(addQ(used[k], delta[k]!), h[k]!) > 0).sort();
+        const over = Object.keys(delta)
+          .filter((k) => h[k] && compareQuantity(addQ(used[k], delta[k]!), h[k]!) > 0)
+          .sort();
         if (over.length && gr) {
           throw newForbidden(gr, objName, `exceeded quota: ${name}, requested: ${pretty(delta, over)}, used: ${pretty(used, over)}, limited: ${pretty(h, over)}`);
         }

@@ -102,7 +102,8 @@ export const runtimeClass: AdmissionPlugin = {
       else {
         for (const [k, v] of Object.entries(classSelector)) {
           const podValue = selector[k];
-          if (podValue !== undefined && podValue !== v) throw forbidden(a, `conflict: runtimeClass.scheduling.nodeSelector[${k}] = ${v}; pod.spec.nodeSelector[${k}] = ${podValue}`);
+          if (podValue !== undefined && podValue !== v)
+            throw forbidden(a, `conflict: runtimeClass.scheduling.nodeSelector[${k}] = ${v}; pod.spec.nodeSelector[${k}] = ${podValue}`);
           selector[k] = v;
         }
       }

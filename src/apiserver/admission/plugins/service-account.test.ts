@@ -107,7 +107,10 @@ describe('ServiceAccount admission', () => {
     await plugin.admit!(attrs({ containers: [{ name: 'c' }] }), late);
     assert.equal(late.calls, 3);
     const never = lookupOf([sa('default')], 3);
-    assert.equal(await forbidden(plugin.admit!(attrs({ containers: [{ name: 'c' }] }), never)), 'pods "p" is forbidden: error looking up service account ns/default: serviceaccount "default" not found');
+    assert.equal(
+      await forbidden(plugin.admit!(attrs({ containers: [{ name: 'c' }] }), never)),
+      'pods "p" is forbidden: error looking up service account ns/default: serviceaccount "default" not found',
+    );
     const named = lookupOf([sa('robot')], 1);
     await forbidden(plugin.admit!(attrs({ serviceAccountName: 'robot', containers: [{ name: 'c' }] }), named));
     assert.equal(named.calls, 1, 'other accounts are looked up once');
@@ -133,7 +136,10 @@ describe('ServiceAccount admission', () => {
       [{ serviceAccountName: 'default', containers: [{ name: 'c' }] }, 'a mirror pod may not reference service accounts'],
       [{ containers: [{ name: 'c', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }] }, 'a mirror pod may not reference secrets'],
       [{ containers: [{ name: 'c' }], volumes: [{ name: 'v', projected: { sources: [{ secret: { name: 's' } }] } }] }, 'a mirror pod may not reference secrets'],
-      [{ containers: [{ name: 'c' }], volumes: [{ name: 'v', projected: { sources: [{ serviceAccountToken: { path: 't' } }] } }] }, 'a mirror pod may not use ServiceAccountToken volume projections'],
+      [
+        { containers: [{ name: 'c' }], volumes: [{ name: 'v', projected: { sources: [{ serviceAccountToken: { path: 't' } }] } }] },
+        'a mirror pod may not use ServiceAccountToken volume projections',
+      ],
     ];
     for (const [spec, want] of cases) assert.equal(await forbidden(plugin.validate!(attrs(spec, mirror), lookupOf([]))), `pods "p" is forbidden: ${want}`);
   });
@@ -146,19 +152,35 @@ describe('ServiceAccount admission', () => {
     });
     const l = lookupOf([strict]);
     const v = (spec: Omit<PodSpec, 'serviceAccountName'>): Promise<void> => plugin.validate!(attrs({ serviceAccountName: 'strict', ...spec } as PodSpec), l);
-    await v({ containers: [{ name: 'c', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'allowed', key: 'k' } } }] }], volumes: [{ name: 'v', secret: { secretName: 'allowed' } }], imagePullSecrets: [{ name: 'pull' }] });
+    await v({
+      containers: [{ name: 'c', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'allowed', key: 'k' } } }] }],
+      volumes: [{ name: 'v', secret: { secretName: 'allowed' } }],
+      imagePullSecrets: [{ name: 'pull' }],
+    });
     const not = 'is not allowed because service account strict does not reference that secret';
     const cases: [Omit<PodSpec, 'serviceAccountName'>, string][] = [
       [{ containers: [{ name: 'c' }], volumes: [{ name: 'v', secret: { secretName: 'other' } }] }, `volume with secret.secretName="other" ${not}`],
-      [{ initContainers: [{ name: 'i', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }] }], containers: [{ name: 'c' }] }, `init container i with envVar E referencing secret.secretName="other" ${not}`],
+      [
+        { initContainers: [{ name: 'i', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }] }], containers: [{ name: 'c' }] },
+        `init container i with envVar E referencing secret.secretName="other" ${not}`,
+      ],
       [{ containers: [{ name: 'c', envFrom: [{ secretRef: { name: 'other' } }] }] }, `container c with envFrom referencing secret.secretName="other" ${not}`],
-      [{ containers: [{ name: 'c' }], imagePullSecrets: [{ name: 'pull' }, { name: 'other' }] }, 'imagePullSecrets[1].name="other" is not allowed because service account strict does not reference that imagePullSecret'],
+      [
+        { containers: [{ name: 'c' }], imagePullSecrets: [{ name: 'pull' }, { name: 'other' }] },
+        'imagePullSecrets[1].name="other" is not allowed because service account strict does not reference that imagePullSecret',
+      ],
     ];
     for (const [spec, want] of cases) assert.equal(await forbidden(v(spec)), `pods "p" is forbidden: ${want}`);
     // not enforced without the annotation
-    await plugin.validate!(attrs({ serviceAccountName: 'default', containers: [{ name: 'c' }], volumes: [{ name: 'v', secret: { secretName: 'other' } }] }), lookupOf([sa('default')]));
+    await plugin.validate!(
+      attrs({ serviceAccountName: 'default', containers: [{ name: 'c' }], volumes: [{ name: 'v', secret: { secretName: 'other' } }] }),
+      lookupOf([sa('default')]),
+    );
     // ephemeral containers added later are checked on pods/ephemeralcontainers updates
-    const eph = attrs({ serviceAccountName: 'strict', containers: [{ name: 'c' }], ephemeralContainers: [{ name: 'debug', envFrom: [{ secretRef: { name: 'other' } }] }] }, { op: 'UPDATE', sub: 'ephemeralcontainers' });
+    const eph = attrs(
+      { serviceAccountName: 'strict', containers: [{ name: 'c' }], ephemeralContainers: [{ name: 'debug', envFrom: [{ secretRef: { name: 'other' } }] }] },
+      { op: 'UPDATE', sub: 'ephemeralcontainers' },
+    );
     assert.equal(await forbidden(plugin.validate!(eph, l)), `pods "p" is forbidden: ephemeral container debug with envFrom referencing secret.secretName="other" ${not}`);
     // and a plain pod update is not checked
     await plugin.validate!(attrs({ serviceAccountName: 'strict', containers: [{ name: 'c' }], volumes: [{ name: 'v', secret: { secretName: 'other' } }] }, { op: 'UPDATE' }), l);

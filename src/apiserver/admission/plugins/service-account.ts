@@ -64,7 +64,17 @@ function podSecretNames(spec: PodSpec): string[] {
   for (const v of spec.volumes ?? []) {
     add(v.secret?.secretName);
     add(v.azureFile?.secretName);
-    for (const r of [v.cephfs?.secretRef, v.cinder?.secretRef, v.flexVolume?.secretRef, v.rbd?.secretRef, v.scaleIO?.secretRef, v.iscsi?.secretRef, v.storageos?.secretRef, v.csi?.nodePublishSecretRef] as SecretRef[]) add(r?.name);
+    for (const r of [
+      v.cephfs?.secretRef,
+      v.cinder?.secretRef,
+      v.flexVolume?.secretRef,
+      v.rbd?.secretRef,
+      v.scaleIO?.secretRef,
+      v.iscsi?.secretRef,
+      v.storageos?.secretRef,
+      v.csi?.nodePublishSecretRef,
+    ] as SecretRef[])
+      add(r?.name);
     for (const src of v.projected?.sources ?? []) add(src.secret?.name);
   }
   return out;

@@ -86,7 +86,10 @@ export function compactRules(rules: PolicyRule[]): PolicyRule[] {
       out.push(c);
     }
   }
-  return out.map((r) => [compactRuleString(r), r] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
+  return out
+    .map((r) => [compactRuleString(r), r] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([, r]) => r);
 }
 
 /** Go's %q of a []string: ["a" "b"]. */

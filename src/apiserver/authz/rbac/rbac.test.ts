@@ -49,7 +49,11 @@ describe('RBAC authorizer over the bootstrap policy', () => {
   const rbac = new RBACAuthorizer(src);
   const authz = new UnionAuthorizer([rbac]);
   const bind = (name: string, ns: string, role: string, user: string) => {
-    src.roleBindings.push({ metadata: { name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }] });
+    src.roleBindings.push({
+      metadata: { name, namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.k8s.io' }],
+    });
     src.touch();
   };
   const can = (u: UserInfo, verb: string, group: string, res: string, ns = '', sub = '') => authz.decide(resourceAttributes(u, verb, group, res, ns, '', sub)).decision === 'Allow';
@@ -107,7 +111,13 @@ describe('RBAC allow reasons', () => {
   it('names the binding, role and subject as upstream', () => {
     const src = new StaticRBACSource({
       clusterRoles: bootstrapClusterRoles(),
-      roleBindings: [{ metadata: { name: 'sa-view', namespace: 'dev' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'ServiceAccount', name: 'builder' }] }],
+      roleBindings: [
+        {
+          metadata: { name: 'sa-view', namespace: 'dev' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+          subjects: [{ kind: 'ServiceAccount', name: 'builder' }],
+        },
+      ],
       clusterRoleBindings: bootstrapClusterRoleBindings(),
     });
     const rbac = new RBACAuthorizer(src);

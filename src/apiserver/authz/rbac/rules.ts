@@ -57,12 +57,7 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
 export function ruleAllows(a: AuthorizationAttributes, rule: PolicyRule): boolean {
   if (a.isResourceRequest) {
     const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-    return (
-      verbMatches(rule, a.verb) &&
-      apiGroupMatches(rule, a.apiGroup) &&
-      resourceMatches(rule, combined, a.subresource) &&
-      resourceNameMatches(rule, a.name)
-    );
+    return verbMatches(rule, a.verb) && apiGroupMatches(rule, a.apiGroup) && resourceMatches(rule, combined, a.subresource) && resourceNameMatches(rule, a.name);
   }
   return verbMatches(rule, a.verb) && nonResourceURLMatches(rule, a.path);
 }

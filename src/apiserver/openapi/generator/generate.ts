@@ -17,16 +17,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, posix } from 'node:path';
 import ts from 'typescript';
 import { INT_OR_STRING, modulePrefix, splitAPIVersion, type GVK } from '../names.js';
-import {
-  ATOMIC_STRUCTS,
-  EMBEDDED_FIELDS,
-  BYTE_FIELDS,
-  DOUBLE_FIELDS,
-  INT32_EXCEPTIONS,
-  INT64_FIELDS,
-  INT64_FIELD_NAMES,
-  LIST_TYPES,
-} from './tables.js';
+import { ATOMIC_STRUCTS, EMBEDDED_FIELDS, BYTE_FIELDS, DOUBLE_FIELDS, INT32_EXCEPTIONS, INT64_FIELDS, INT64_FIELD_NAMES, LIST_TYPES } from './tables.js';
 
 /** An OpenAPI v3 schema object (JSON). */
 export type Schema = { [k: string]: unknown };
@@ -51,7 +42,9 @@ export function generateSchemas(typesDir: string, extraDirs: readonly string[] =
   const modules = new Map<string, Module>();
   const files = [typesDir, ...extraDirs].flatMap((dir) => listDts(dir).map((file) => ({ dir, file })));
   for (const { dir, file } of files) {
-    const path = relative(dir, file).replace(/\\/g, '/').replace(/\.d\.ts$/, '');
+    const path = relative(dir, file)
+      .replace(/\\/g, '/')
+      .replace(/\.d\.ts$/, '');
     const text = readFileSync(file, 'utf8');
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     const mod: Module = { path, file: sf, imports: new Map(), decls: new Map() };

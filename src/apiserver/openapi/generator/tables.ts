@@ -16,10 +16,24 @@
  * these names (all int64 in upstream's Go types, in every group) and the exceptions below.
  */
 export const INT64_FIELD_NAMES: ReadonlySet<string> = new Set([
-  'observedGeneration', 'generation', 'deletionGracePeriodSeconds', 'terminationGracePeriodSeconds',
-  'activeDeadlineSeconds', 'startingDeadlineSeconds', 'expirationSeconds', 'runAsUser', 'runAsGroup',
-  'fsGroup', 'supplementalGroups', 'tolerationSeconds', 'remainingItemCount', 'gracePeriodSeconds',
-  'sizeBytes', 'limitBytes', 'sinceSeconds', 'tailLines',
+  'observedGeneration',
+  'generation',
+  'deletionGracePeriodSeconds',
+  'terminationGracePeriodSeconds',
+  'activeDeadlineSeconds',
+  'startingDeadlineSeconds',
+  'expirationSeconds',
+  'runAsUser',
+  'runAsGroup',
+  'fsGroup',
+  'supplementalGroups',
+  'tolerationSeconds',
+  'remainingItemCount',
+  'gracePeriodSeconds',
+  'sizeBytes',
+  'limitBytes',
+  'sinceSeconds',
+  'tailLines',
 ]);
 
 /** Fields whose names are in INT64_FIELD_NAMES but which are int32 upstream. */

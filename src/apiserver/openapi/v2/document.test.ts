@@ -30,7 +30,7 @@ function refs(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
-test('one Swagger 2.0 document: every group-version\'s paths, sorted, with the upstream info and security', () => {
+test("one Swagger 2.0 document: every group-version's paths, sorted, with the upstream info and security", () => {
   const doc = build(testDefs());
   assert.equal(doc.swagger, '2.0');
   assert.deepEqual(doc.info, { title: 'Kubernetes', version: 'v1.32.0' });
@@ -69,7 +69,14 @@ test('operations in v2 form: body parameter, consumes/produces, response schemas
   assert.deepEqual(pod.get!.consumes, ['*/*']);
   assert.deepEqual(pod.get!.produces, ['application/json', 'application/yaml']);
   const pathParams = (pod as unknown as { parameters: Param[] }).parameters;
-  assert.deepEqual(pathParams.map((p) => [p.name, p.in, p.required ?? false]), [['name', 'path', true], ['namespace', 'path', true], ['pretty', 'query', false]]);
+  assert.deepEqual(
+    pathParams.map((p) => [p.name, p.in, p.required ?? false]),
+    [
+      ['name', 'path', true],
+      ['namespace', 'path', true],
+      ['pretty', 'query', false],
+    ],
+  );
   const list = doc.paths['/api/v1/namespaces/{namespace}/pods']!.get!;
   assert.ok(list.produces.includes('application/json;stream=watch'));
   const create = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments']!.post!;
@@ -96,7 +103,7 @@ test('definitions: closed under $ref, #/definitions/ references, v2 schema forms
   const ios = doc.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString']!;
   assert.deepEqual([ios.type, ios.format, ios.oneOf], ['string', 'int-or-string', undefined]);
   assert.equal(doc.definitions['io.k8s.apimachinery.pkg.api.resource.Quantity']!.type, 'string');
-  const containers = (doc.definitions['io.k8s.api.core.v1.PodSpec']!.properties!.containers as { items: unknown; 'x-kubernetes-patch-merge-key': string });
+  const containers = doc.definitions['io.k8s.api.core.v1.PodSpec']!.properties!.containers as { items: unknown; 'x-kubernetes-patch-merge-key': string };
   assert.deepEqual(containers.items, { $ref: '#/definitions/io.k8s.api.core.v1.Container' });
   assert.equal(containers['x-kubernetes-patch-merge-key'], 'name');
   // a custom kind without a schema: a bare object (kubectl would reject every other field)
@@ -105,7 +112,15 @@ test('definitions: closed under $ref, #/definitions/ references, v2 schema forms
 });
 
 test('a CRD schema is published as apiextensions does for v2: nullable and preserve-unknown-fields nodes reduced', () => {
-  const crd: ResourceDefinition = { group: 'stable.example.com', version: 'v1', kind: 'CronTab', listKind: 'CronTabList', resource: 'crontabs', singular: 'crontab', namespaced: true };
+  const crd: ResourceDefinition = {
+    group: 'stable.example.com',
+    version: 'v1',
+    kind: 'CronTab',
+    listKind: 'CronTabList',
+    resource: 'crontabs',
+    singular: 'crontab',
+    namespaced: true,
+  };
   setCustomResourceSchema(crd, {
     type: 'object',
     properties: {
@@ -163,15 +178,38 @@ test('protobuf: gnostic Document with the same paths, definitions and YAML vendo
   const pb = T.toObject(T.decode(d.protobuf()), { defaults: false }) as {
     swagger: string;
     info: { title: string; version: string };
-    paths: { path: { name: string; value: { patch?: { operation_id: string; vendor_extension: { name: string; value: { yaml: string } }[]; parameters: Record<string, any>[] } } }[] };
-    definitions: { additional_properties: { name: string; value: { _ref?: string; type?: { value: string[] }; properties?: { additional_properties: { name: string; value: Record<string, any> }[] }; vendor_extension?: { name: string; value: { yaml: string } }[] } }[] };
+    paths: {
+      path: { name: string; value: { patch?: { operation_id: string; vendor_extension: { name: string; value: { yaml: string } }[]; parameters: Record<string, any>[] } } }[];
+    };
+    definitions: {
+      additional_properties: {
+        name: string;
+        value: {
+          _ref?: string;
+          type?: { value: string[] };
+          properties?: { additional_properties: { name: string; value: Record<string, any> }[] };
+          vendor_extension?: { name: string; value: { yaml: string } }[];
+        };
+      }[];
+    };
     security_definitions: { additional_properties: { name: string; value: { api_key_security: Record<string, string> } }[] };
   };
   assert.equal(pb.swagger, '2.0');
   assert.deepEqual(pb.info, { title: 'Kubernetes', version: 'v1.32.0' });
-  assert.deepEqual(pb.paths.path.map((p) => p.name), Object.keys(json.paths));
-  assert.deepEqual(pb.definitions.additional_properties.map((p) => p.name), Object.keys(json.definitions));
-  assert.deepEqual(pb.security_definitions.additional_properties[0]!.value.api_key_security, { type: 'apiKey', name: 'authorization', in: 'header', description: 'Bearer Token authentication' });
+  assert.deepEqual(
+    pb.paths.path.map((p) => p.name),
+    Object.keys(json.paths),
+  );
+  assert.deepEqual(
+    pb.definitions.additional_properties.map((p) => p.name),
+    Object.keys(json.definitions),
+  );
+  assert.deepEqual(pb.security_definitions.additional_properties[0]!.value.api_key_security, {
+    type: 'apiKey',
+    name: 'authorization',
+    in: 'header',
+    description: 'Bearer Token authentication',
+  });
 
   const patch = pb.paths.path.find((p) => p.name === '/api/v1/namespaces/{namespace}/pods/{name}')!.value.patch!;
   assert.equal(patch.operation_id, 'patchCoreV1NamespacedPod');
@@ -189,7 +227,7 @@ test('protobuf: gnostic Document with the same paths, definitions and YAML vendo
   assert.equal(d.protobuf(), d.protobuf(), 'encoded once');
 });
 
-test('every built-in definition is one kubectl\'s v2 models can read: one type at most, arrays with items, references resolved', async () => {
+test("every built-in definition is one kubectl's v2 models can read: one type at most, arrays with items, references resolved", async () => {
   const { allDefinitions } = await import('../../../api/all.js');
   const doc = build(allDefinitions({ serviceCIDR: '10.96.0.0/12' }));
   const problems: string[] = [];

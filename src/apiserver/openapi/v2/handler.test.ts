@@ -25,7 +25,7 @@ test('GET /openapi/v2: JSON for no Accept, */* and application/json, with the SH
   assert.equal(JSON.parse(viaRouter.body.toString()).swagger, '2.0');
 });
 
-test('kubectl\'s protobuf Accept gets gnostic protobuf under the same ETag', () => {
+test("kubectl's protobuf Accept gets gnostic protobuf under the same ETag", () => {
   const doc = swaggerDocument(defs, now);
   for (const accept of [OPENAPI_V2_PROTOBUF, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', `${OPENAPI_V2_PROTOBUF}, application/json;q=0.9`]) {
     const r = handleOpenAPIV2({ accept }, defs, now);
@@ -67,10 +67,8 @@ test('gzip when accepted; 406 when neither JSON nor protobuf is', () => {
 });
 
 test('Accept clauses: by q, then specific before wildcard, then as written', () => {
-  assert.deepEqual(parseAccept('*/*;q=0.8, application/*, text/html;q=0.9, application/json').map((c) => `${c.type}/${c.subtype};${c.q}`), [
-    'application/json;1',
-    'application/*;1',
-    'text/html;0.9',
-    '*/*;0.8',
-  ]);
+  assert.deepEqual(
+    parseAccept('*/*;q=0.8, application/*, text/html;q=0.9, application/json').map((c) => `${c.type}/${c.subtype};${c.q}`),
+    ['application/json;1', 'application/*;1', 'text/html;0.9', '*/*;0.8'],
+  );
 });

@@ -56,7 +56,10 @@ export function parseAccept(header: string): Clause[] {
     out.push({ type, subtype, q });
   }
   const rank = (c: Clause): number => (c.type === '*' ? 2 : c.subtype === '*' ? 1 : 0);
-  return out.map((c, i) => ({ c, i })).sort((a, b) => b.c.q - a.c.q || rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
+  return out
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => b.c.q - a.c.q || rank(a.c) - rank(b.c) || a.i - b.i)
+    .map((x) => x.c);
 }
 
 function header(h: RequestHeaders, name: string): string | undefined {

@@ -51,7 +51,9 @@ export function openAPIv2DocumentType(): PB.Type {
 export function flowYAML(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(flowYAML).join(', ')}]`;
   if (v !== null && typeof v === 'object') {
-    return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${flowYAML(x)}`).join(', ')}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${flowYAML(x)}`)
+      .join(', ')}}`;
   }
   return v === undefined ? 'null' : JSON.stringify(v);
 }
@@ -75,10 +77,26 @@ function copy(o: Schema, m: Msg, names: Record<string, string>): void {
 }
 
 const SCHEMA_SCALARS: Record<string, string> = {
-  $ref: '_ref', format: 'format', title: 'title', description: 'description', multipleOf: 'multiple_of', maximum: 'maximum',
-  exclusiveMaximum: 'exclusive_maximum', minimum: 'minimum', exclusiveMinimum: 'exclusive_minimum', maxLength: 'max_length',
-  minLength: 'min_length', pattern: 'pattern', maxItems: 'max_items', minItems: 'min_items', uniqueItems: 'unique_items',
-  maxProperties: 'max_properties', minProperties: 'min_properties', required: 'required', discriminator: 'discriminator', readOnly: 'read_only',
+  $ref: '_ref',
+  format: 'format',
+  title: 'title',
+  description: 'description',
+  multipleOf: 'multiple_of',
+  maximum: 'maximum',
+  exclusiveMaximum: 'exclusive_maximum',
+  minimum: 'minimum',
+  exclusiveMinimum: 'exclusive_minimum',
+  maxLength: 'max_length',
+  minLength: 'min_length',
+  pattern: 'pattern',
+  maxItems: 'max_items',
+  minItems: 'min_items',
+  uniqueItems: 'unique_items',
+  maxProperties: 'max_properties',
+  minProperties: 'min_properties',
+  required: 'required',
+  discriminator: 'discriminator',
+  readOnly: 'read_only',
 };
 
 function schema(s: Schema): Msg {
@@ -102,10 +120,25 @@ function schema(s: Schema): Msg {
 }
 
 const PARAM_SCALARS: Record<string, string> = {
-  required: 'required', in: 'in', description: 'description', name: 'name', allowEmptyValue: 'allow_empty_value', type: 'type', format: 'format',
-  collectionFormat: 'collection_format', maximum: 'maximum', exclusiveMaximum: 'exclusive_maximum', minimum: 'minimum',
-  exclusiveMinimum: 'exclusive_minimum', maxLength: 'max_length', minLength: 'min_length', pattern: 'pattern', maxItems: 'max_items',
-  minItems: 'min_items', uniqueItems: 'unique_items', multipleOf: 'multiple_of',
+  required: 'required',
+  in: 'in',
+  description: 'description',
+  name: 'name',
+  allowEmptyValue: 'allow_empty_value',
+  type: 'type',
+  format: 'format',
+  collectionFormat: 'collection_format',
+  maximum: 'maximum',
+  exclusiveMaximum: 'exclusive_maximum',
+  minimum: 'minimum',
+  exclusiveMinimum: 'exclusive_minimum',
+  maxLength: 'max_length',
+  minLength: 'min_length',
+  pattern: 'pattern',
+  maxItems: 'max_items',
+  minItems: 'min_items',
+  uniqueItems: 'unique_items',
+  multipleOf: 'multiple_of',
 };
 
 const SUB_SCHEMA: Record<string, string> = {
@@ -138,7 +171,16 @@ function parameter(p: Schema): Msg {
 
 function operation(op: Schema): Msg {
   const m: Msg = {};
-  copy(op, m, { tags: 'tags', summary: 'summary', description: 'description', operationId: 'operation_id', produces: 'produces', consumes: 'consumes', schemes: 'schemes', deprecated: 'deprecated' });
+  copy(op, m, {
+    tags: 'tags',
+    summary: 'summary',
+    description: 'description',
+    operationId: 'operation_id',
+    produces: 'produces',
+    consumes: 'consumes',
+    schemes: 'schemes',
+    deprecated: 'deprecated',
+  });
   if (Array.isArray(op.parameters)) m.parameters = (op.parameters as Schema[]).map(parameter);
   const responses = (op.responses ?? {}) as Record<string, Schema>;
   m.responses = {

@@ -282,8 +282,7 @@ export const MAX_CUSTOM_PRIORITY_SCORE = 10;
 export function requestedToCapacityRatioScorer(resources: ResourceSpec[], shape: FunctionShapePoint[]): Scorer {
   const scaled = shape.map((p) => ({ utilization: p.utilization, score: p.score * (MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE) }));
   const raw = buildBrokenLinearFunction(scaled);
-  const resourceScore = (requested: number, capacity: number) =>
-    capacity === 0 || requested > capacity ? raw(100) : raw(Math.trunc((requested * 100) / capacity));
+  const resourceScore = (requested: number, capacity: number) => (capacity === 0 || requested > capacity ? raw(100) : raw(Math.trunc((requested * 100) / capacity)));
   return (requested, allocatable) => {
     let score = 0;
     let wsum = 0;

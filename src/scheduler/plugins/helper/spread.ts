@@ -196,4 +196,3 @@ export class CriticalPaths {
     return c;
   }
 }
-

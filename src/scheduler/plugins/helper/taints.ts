@@ -31,11 +31,7 @@ export function tolerationsTolerateTaint(tols: Toleration[] | undefined, taint: 
 }
 
 /** The first taint passing `filter` that no toleration tolerates, or undefined. */
-export function findMatchingUntoleratedTaint(
-  taints: Taint[] | undefined,
-  tols: Toleration[] | undefined,
-  filter: (t: Taint) => boolean,
-): Taint | undefined {
+export function findMatchingUntoleratedTaint(taints: Taint[] | undefined, tols: Toleration[] | undefined, filter: (t: Taint) => boolean): Taint | undefined {
   if (!taints) return undefined;
   for (const t of taints) {
     if (!filter(t)) continue;

@@ -23,7 +23,29 @@ const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024;
 const CEL_IDENT = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
-const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const CEL_RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 
 /** Upstream SetDefaults_MatchResources and SetDefaults_Rule for its rules. */
 export function defaultMatchResources(m: MatchResources | undefined): void {

@@ -14,11 +14,7 @@
 import type { DeleteStep, Obj, ResourceDefinition } from '../../../resource.js';
 import { column, NAME_COLUMN } from '../../../core/v1/shared/printing.js';
 import { CUSTOM_RESOURCE_CLEANUP_FINALIZER, type CustomResourceDefinition, type CustomResourceDefinitionCondition, storageVersion } from './types.js';
-import {
-  validateCustomResourceDefinition,
-  validateCustomResourceDefinitionStatus,
-  validateCustomResourceDefinitionUpdate,
-} from './validation.js';
+import { validateCustomResourceDefinition, validateCustomResourceDefinitionStatus, validateCustomResourceDefinitionUpdate } from './validation.js';
 
 type CRD = Obj<CustomResourceDefinition>;
 

@@ -15,7 +15,14 @@ function crd(mut: (c: CustomResourceDefinition) => void = () => undefined): Obj<
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural: 'widgets', kind: 'Widget' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } },
+        },
+      ],
     },
   };
   defaultCustomResourceDefinition(c);
@@ -36,27 +43,47 @@ describe('CustomResourceDefinition defaults and validation', () => {
 
   const cases: [string, (c: CustomResourceDefinition) => void, string][] = [
     ['name must be plural.group', (c) => (c.metadata!.name = 'widget.example.com'), 'metadata.name: Invalid value: "widget.example.com": must be spec.names.plural+"."+spec.group'],
-    ['group needs a dot', (c) => ((c.spec.group = 'example'), (c.metadata!.name = 'widgets.example')), 'spec.group: Invalid value: "example": should be a domain with at least one dot'],
+    [
+      'group needs a dot',
+      (c) => ((c.spec.group = 'example'), (c.metadata!.name = 'widgets.example')),
+      'spec.group: Invalid value: "example": should be a domain with at least one dot',
+    ],
     ['scope required', (c) => (c.spec.scope = ''), 'spec.scope: Required value'],
     ['scope supported', (c) => (c.spec.scope = 'Global'), 'spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"'],
     ['exactly one storage version', (c) => (c.spec.versions[0]!.storage = false), 'spec.versions: Invalid value: must have exactly one version marked as storage version'],
     ['schema required', (c) => delete c.spec.versions[0]!.schema, 'spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required'],
     ['plural required', (c) => ((c.spec.names.plural = ''), (c.metadata!.name = '.example.com')), 'spec.names.plural: Required value'],
-    ['kind lower-case DNS label', (c) => (c.spec.names.kind = 'Wid_get'), 'spec.names.kind: Invalid value: "Wid_get": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')'],
+    [
+      'kind lower-case DNS label',
+      (c) => (c.spec.names.kind = 'Wid_get'),
+      "spec.names.kind: Invalid value: \"Wid_get\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    ],
     ['kind and listKind differ', (c) => (c.spec.names.listKind = 'Widget'), 'spec.names.listKind: Invalid value: "Widget": kind and listKind may not be the same'],
     [
       'structural: type of fields',
       (c) => (c.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec!.properties!.size = { description: 'no type' }),
       'spec.validation.openAPIV3Schema.properties[spec].properties[size].type: Required value: must not be empty for specified object fields',
     ],
-    ['structural: root type', (c) => delete c.spec.versions[0]!.schema!.openAPIV3Schema!.type, 'spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root'],
+    [
+      'structural: root type',
+      (c) => delete c.spec.versions[0]!.schema!.openAPIV3Schema!.type,
+      'spec.validation.openAPIV3Schema.type: Required value: must not be empty at the root',
+    ],
     [
       'structural: array items',
       (c) => (c.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec!.properties!.size = { type: 'array' }),
       'spec.validation.openAPIV3Schema.properties[spec].properties[size].items: Required value: must be specified',
     ],
-    ['scale paths', (c) => (c.spec.versions[0]!.subresources = { scale: { specReplicasPath: '.status.x', statusReplicasPath: '.status.y' } }), 'spec.subresources.scale.specReplicasPath: Invalid value: ".status.x": should be a json path under .spec'],
-    ['printer column type', (c) => (c.spec.versions[0]!.additionalPrinterColumns = [{ name: 'X', type: 'text', jsonPath: '.spec.size' }]), 'spec.additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string'],
+    [
+      'scale paths',
+      (c) => (c.spec.versions[0]!.subresources = { scale: { specReplicasPath: '.status.x', statusReplicasPath: '.status.y' } }),
+      'spec.subresources.scale.specReplicasPath: Invalid value: ".status.x": should be a json path under .spec',
+    ],
+    [
+      'printer column type',
+      (c) => (c.spec.versions[0]!.additionalPrinterColumns = [{ name: 'X', type: 'text', jsonPath: '.spec.size' }]),
+      'spec.additionalPrinterColumns[0].type: Invalid value: "text": must be one of boolean,date,integer,number,string',
+    ],
     [
       'per-version paths when versions differ',
       (c) => {

@@ -10,16 +10,7 @@
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apis/apiextensions/validation/validation.go
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apiserver/schema/validation.go
  */
-import {
-  type FieldError,
-  fieldErrorString,
-  forbidden,
-  invalid,
-  notSupported,
-  omitValue,
-  Path,
-  required,
-} from '../../../../apimachinery/field-errors.js';
+import { type FieldError, fieldErrorString, forbidden, invalid, notSupported, omitValue, Path, required } from '../../../../apimachinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain, validateImmutableField } from '../../../../apimachinery/validation.js';
 import type { CRDSpec, CRDVersion, CRSchema, CustomResourceDefinition, CustomResourceDefinitionNames } from './types.js';
 import { patternError } from './pattern.js';
@@ -341,7 +332,8 @@ function walkStructural(s: CRSchema, lvl: Level, p: Path, errs: FieldError[]): v
     if (!s.type) errs.push(required(p.child('type'), 'must be object if x-kubernetes-embedded-resource is true'));
     else errs.push(invalid(p.child('type'), s.type, 'must be object if x-kubernetes-embedded-resource is true'));
   } else if (!s.type && !ios && !preserve) {
-    const detail = lvl === 'root' ? 'must not be empty at the root' : lvl === 'item' ? 'must not be empty for specified array items' : 'must not be empty for specified object fields';
+    const detail =
+      lvl === 'root' ? 'must not be empty at the root' : lvl === 'item' ? 'must not be empty for specified array items' : 'must not be empty for specified object fields';
     errs.push(required(p.child('type'), detail));
   }
   if (embedded && ap !== undefined) errs.push(forbidden(p.child('additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));

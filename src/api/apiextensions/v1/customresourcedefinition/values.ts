@@ -111,7 +111,13 @@ export function validateValue(s: CRSchema, value: unknown, path: string, out: Fi
     return;
   }
   if (s.enum && s.enum.length && !s.enum.some((e) => deepEqual(e, value))) {
-    out.push(notSupported(name, value, s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))));
+    out.push(
+      notSupported(
+        name,
+        value,
+        s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))),
+      ),
+    );
   }
   if (typeof value === 'string') validateString(s, value, name, out);
   else if (typeof value === 'number') validateNumber(s, value, name, out);

@@ -20,14 +20,27 @@ test('local APIServices: names, priorities, Available=True Local, printer Local/
   assert.deepEqual(msgs(apps), []);
   assert.deepEqual(msgs({ ...localAPIService('', 'v1')!, metadata: { name: 'v1.' } } as O<APIService>), []);
   apps.status = { conditions: [localAvailableCondition(NOW)] };
-  assert.deepEqual(apps.status.conditions![0], { type: 'Available', status: 'True', lastTransitionTime: '2024-01-01T00:05:00Z', reason: 'Local', message: 'Local APIServices are always available' });
+  assert.deepEqual(apps.status.conditions![0], {
+    type: 'Available',
+    status: 'True',
+    lastTransitionTime: '2024-01-01T00:05:00Z',
+    reason: 'Local',
+    message: 'Local APIServices are always available',
+  });
   assert.deepEqual(def.table!.cells(apps, NOW), ['v1.apps', 'Local', 'True', '5m']);
 });
 
 test('APIService validation and the SERVICE/AVAILABLE cells of a remote service', () => {
   const a = {
     metadata: { name: 'v1beta1.metrics.k8s.io' },
-    spec: { group: 'metrics.k8s.io', version: 'v1beta1', groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: { name: 'metrics-server', namespace: 'kube-system' } },
+    spec: {
+      group: 'metrics.k8s.io',
+      version: 'v1beta1',
+      groupPriorityMinimum: 100,
+      versionPriority: 100,
+      insecureSkipTLSVerify: true,
+      service: { name: 'metrics-server', namespace: 'kube-system' },
+    },
   } as O<APIService>;
   def.defaults!(a);
   def.prepareForCreate!(a, ctx);
@@ -35,11 +48,14 @@ test('APIService validation and the SERVICE/AVAILABLE cells of a remote service'
   assert.equal(a.spec!.service!.port, 443);
   a.status = { conditions: [{ type: 'Available', status: 'False', reason: 'MissingEndpoints' }] };
   assert.deepEqual(def.table!.cells(a, NOW).slice(1, 3), ['kube-system/metrics-server', 'False (MissingEndpoints)']);
-  assert.deepEqual(msgs({ metadata: { name: 'v1.wrong' }, spec: { group: '', version: 'v2', groupPriorityMinimum: 0, versionPriority: 2000, insecureSkipTLSVerify: true } } as O<APIService>), [
-    'metadata.name: Invalid value: "v1.wrong": must be `spec.version+"."+spec.group`: "v2."',
-    'spec.group: Required value: only v1 may have an empty group and it better be legacy kube',
-    'spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000',
-    'spec.versionPriority: Invalid value: 2000: must be positive and less than 1000',
-    'spec.insecureSkipTLSVerify: Invalid value: true: local APIServices may not have insecureSkipTLSVerify',
-  ]);
+  assert.deepEqual(
+    msgs({ metadata: { name: 'v1.wrong' }, spec: { group: '', version: 'v2', groupPriorityMinimum: 0, versionPriority: 2000, insecureSkipTLSVerify: true } } as O<APIService>),
+    [
+      'metadata.name: Invalid value: "v1.wrong": must be `spec.version+"."+spec.group`: "v2."',
+      'spec.group: Required value: only v1 may have an empty group and it better be legacy kube',
+      'spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000',
+      'spec.versionPriority: Invalid value: 2000: must be positive and less than 1000',
+      'spec.insecureSkipTLSVerify: Invalid value: true: local APIServices may not have insecureSkipTLSVerify',
+    ],
+  );
 });

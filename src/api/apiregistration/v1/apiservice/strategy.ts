@@ -51,7 +51,8 @@ const SPEC = Path.root('spec');
 function decodeCABundle(obj: APIService): number {
   const v: unknown = obj.spec?.caBundle;
   if (v === undefined || v === null) return 0;
-  if (typeof v !== 'string') throw decodeError('APIService', 'apiregistration.k8s.io/v1', `json: cannot unmarshal ${typeof v} into Go struct field APIServiceSpec.spec.caBundle of type []uint8`);
+  if (typeof v !== 'string')
+    throw decodeError('APIService', 'apiregistration.k8s.io/v1', `json: cannot unmarshal ${typeof v} into Go struct field APIServiceSpec.spec.caBundle of type []uint8`);
   const r = goBase64Check(v);
   if ('errorAt' in r) throw decodeError('APIService', 'apiregistration.k8s.io/v1', `illegal base64 data at input byte ${r.errorAt}`);
   return r.length;
@@ -146,7 +147,12 @@ export const apiServiceDefinition: ResourceDefinition<APIService> = {
     ],
     cells(obj, now) {
       const svc = obj.spec?.service;
-      return [obj.metadata.name ?? '', svc ? `${svc.namespace ?? ''}/${svc.name ?? ''}` : 'Local', availableCell(obj), translateTimestampSince(obj.metadata.creationTimestamp, now)];
+      return [
+        obj.metadata.name ?? '',
+        svc ? `${svc.namespace ?? ''}/${svc.name ?? ''}` : 'Local',
+        availableCell(obj),
+        translateTimestampSince(obj.metadata.creationTimestamp, now),
+      ];
     },
   },
 };

@@ -13,7 +13,7 @@ import { type FieldError, invalid, notSupported, Path, required } from '../../..
 import { formatLabels, formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { jsonEqual, validateImmutableField } from '../../../../apimachinery/validation.js';
 import { dropDisabledPodFields } from '../../../core/v1/pod/strategy.js';
-import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { collisionCountNotDecremented, nonNegativeCounts, prepareWorkloadCreate, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
@@ -154,8 +154,16 @@ export const daemonSetDefinition: ResourceDefinition<K<DaemonSet>> = {
       column('Current', 'integer', 'The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.'),
       column('Ready', 'integer', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.'),
       column('Up-to-date', 'integer', 'The total number of nodes that are running updated daemon pod'),
-      column('Available', 'integer', 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)'),
-      column('Node Selector', 'string', "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node."),
+      column(
+        'Available',
+        'integer',
+        'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)',
+      ),
+      column(
+        'Node Selector',
+        'string',
+        "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node.",
+      ),
       ...workloadTailColumns('A label query over pods that are managed by the daemon set.'),
     ],
     cells(obj, now) {
@@ -172,5 +180,8 @@ export const daemonSetDefinition: ResourceDefinition<K<DaemonSet>> = {
       ];
     },
   },
-  status: workloadStatusStrategy<O<DaemonSet>>((obj, old) => [...validateDaemonSetStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)]),
+  status: workloadStatusStrategy<O<DaemonSet>>((obj, old) => [
+    ...validateDaemonSetStatus(obj.status),
+    ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount),
+  ]),
 };

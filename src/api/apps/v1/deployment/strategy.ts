@@ -14,7 +14,7 @@ import type { Deployment, DeploymentSpec, DeploymentStatus } from 'kubernetes-ty
 import { type FieldError, forbidden, invalid, notSupported, Path, required } from '../../../../apimachinery/field-errors.js';
 import { formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { validateImmutableField } from '../../../../apimachinery/validation.js';
-import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { collisionCountNotDecremented, podTemplatePrepare, validateReplicaCounts, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
@@ -141,5 +141,8 @@ export const deploymentDefinition: ResourceDefinition<K<Deployment>> = {
       ];
     },
   },
-  status: workloadStatusStrategy<O<Deployment>>((obj, old) => [...validateDeploymentStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)], true),
+  status: workloadStatusStrategy<O<Deployment>>(
+    (obj, old) => [...validateDeploymentStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)],
+    true,
+  ),
 };

@@ -10,7 +10,7 @@ import type { ReplicaSet, ReplicaSetSpec, ReplicaSetStatus } from 'kubernetes-ty
 import { type FieldError, Path } from '../../../../apimachinery/field-errors.js';
 import { formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { validateImmutableField } from '../../../../apimachinery/validation.js';
-import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { podTemplatePrepare, validateReplicaCounts, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
@@ -38,7 +38,11 @@ function validateReplicaSetSpec(spec: ReplicaSetSpec | undefined): FieldError[] 
 
 /** Upstream ValidateReplicaSetStatus. */
 export function validateReplicaSetStatus(st: ReplicaSetStatus | undefined): FieldError[] {
-  return validateReplicaCounts(st, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'], ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']);
+  return validateReplicaCounts(
+    st,
+    ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+    ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'],
+  );
 }
 
 /** apps/v1 replicasets. */

@@ -13,7 +13,7 @@ import { type FieldError, forbidden, invalid, notSupported, Path, required } fro
 import { jsonEqual, nameIsDNSLabel, validateAnnotations, validateLabels } from '../../../../apimachinery/validation.js';
 import type { PodSpec } from '../../../core/v1/pod/types.js';
 import { validatePodSpecificAnnotations } from '../../../core/v1/pod/validation.js';
-import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { collisionCountNotDecremented, podTemplatePrepare, validateReplicaCounts, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../shared/strategy.js';
@@ -183,5 +183,8 @@ export const statefulSetDefinition: ResourceDefinition<K<StatefulSet>> = {
       ];
     },
   },
-  status: workloadStatusStrategy<O<StatefulSet>>((obj, old) => [...validateStatefulSetStatus(obj.status), ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount)]),
+  status: workloadStatusStrategy<O<StatefulSet>>((obj, old) => [
+    ...validateStatefulSetStatus(obj.status),
+    ...collisionCountNotDecremented(obj.status?.collisionCount, old.status?.collisionCount),
+  ]),
 };

@@ -8,7 +8,12 @@ import { fieldErrorString } from '../../../../apimachinery/field-errors.js';
 const REF = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
 
 test('v1 targetCPUUtilizationPercentage ↔ v2 metrics[0] resource cpu Utilization', () => {
-  const v1 = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' }, spec: { scaleTargetRef: REF, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 80 } } as Obj;
+  const v1 = {
+    apiVersion: 'autoscaling/v1',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'web' },
+    spec: { scaleTargetRef: REF, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 80 },
+  } as Obj;
   const v2 = hpaV1ToV2(v1 as never);
   assert.equal(v2.apiVersion, 'autoscaling/v2');
   assert.deepEqual(v2.spec, {

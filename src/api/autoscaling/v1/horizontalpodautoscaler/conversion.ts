@@ -25,7 +25,8 @@ const ANNOTATIONS = [METRICS_ANNOTATION, BEHAVIOR_ANNOTATION, CONDITIONS_ANNOTAT
 type V1HPA = K<V1>;
 type V2HPA = K<V2>;
 type W<T> = { -readonly [K in keyof T]: T[K] };
-const isCPUUtilization = (m: MetricSpec): boolean => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target?.type === 'Utilization' && m.resource.target.averageUtilization !== undefined;
+const isCPUUtilization = (m: MetricSpec): boolean =>
+  m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target?.type === 'Utilization' && m.resource.target.averageUtilization !== undefined;
 
 function parseAnnotation<T>(a: Record<string, string>, key: string): T | undefined {
   const v = a[key];
@@ -102,7 +103,8 @@ export function hpaV1ToV2(obj: Obj<V1HPA>): Obj<V2HPA> {
     if (st.observedGeneration !== undefined) s.observedGeneration = st.observedGeneration;
     if (st.lastScaleTime !== undefined) s.lastScaleTime = st.lastScaleTime;
     const cur: MetricStatus[] = [];
-    if (st.currentCPUUtilizationPercentage !== undefined) cur.push({ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: st.currentCPUUtilizationPercentage } } });
+    if (st.currentCPUUtilizationPercentage !== undefined)
+      cur.push({ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: st.currentCPUUtilizationPercentage } } });
     cur.push(...(parseAnnotation<MetricStatus[]>(a, CURRENT_METRICS_ANNOTATION) ?? []));
     if (cur.length > 0) s.currentMetrics = cur;
     const conds = parseAnnotation<NonNullable<V2HPA['status']>['conditions']>(a, CONDITIONS_ANNOTATION);

@@ -19,7 +19,14 @@ test('defaults: minReplicas 1, cpu 80 % Utilization, behavior rules filled as up
   assert.equal(h.spec?.minReplicas, 1);
   assert.deepEqual(h.spec?.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]);
   assert.deepEqual(h.spec?.behavior, {
-    scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+    scaleUp: {
+      stabilizationWindowSeconds: 0,
+      selectPolicy: 'Max',
+      policies: [
+        { type: 'Pods', value: 4, periodSeconds: 15 },
+        { type: 'Percent', value: 100, periodSeconds: 15 },
+      ],
+    },
     scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
   });
   const plain = hpa({ scaleTargetRef: REF, maxReplicas: 3, minReplicas: 2 });
@@ -47,16 +54,21 @@ test('validation: replica bounds, scaleTargetRef, metrics and behavior with upst
   assert.deepEqual(errs(hpa({ scaleTargetRef: REF, maxReplicas: 1, metrics: [{ type: 'Pods', resource: cpu50 }] })), [
     'spec.metrics[0].pods: Required value: must populate information for the given metric source',
   ]);
-  assert.deepEqual(
-    errs(hpa({ scaleTargetRef: REF, maxReplicas: 1, metrics: [{ type: 'Resource', resource: cpu50, containerResource: { ...cpu50, container: 'c' } }] })),
-    ['spec.metrics[0].containerResource: Forbidden: must populate the given metric source only'],
-  );
+  assert.deepEqual(errs(hpa({ scaleTargetRef: REF, maxReplicas: 1, metrics: [{ type: 'Resource', resource: cpu50, containerResource: { ...cpu50, container: 'c' } }] })), [
+    'spec.metrics[0].containerResource: Forbidden: must populate the given metric source only',
+  ]);
   assert.deepEqual(errs(hpa({ scaleTargetRef: REF, maxReplicas: 1, metrics: [{ type: 'Bogus' }] })), [
     'spec.metrics[0].type: Unsupported value: "Bogus": supported values: "ContainerResource", "External", "Object", "Pods", "Resource"',
     'spec.metrics[0].bogus: Required value: must populate information for the given metric source',
   ]);
   assert.deepEqual(
-    errs(hpa({ scaleTargetRef: REF, maxReplicas: 1, behavior: { scaleUp: { stabilizationWindowSeconds: 4000, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 0, periodSeconds: 2000 }] } } })),
+    errs(
+      hpa({
+        scaleTargetRef: REF,
+        maxReplicas: 1,
+        behavior: { scaleUp: { stabilizationWindowSeconds: 4000, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 0, periodSeconds: 2000 }] } },
+      }),
+    ),
     [
       'spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 4000: must be less than or equal to 3600',
       'spec.behavior.scaleUp.policies[0].value: Invalid value: 0: must be greater than zero',
@@ -66,8 +78,16 @@ test('validation: replica bounds, scaleTargetRef, metrics and behavior with upst
 });
 
 test('printer: upstream columns and TARGETS formats', () => {
-  assert.deepEqual(hpaTable.columns.map((c) => c.name), ['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age']);
-  const h = hpa({ scaleTargetRef: REF, minReplicas: 2, maxReplicas: 5, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }] });
+  assert.deepEqual(
+    hpaTable.columns.map((c) => c.name),
+    ['Name', 'Reference', 'Targets', 'MinPods', 'MaxPods', 'Replicas', 'Age'],
+  );
+  const h = hpa({
+    scaleTargetRef: REF,
+    minReplicas: 2,
+    maxReplicas: 5,
+    metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+  });
   (h as { status?: unknown }).status = { currentReplicas: 2, desiredReplicas: 2, currentMetrics: [{ type: '' }] };
   (h.metadata as { creationTimestamp?: string }).creationTimestamp = '2026-01-01T00:00:00Z';
   assert.deepEqual(hpaTable.cells(h as never, new Date('2026-01-01T00:05:00Z')), ['web', 'Deployment/web', 'cpu: <unknown>/80%', '2', 5, 2, '5m']);

@@ -143,7 +143,8 @@ function validateScalingRules(r: HPAScalingRules | undefined, p: Path): FieldErr
   const errs: FieldError[] = [];
   const w = r.stabilizationWindowSeconds;
   if (w !== undefined && w < 0) errs.push(invalid(p.child('stabilizationWindowSeconds'), w, 'must be greater than or equal to zero'));
-  if (w !== undefined && w > MAX_STABILIZATION_WINDOW_SECONDS) errs.push(invalid(p.child('stabilizationWindowSeconds'), w, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`));
+  if (w !== undefined && w > MAX_STABILIZATION_WINDOW_SECONDS)
+    errs.push(invalid(p.child('stabilizationWindowSeconds'), w, `must be less than or equal to ${MAX_STABILIZATION_WINDOW_SECONDS}`));
   if (r.selectPolicy !== undefined && !SELECT_POLICIES.includes(r.selectPolicy)) errs.push(notSupported(p.child('selectPolicy'), r.selectPolicy, SELECT_POLICIES));
   const pp = p.child('policies');
   if (!r.policies || r.policies.length === 0) errs.push(required(pp, 'must specify at least one Policy'));

@@ -20,7 +20,7 @@ import { formatLabelSelector } from '../../../../apimachinery/labels.js';
 import { nameIsDNSSubdomain } from '../../../../apimachinery/validation.js';
 import { nonNegativeCounts, podTemplatePrepare, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../../../apps/v1/shared/strategy.js';
 import { type PodTemplate, setPodTemplateDefaults } from '../../../apps/v1/shared/template.js';
-import { column, NAME_COLUMN, } from '../../../core/v1/shared/printing.js';
+import { column, NAME_COLUMN } from '../../../core/v1/shared/printing.js';
 import type { K, O } from '../../../core/v1/shared/types.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL, LEGACY_JOB_NAME_LABEL, validateJob, validateJobUpdate } from './validation.js';
@@ -146,5 +146,7 @@ export const jobDefinition: ResourceDefinition<K<Job>> = {
       ];
     },
   },
-  status: workloadStatusStrategy<O<Job>>((obj) => nonNegativeCounts((obj.status ?? {}) as Record<string, unknown>, ['active', 'succeeded', 'failed', 'ready', 'terminating'], Path.root('status'))),
+  status: workloadStatusStrategy<O<Job>>((obj) =>
+    nonNegativeCounts((obj.status ?? {}) as Record<string, unknown>, ['active', 'succeeded', 'failed', 'ready', 'terminating'], Path.root('status')),
+  ),
 };

@@ -96,7 +96,8 @@ export function validateJobSpecFields(spec: JobSpec, p: Path): FieldError[] {
       if (hasMFI && spec.completions !== undefined && spec.maxFailedIndexes! > spec.completions) {
         errs.push(invalid(p.child('maxFailedIndexes'), spec.maxFailedIndexes, 'must be less than or equal to completions'));
       }
-      if (hasMFI && spec.maxFailedIndexes! > MAX_FAILED_INDEXES) errs.push(invalid(p.child('maxFailedIndexes'), spec.maxFailedIndexes, `must be less than or equal to ${MAX_FAILED_INDEXES}`));
+      if (hasMFI && spec.maxFailedIndexes! > MAX_FAILED_INDEXES)
+        errs.push(invalid(p.child('maxFailedIndexes'), spec.maxFailedIndexes, `must be less than or equal to ${MAX_FAILED_INDEXES}`));
     }
   }
   if (!mode || mode === 'NonIndexed') {

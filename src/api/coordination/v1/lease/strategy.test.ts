@@ -29,7 +29,10 @@ test('alpha fields are dropped unless already in use', () => {
 });
 
 test('table NAME HOLDER AGE', () => {
-  assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'Holder', 'Age']);
+  assert.deepEqual(
+    def.table!.columns.map((c) => c.name),
+    ['Name', 'Holder', 'Age'],
+  );
   assert.deepEqual(def.table!.cells(lease({ holderIdentity: 'n1' }), new Date('2024-01-01T00:00:10Z')), ['n1', 'n1', '10s']);
   assert.deepEqual(def.table!.cells(lease({}), new Date('2024-01-01T00:00:10Z'))[1], '');
 });

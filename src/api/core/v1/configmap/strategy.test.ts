@@ -16,9 +16,7 @@ test('valid keys pass; bad keys and data/binaryData duplicates fail with upstrea
   const e = msgs(def.validate!(cm({ data: { 'bad key': 'x' } }), ctx));
   assert.equal(e.length, 1);
   assert.match(e[0]!, /^data\[bad key\]: Invalid value: "bad key": a valid config key must consist of alphanumeric characters, '-', '_' or '\.'/);
-  assert.deepEqual(msgs(def.validate!(cm({ data: { k: 'x' }, binaryData: { k: 'eA==' } }), ctx)), [
-    'data[k]: Invalid value: "k": duplicate of key present in binaryData',
-  ]);
+  assert.deepEqual(msgs(def.validate!(cm({ data: { k: 'x' }, binaryData: { k: 'eA==' } }), ctx)), ['data[k]: Invalid value: "k": duplicate of key present in binaryData']);
 });
 
 test('total size above 1 MiB is rejected on the whole object', () => {
@@ -32,10 +30,7 @@ test('total size above 1 MiB is rejected on the whole object', () => {
 test('binaryData must be base64 (BadRequest like the decoder)', () => {
   assert.throws(
     () => def.prepareForCreate!(cm({ binaryData: { b: 'not base64!' } }), ctx),
-    (e: unknown) =>
-      e instanceof StatusError &&
-      e.code === 400 &&
-      e.message === 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 3',
+    (e: unknown) => e instanceof StatusError && e.code === 400 && e.message === 'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 3',
   );
   assert.throws(() => def.prepareForCreate!(cm({ data: { a: 1 as unknown as string } }), ctx), /json: cannot unmarshal number into Go struct field ConfigMap.data of type string/);
 });
@@ -52,7 +47,10 @@ test('immutable ConfigMaps', () => {
 });
 
 test('table: NAME DATA AGE counts data and binaryData', () => {
-  assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'Data', 'Age']);
+  assert.deepEqual(
+    def.table!.columns.map((c) => c.name),
+    ['Name', 'Data', 'Age'],
+  );
   const o = cm({ metadata: { name: 'c', creationTimestamp: '2024-01-01T00:00:00Z' }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } });
   assert.deepEqual(def.table!.cells(o, new Date('2024-01-03T00:00:00Z')), ['c', 3, '2d']);
   assert.deepEqual(def.shortNames, ['cm']);

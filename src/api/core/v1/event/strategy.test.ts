@@ -74,13 +74,27 @@ test('table: LAST SEEN TYPE REASON OBJECT MESSAGE (+wide)', () => {
     ['Last Seen', 'Type', 'Reason', 'Object', 'Message'],
   );
   assert.deepEqual(def.table!.cells(ev(), now), [
-    '60s', 'Normal', 'Pulled', 'pod/nginx', 'spec.containers{nginx}', 'kubelet, node-1', 'Successfully pulled image "nginx"', '10m', 3, 'nginx.17a',
+    '60s',
+    'Normal',
+    'Pulled',
+    'pod/nginx',
+    'spec.containers{nginx}',
+    'kubelet, node-1',
+    'Successfully pulled image "nginx"',
+    '10m',
+    3,
+    'nginx.17a',
   ]);
   // new-style event: eventTime, series, reporting fields
   const series = ev({
-    firstTimestamp: undefined, lastTimestamp: undefined, count: undefined, source: undefined,
-    eventTime: '2024-01-01T00:00:00.000000Z', series: { count: 5, lastObservedTime: '2024-01-01T00:08:00.000000Z' },
-    reportingComponent: 'default-scheduler', reportingInstance: 'sched-1',
+    firstTimestamp: undefined,
+    lastTimestamp: undefined,
+    count: undefined,
+    source: undefined,
+    eventTime: '2024-01-01T00:00:00.000000Z',
+    series: { count: 5, lastObservedTime: '2024-01-01T00:08:00.000000Z' },
+    reportingComponent: 'default-scheduler',
+    reportingInstance: 'sched-1',
   } as Partial<Event>);
   const cells = def.table!.cells(series, now);
   assert.deepEqual([cells[0], cells[5], cells[7], cells[8]], ['2m', 'default-scheduler, sched-1', '10m', 5]);

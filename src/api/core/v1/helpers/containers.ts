@@ -3,7 +3,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/api/v1/pod/util.go
  */
-import type { Container, EphemeralContainer, PodSpec, } from '../pod/types.js';
+import type { Container, EphemeralContainer, PodSpec } from '../pod/types.js';
 
 /** Which list a container comes from (upstream ContainerType bit mask). */
 const ContainerType = {

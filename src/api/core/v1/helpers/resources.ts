@@ -10,7 +10,7 @@
  *
  * @see https://github.com/kubernetes/component-helpers/blob/v0.32.0/resource/helpers.go
  */
-import { addQuantity, compareQuantity, formatQuantity, milliValue, parseQuantityJSON, type Quantity, value, } from '../../../../apimachinery/quantity.js';
+import { addQuantity, compareQuantity, formatQuantity, milliValue, parseQuantityJSON, type Quantity, value } from '../../../../apimachinery/quantity.js';
 import type { Container, Pod, ResourceList } from '../pod/types.js';
 
 /** Parsed resources: name → Quantity. */

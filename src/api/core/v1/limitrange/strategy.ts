@@ -35,7 +35,10 @@ function validateItem(it: LimitRangeItem, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   if (!it.type) errs.push(required(p.child('type'), ''));
   else if (!TYPES.includes(it.type)) errs.push(notSupported(p.child('type'), it.type, TYPES));
-  const maps = { max: it.max, min: it.min, default: it.default, defaultRequest: it.defaultRequest, maxLimitRequestRatio: it.maxLimitRequestRatio } as Record<string, RL | undefined>;
+  const maps = { max: it.max, min: it.min, default: it.default, defaultRequest: it.defaultRequest, maxLimitRequestRatio: it.maxLimitRequestRatio } as Record<
+    string,
+    RL | undefined
+  >;
   for (const [name, m] of Object.entries(maps)) {
     for (const [k, v] of Object.entries(m ?? {})) if (!q(v)) errs.push(invalid(p.child(name).key(k), v, 'must be a valid quantity'));
   }
@@ -54,7 +57,8 @@ function validateItem(it: LimitRangeItem, p: Path): FieldError[] {
     if (mn && mx && compareQuantity(mn, mx) > 0) errs.push(invalid(p.child('min').key(k), f(mn), `min value ${f(mn)} is greater than max value ${f(mx)}`));
     if (dr && mn && compareQuantity(mn, dr) > 0) errs.push(invalid(p.child('defaultRequest').key(k), f(dr), `min value ${f(mn)} is greater than default request value ${f(dr)}`));
     if (dr && mx && compareQuantity(dr, mx) > 0) errs.push(invalid(p.child('defaultRequest').key(k), f(dr), `default request value ${f(dr)} is greater than max value ${f(mx)}`));
-    if (dr && d && compareQuantity(dr, d) > 0) errs.push(invalid(p.child('defaultRequest').key(k), f(dr), `default request value ${f(dr)} is greater than default limit value ${f(d)}`));
+    if (dr && d && compareQuantity(dr, d) > 0)
+      errs.push(invalid(p.child('defaultRequest').key(k), f(dr), `default request value ${f(dr)} is greater than default limit value ${f(d)}`));
     if (d && mn && compareQuantity(mn, d) > 0) errs.push(invalid(p.child('default').key(k), f(d), `min value ${f(mn)} is greater than default value ${f(d)}`));
     if (d && mx && compareQuantity(d, mx) > 0) errs.push(invalid(p.child('default').key(k), f(d), `default value ${f(d)} is greater than max value ${f(mx)}`));
     if (ratio && compareQuantity(ratio, { mantissa: 1n, scale: 0, format: 'DecimalSI' }) < 0) {

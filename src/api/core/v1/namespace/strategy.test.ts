@@ -4,13 +4,7 @@ import type { Namespace } from 'kubernetes-types/core/v1.js';
 import { fieldErrorString } from '../../../../apimachinery/field-errors.js';
 import type { StrategyContext } from '../../../resource.js';
 import type { O } from '../shared/types.js';
-import {
-  namespaceDefinition as def,
-  namespaceDeleteStep,
-  namespaceFinalizeStrategy,
-  namespaceStatusStrategy,
-  shouldDeleteNamespaceDuringUpdate,
-} from './strategy.js';
+import { namespaceDefinition as def, namespaceDeleteStep, namespaceFinalizeStrategy, namespaceStatusStrategy, shouldDeleteNamespaceDuringUpdate } from './strategy.js';
 
 const ctx: StrategyContext = { user: { username: 'admin', groups: [] }, namespace: '', now: () => new Date('2024-05-01T00:00:00Z') };
 const ns = (o: Partial<Namespace> = {}): O<Namespace> => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'demo' }, ...o }) as O<Namespace>;

@@ -52,7 +52,17 @@ test('validate: taints (under metadata.taints as upstream), quantities, podCIDRs
     'metadata.taints[0].effect: Unsupported value: "Bogus": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
   ]);
   assert.deepEqual(msgs(def.validate!(node({ spec: { taints: [{ key: 'k', effect: '' } as never] } }), ctx)), ['metadata.taints[0].effect: Required value']);
-  const dup = def.validate!(node({ spec: { taints: [{ key: 'k', effect: 'NoSchedule' }, { key: 'k', value: 'x', effect: 'NoSchedule' }] } }), ctx);
+  const dup = def.validate!(
+    node({
+      spec: {
+        taints: [
+          { key: 'k', effect: 'NoSchedule' },
+          { key: 'k', value: 'x', effect: 'NoSchedule' },
+        ],
+      },
+    }),
+    ctx,
+  );
   assert.equal(dup.length, 1);
   assert.equal(dup[0]!.field, 'metadata.taints[1]');
   assert.equal(dup[0]!.type, 'FieldValueDuplicate');
@@ -77,11 +87,21 @@ test('validateUpdate: podCIDR and providerID are set-once, addresses unique', ()
   ]);
   assert.deepEqual(msgs(def.validateUpdate!(node({ spec: { podCIDRs: ['10.0.0.0/24'] } }), node(), ctx)), []);
   const dupAddr = def.validateUpdate!(
-    node({ status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'InternalIP', address: '10.0.0.1' }] } }),
+    node({
+      status: {
+        addresses: [
+          { type: 'InternalIP', address: '10.0.0.1' },
+          { type: 'InternalIP', address: '10.0.0.1' },
+        ],
+      },
+    }),
     node(),
     ctx,
   );
-  assert.deepEqual(dupAddr.map((e) => e.field), ['status.addresses[1]']);
+  assert.deepEqual(
+    dupAddr.map((e) => e.field),
+    ['status.addresses[1]'],
+  );
 });
 
 test('field selector spec.unschedulable', () => {
@@ -91,23 +111,43 @@ test('field selector spec.unschedulable', () => {
 
 test('table rows: status, roles, wide columns', () => {
   const now = new Date('2024-01-02T00:00:00Z');
-  assert.deepEqual(def.table!.columns.map((c) => `${c.name}:${c.priority}`), [
-    'Name:0', 'Status:0', 'Roles:0', 'Age:0', 'Version:0',
-    'Internal-IP:1', 'External-IP:1', 'OS-Image:1', 'Kernel-Version:1', 'Container-Runtime:1',
-  ]);
+  assert.deepEqual(
+    def.table!.columns.map((c) => `${c.name}:${c.priority}`),
+    ['Name:0', 'Status:0', 'Roles:0', 'Age:0', 'Version:0', 'Internal-IP:1', 'External-IP:1', 'OS-Image:1', 'Kernel-Version:1', 'Container-Runtime:1'],
+  );
   const ready = node({
     metadata: { name: 'cp', creationTimestamp: '2024-01-01T00:00:00Z', labels: { 'node-role.kubernetes.io/control-plane': '', 'node-role.kubernetes.io/etcd': '' } },
     status: {
       conditions: [{ type: 'Ready', status: 'True' }],
-      addresses: [{ type: 'Hostname', address: 'cp' }, { type: 'InternalIP', address: '192.168.1.10' }],
+      addresses: [
+        { type: 'Hostname', address: 'cp' },
+        { type: 'InternalIP', address: '192.168.1.10' },
+      ],
       nodeInfo: {
-        kubeletVersion: 'v1.32.0', osImage: 'Debian GNU/Linux 12 (bookworm)', kernelVersion: '6.1.0', containerRuntimeVersion: 'containerd://1.7.0',
-        architecture: 'amd64', bootID: '', machineID: '', kubeProxyVersion: '', operatingSystem: 'linux', systemUUID: '',
+        kubeletVersion: 'v1.32.0',
+        osImage: 'Debian GNU/Linux 12 (bookworm)',
+        kernelVersion: '6.1.0',
+        containerRuntimeVersion: 'containerd://1.7.0',
+        architecture: 'amd64',
+        bootID: '',
+        machineID: '',
+        kubeProxyVersion: '',
+        operatingSystem: 'linux',
+        systemUUID: '',
       },
     },
   });
   assert.deepEqual(def.table!.cells(ready, now), [
-    'cp', 'Ready', 'control-plane,etcd', '24h', 'v1.32.0', '192.168.1.10', '<none>', 'Debian GNU/Linux 12 (bookworm)', '6.1.0', 'containerd://1.7.0',
+    'cp',
+    'Ready',
+    'control-plane,etcd',
+    '24h',
+    'v1.32.0',
+    '192.168.1.10',
+    '<none>',
+    'Debian GNU/Linux 12 (bookworm)',
+    '6.1.0',
+    'containerd://1.7.0',
   ]);
   const cordoned = node({ spec: { unschedulable: true }, status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } });
   const cells = def.table!.cells(cordoned, now);

@@ -31,7 +31,9 @@ test('validation messages', () => {
   assert.deepEqual(msgs(def.validate!(none, ctx)), ['spec: Required value: must specify a volume type']);
   assert.deepEqual(msgs(def.validate!(pv({ nfs: { server: 'nfs', path: 'rel' } }), ctx)), ['spec.nfs: Forbidden: may not specify more than 1 volume type']);
   assert.deepEqual(msgs(def.validate!(pv({ hostPath: { path: '' } }), ctx)), ['spec.hostPath.path: Required value']);
-  assert.deepEqual(msgs(def.validate!(pv({ hostPath: undefined, local: { path: '/mnt/disks/a' } }), ctx)), ['spec.nodeAffinity: Required value: Local volume requires node affinity']);
+  assert.deepEqual(msgs(def.validate!(pv({ hostPath: undefined, local: { path: '/mnt/disks/a' } }), ctx)), [
+    'spec.nodeAffinity: Required value: Local volume requires node affinity',
+  ]);
   assert.deepEqual(msgs(def.validate!(pv({ accessModes: [], capacity: { storage: '0' } }), ctx)), [
     'spec.accessModes: Required value',
     'spec.capacity[storage]: Invalid value: "0": must be greater than zero',
@@ -59,10 +61,14 @@ test('status strategy stamps lastPhaseTransitionTime on phase changes', () => {
 
 test('table rows', () => {
   const now = new Date('2024-01-01T00:00:07Z');
-  assert.deepEqual(def.table!.columns.map((c) => c.name), [
-    'Name', 'Capacity', 'Access Modes', 'Reclaim Policy', 'Status', 'Claim', 'StorageClass', 'VolumeAttributesClass', 'Reason', 'Age', 'VolumeMode',
-  ]);
-  const bound = pv({ persistentVolumeReclaimPolicy: 'Retain', claimRef: { namespace: 'default', name: 'task-pv-claim' }, volumeMode: 'Filesystem' }, { status: { phase: 'Bound' } });
+  assert.deepEqual(
+    def.table!.columns.map((c) => c.name),
+    ['Name', 'Capacity', 'Access Modes', 'Reclaim Policy', 'Status', 'Claim', 'StorageClass', 'VolumeAttributesClass', 'Reason', 'Age', 'VolumeMode'],
+  );
+  const bound = pv(
+    { persistentVolumeReclaimPolicy: 'Retain', claimRef: { namespace: 'default', name: 'task-pv-claim' }, volumeMode: 'Filesystem' },
+    { status: { phase: 'Bound' } },
+  );
   assert.deepEqual(def.table!.cells(bound, now), ['task-pv-volume', '10Gi', 'RWO', 'Retain', 'Bound', 'default/task-pv-claim', 'manual', '<unset>', '', '7s', 'Filesystem']);
   const deleting = pv({}, { metadata: { name: 'x', deletionTimestamp: '2024-01-01T00:00:00Z' }, status: { phase: 'Released' } });
   assert.equal(def.table!.cells(deleting, now)[4], 'Terminating');

@@ -23,9 +23,28 @@ const RECLAIM_POLICIES = ['Delete', 'Recycle', 'Retain'];
 
 /** The persistent volume source fields of a PersistentVolumeSpec, in upstream's checking order. */
 const VOLUME_SOURCES = [
-  'hostPath', 'gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'flocker', 'nfs', 'rbd', 'quobyte', 'cephfs', 'iscsi',
-  'cinder', 'fc', 'flexVolume', 'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk', 'scaleIO',
-  'local', 'storageos', 'csi',
+  'hostPath',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'glusterfs',
+  'flocker',
+  'nfs',
+  'rbd',
+  'quobyte',
+  'cephfs',
+  'iscsi',
+  'cinder',
+  'fc',
+  'flexVolume',
+  'azureFile',
+  'vsphereVolume',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'azureDisk',
+  'scaleIO',
+  'local',
+  'storageos',
+  'csi',
 ] as const;
 
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -204,7 +223,7 @@ export const persistentVolumeDefinition: ResourceDefinition<K<PersistentVolume>>
   table: {
     columns: [
       NAME_COLUMN,
-      column('Capacity', 'string', 'capacity is the description of the persistent volume\'s resources and capacity.'),
+      column('Capacity', 'string', "capacity is the description of the persistent volume's resources and capacity."),
       column('Access Modes', 'string', 'accessModes contains all ways the volume can be mounted.'),
       column('Reclaim Policy', 'string', 'persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.'),
       column('Status', 'string', 'phase indicates if a volume is available, bound to a claim, or released by a claim.'),

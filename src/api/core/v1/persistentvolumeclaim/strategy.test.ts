@@ -23,7 +23,10 @@ test('defaults, create resets status to Pending, quantities checked and canonica
   assert.equal(c.spec?.volumeMode, 'Filesystem');
   def.prepareForCreate!(c, ctx);
   assert.deepEqual(c.status, { phase: 'Pending' });
-  assert.throws(() => def.prepareForCreate!(pvc({ resources: { requests: { storage: 'lots' } } }), ctx), (e: unknown) => e instanceof StatusError && e.code === 400);
+  assert.throws(
+    () => def.prepareForCreate!(pvc({ resources: { requests: { storage: 'lots' } } }), ctx),
+    (e: unknown) => e instanceof StatusError && e.code === 400,
+  );
   const c2 = pvc({ resources: { requests: { storage: '3072Mi' } } });
   def.canonicalize!(c2);
   assert.equal(c2.spec?.resources?.requests?.storage, '3Gi');
@@ -72,9 +75,10 @@ test('status strategy keeps the spec', () => {
 
 test('table rows', () => {
   const now = new Date('2024-01-01T00:05:00Z');
-  assert.deepEqual(def.table!.columns.map((c) => `${c.name}:${c.priority}`), [
-    'Name:0', 'Status:0', 'Volume:0', 'Capacity:0', 'Access Modes:0', 'StorageClass:0', 'VolumeAttributesClass:0', 'Age:0', 'VolumeMode:1',
-  ]);
+  assert.deepEqual(
+    def.table!.columns.map((c) => `${c.name}:${c.priority}`),
+    ['Name:0', 'Status:0', 'Volume:0', 'Capacity:0', 'Access Modes:0', 'StorageClass:0', 'VolumeAttributesClass:0', 'Age:0', 'VolumeMode:1'],
+  );
   const pending = pvc({}, { status: { phase: 'Pending' } });
   assert.deepEqual(def.table!.cells(pending, now), ['task-pv-claim', 'Pending', '', '', '', 'manual', '<unset>', '5m', '<unset>']);
   const bound = pvc({ volumeName: 'task-pv-volume', volumeMode: 'Filesystem' }, { status: { phase: 'Bound', capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'] } });

@@ -100,8 +100,12 @@ function validatePVCUpdate(pvc: O<PersistentVolumeClaim>, old: O<PersistentVolum
   const oldAnn = old.metadata.annotations ?? {};
   const newAnn = pvc.metadata.annotations ?? {};
   const oldAnnSC = oldAnn[BETA_STORAGE_CLASS_ANNOTATION];
-  if (oldAnnSC !== undefined && oldSpec.storageClassName === undefined && newSpec.storageClassName === oldAnnSC &&
-      (newAnn[BETA_STORAGE_CLASS_ANNOTATION] === undefined || newAnn[BETA_STORAGE_CLASS_ANNOTATION] === oldAnnSC)) {
+  if (
+    oldAnnSC !== undefined &&
+    oldSpec.storageClassName === undefined &&
+    newSpec.storageClassName === oldAnnSC &&
+    (newAnn[BETA_STORAGE_CLASS_ANNOTATION] === undefined || newAnn[BETA_STORAGE_CLASS_ANNOTATION] === oldAnnSC)
+  ) {
     delete newSpec.storageClassName;
   } else {
     errs.push(...validateImmutableField(newAnn[BETA_STORAGE_CLASS_ANNOTATION] ?? '', oldAnnSC ?? '', `metadata.annotations.${BETA_STORAGE_CLASS_ANNOTATION}`));

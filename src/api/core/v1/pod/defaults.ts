@@ -11,19 +11,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/v1/zz_generated.defaults.go
  */
 import { formatQuantity, parseQuantityJSON, QUANTITY_ERR_FORMAT, QuantityParseError, roundUpQuantity, type Quantity } from '../../../../apimachinery/quantity.js';
-import type {
-  Container,
-  EphemeralContainer,
-  HTTPGetAction,
-  Lifecycle,
-  ObjectFieldSelector,
-  Pod,
-  PodSpec,
-  Probe,
-  ResourceList,
-  ResourceRequirements,
-  Volume,
-} from './types.js';
+import type { Container, EphemeralContainer, HTTPGetAction, Lifecycle, ObjectFieldSelector, Pod, PodSpec, Probe, ResourceList, ResourceRequirements, Volume } from './types.js';
 
 /** Upstream DefaultTerminationGracePeriodSeconds (seconds). */
 const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
@@ -113,10 +101,36 @@ function defaultPodSpec(spec: PodSpec): void {
 }
 
 const VOLUME_SOURCES = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi',
-  'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc',
-  'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected',
-  'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
 ] as const;
 
 /** SetDefaults_Volume and the per-source defaulters. */
@@ -284,10 +298,11 @@ export function findInvalidPodQuantity(pod: Pod): QuantityParseError | undefined
   for (const cs of [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])]) {
     lists.push(cs.allocatedResources as ResourceList | undefined, cs.resources?.limits, cs.resources?.requests);
   }
-  for (const l of lists) for (const k in l ?? {}) {
-    const e = check(l![k]);
-    if (e) return e;
-  }
+  for (const l of lists)
+    for (const k in l ?? {}) {
+      const e = check(l![k]);
+      if (e) return e;
+    }
   for (const v of singles) {
     const e = check(v);
     if (e) return e;

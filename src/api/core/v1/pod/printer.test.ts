@@ -59,14 +59,17 @@ const cases: { name: string; pod: Pod; want: [string, string, string, string] }[
   {
     name: 'completed + running + not ready → NotReady (two-container-pod.yaml)',
     pod: pod(
-      { containers: [{ name: 'nginx', image: 'nginx' }, { name: 'debian', image: 'debian' }], restartPolicy: 'Never' },
+      {
+        containers: [
+          { name: 'nginx', image: 'nginx' },
+          { name: 'debian', image: 'debian' },
+        ],
+        restartPolicy: 'Never',
+      },
       {
         phase: 'Running',
         conditions: [{ type: 'Ready', status: 'False' }],
-        containerStatuses: [
-          cs('debian', { state: { terminated: { exitCode: 0, reason: 'Completed' } } }),
-          cs('nginx', { ready: true, state: { running: {} } }),
-        ],
+        containerStatuses: [cs('debian', { state: { terminated: { exitCode: 0, reason: 'Completed' } } }), cs('nginx', { ready: true, state: { running: {} } })],
       },
     ),
     want: ['p', '1/2', 'NotReady', '0'],
@@ -75,7 +78,11 @@ const cases: { name: string; pod: Pod; want: [string, string, string, string] }[
     name: 'init container running',
     pod: pod(
       { initContainers: [{ name: 'install', image: 'busybox' }] },
-      { phase: 'Pending', initContainerStatuses: [cs('install', { state: { running: {} } })], containerStatuses: [cs('app', { state: { waiting: { reason: 'PodInitializing' } } })] },
+      {
+        phase: 'Pending',
+        initContainerStatuses: [cs('install', { state: { running: {} } })],
+        containerStatuses: [cs('app', { state: { waiting: { reason: 'PodInitializing' } } })],
+      },
     ),
     want: ['p', '0/1', 'Init:0/1', '0'],
   },
@@ -119,7 +126,10 @@ const cases: { name: string; pod: Pod; want: [string, string, string, string] }[
       { initContainers: [{ name: 'logshipper', image: 'alpine', restartPolicy: 'Always' }], containers: [{ name: 'myapp', image: 'alpine' }] },
       {
         phase: 'Running',
-        conditions: [{ type: 'Initialized', status: 'True' }, { type: 'Ready', status: 'True' }],
+        conditions: [
+          { type: 'Initialized', status: 'True' },
+          { type: 'Ready', status: 'True' },
+        ],
         initContainerStatuses: [cs('logshipper', { started: true, ready: true, state: { running: {} } })],
         containerStatuses: [cs('myapp', { ready: true, state: { running: {} } })],
       },
@@ -133,7 +143,11 @@ const cases: { name: string; pod: Pod; want: [string, string, string, string] }[
   },
   {
     name: 'terminated pods being deleted keep their status',
-    pod: pod({}, { phase: 'Succeeded', containerStatuses: [cs('app', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] }, { deletionTimestamp: '2025-01-01T00:59:00Z' }),
+    pod: pod(
+      {},
+      { phase: 'Succeeded', containerStatuses: [cs('app', { state: { terminated: { exitCode: 0, reason: 'Completed' } } })] },
+      { deletionTimestamp: '2025-01-01T00:59:00Z' },
+    ),
     want: ['p', '0/1', 'Completed', '0'],
   },
   {
@@ -173,11 +187,19 @@ test('printPod: unknown creation time', () => {
 test('columns and row conditions', () => {
   assert.deepEqual(
     POD_COLUMNS.map((c) => [c.name, c.priority]),
-    [['Name', 0], ['Ready', 0], ['Status', 0], ['Restarts', 0], ['Age', 0], ['IP', 1], ['Node', 1], ['Nominated Node', 1], ['Readiness Gates', 1]],
+    [
+      ['Name', 0],
+      ['Ready', 0],
+      ['Status', 0],
+      ['Restarts', 0],
+      ['Age', 0],
+      ['IP', 1],
+      ['Node', 1],
+      ['Nominated Node', 1],
+      ['Readiness Gates', 1],
+    ],
   );
   assert.equal(POD_COLUMNS[0]!.format, 'name');
-  assert.deepEqual(podRowConditions(pod({}, { phase: 'Succeeded' })), [
-    { type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' },
-  ]);
+  assert.deepEqual(podRowConditions(pod({}, { phase: 'Succeeded' })), [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }]);
   assert.equal(podRowConditions(pod({}, { phase: 'Running' })), undefined);
 });

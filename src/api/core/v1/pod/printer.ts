@@ -167,17 +167,7 @@ export function printPod(pod: Pod, now: Date): [string, string, string, string, 
     }
     gates = `${trueCount}/${rg.length}`;
   }
-  return [
-    pod.metadata?.name ?? '',
-    `${ready}/${total}`,
-    reason,
-    restartsStr,
-    translateTimestampSince(pod.metadata?.creationTimestamp, now),
-    podIP,
-    nodeName,
-    nominated,
-    gates,
-  ];
+  return [pod.metadata?.name ?? '', `${ready}/${total}`, reason, restartsStr, translateTimestampSince(pod.metadata?.creationTimestamp, now), podIP, nodeName, nominated, gates];
 }
 
 /**

@@ -67,13 +67,22 @@ test('update: nodeName may not change once set', () => {
 
 test('update: containers may not be added or removed', () => {
   const old = stored();
-  assert.deepEqual(update(old, (p) => p.spec!.containers.push({ name: 'b', image: 'b' })), ['spec.containers: Forbidden: pod updates may not add or remove containers']);
+  assert.deepEqual(
+    update(old, (p) => p.spec!.containers.push({ name: 'b', image: 'b' })),
+    ['spec.containers: Forbidden: pod updates may not add or remove containers'],
+  );
 });
 
 test('update: scheduling gates may only be removed', () => {
   const old = stored((p) => (p.spec!.schedulingGates = [{ name: 'example.com/foo' }, { name: 'example.com/bar' }]));
-  assert.deepEqual(update(old, (p) => (p.spec!.schedulingGates = [{ name: 'example.com/bar' }])), []);
-  assert.deepEqual(update(old, (p) => void delete p.spec!.schedulingGates), []);
+  assert.deepEqual(
+    update(old, (p) => (p.spec!.schedulingGates = [{ name: 'example.com/bar' }])),
+    [],
+  );
+  assert.deepEqual(
+    update(old, (p) => void delete p.spec!.schedulingGates),
+    [],
+  );
   assert.deepEqual(
     update(old, (p) => p.spec!.schedulingGates!.push({ name: 'example.com/baz' })),
     ["spec.schedulingGates[2].name: Forbidden: only deletion is allowed, but found new scheduling gate 'example.com/baz'"],
@@ -85,27 +94,43 @@ test('update: a gated pod may gain nodeSelector entries but not change them', ()
     p.spec!.schedulingGates = [{ name: 'example.com/foo' }];
     p.spec!.nodeSelector = { disktype: 'ssd' };
   });
-  assert.deepEqual(update(old, (p) => (p.spec!.nodeSelector = { disktype: 'ssd', zone: 'a' })), []);
-  assert.deepEqual(update(old, (p) => (p.spec!.nodeSelector = { disktype: 'hdd' })), [
-    'spec.nodeSelector: Invalid value: {"disktype":"hdd"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)',
-  ]);
+  assert.deepEqual(
+    update(old, (p) => (p.spec!.nodeSelector = { disktype: 'ssd', zone: 'a' })),
+    [],
+  );
+  assert.deepEqual(
+    update(old, (p) => (p.spec!.nodeSelector = { disktype: 'hdd' })),
+    ['spec.nodeSelector: Invalid value: {"disktype":"hdd"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)'],
+  );
 });
 
 test('update: activeDeadlineSeconds may only decrease; existing tolerations are immutable', () => {
   const old = stored((p) => (p.spec!.activeDeadlineSeconds = 100));
-  assert.deepEqual(update(old, (p) => (p.spec!.activeDeadlineSeconds = 50)), []);
-  assert.deepEqual(update(old, (p) => (p.spec!.activeDeadlineSeconds = 200)), ['spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous value']);
+  assert.deepEqual(
+    update(old, (p) => (p.spec!.activeDeadlineSeconds = 50)),
+    [],
+  );
+  assert.deepEqual(
+    update(old, (p) => (p.spec!.activeDeadlineSeconds = 200)),
+    ['spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous value'],
+  );
   assert.deepEqual(
     update(old, (p) => (p.spec!.tolerations = [{ key: 'other', operator: 'Exists' }])),
     ['spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds'],
   );
   // tolerationSeconds may change
-  assert.deepEqual(update(old, (p) => (p.spec!.tolerations![0]!.tolerationSeconds = 60)), []);
+  assert.deepEqual(
+    update(old, (p) => (p.spec!.tolerations![0]!.tolerationSeconds = 60)),
+    [],
+  );
 });
 
 test('update: metadata name is immutable; status is kept from the old object', () => {
   const old = stored();
-  assert.deepEqual(update(old, (p) => (p.metadata.name = 'other')), ['metadata.name: Invalid value: "other": field is immutable']);
+  assert.deepEqual(
+    update(old, (p) => (p.metadata.name = 'other')),
+    ['metadata.name: Invalid value: "other": field is immutable'],
+  );
   const next = structuredClone(old);
   next.status = { phase: 'Running' };
   podDefinition.prepareForUpdate!(next, old, testContext());
@@ -145,9 +170,7 @@ test('status subresource keeps spec and validates status changes', () => {
   next.status = { phase: 'Running', qosClass: 'Guaranteed', podIPs: [{ ip: '10.0.0.5' }], podIP: '10.0.0.5' };
   podDefinition.status!.prepareForUpdate(next, old, testContext());
   assert.equal(next.spec!.containers[0]!.image, 'nginx:1.27');
-  assert.deepEqual(podDefinition.status!.validateUpdate!(next, old, testContext()).map(fieldErrorString), [
-    'status.qosClass: Invalid value: "Guaranteed": field is immutable',
-  ]);
+  assert.deepEqual(podDefinition.status!.validateUpdate!(next, old, testContext()).map(fieldErrorString), ['status.qosClass: Invalid value: "Guaranteed": field is immutable']);
   next.status.qosClass = old.status!.qosClass;
   next.status.podIPs = [{ ip: '10.0.0.5' }, { ip: 'bogus' }];
   assert.deepEqual(podDefinition.status!.validateUpdate!(next, old, testContext()).map(fieldErrorString), [

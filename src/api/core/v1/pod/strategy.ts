@@ -60,7 +60,13 @@ function applySchedulingGatedCondition(pod: Pod, now: Date): void {
   if ((status.conditions ?? []).some((c) => c.type === 'PodScheduled')) return;
   updatePodCondition(
     status,
-    { type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates', lastProbeTime: null as unknown as string },
+    {
+      type: 'PodScheduled',
+      status: 'False',
+      reason: 'SchedulingGated',
+      message: 'Scheduling is blocked due to non-empty scheduling gates',
+      lastProbeTime: null as unknown as string,
+    },
     now,
   );
 }

@@ -25,7 +25,9 @@ export function loadManifest(file: string): KObject[] {
 
 /** File names of all manifests. */
 export function manifestFiles(): string[] {
-  return readdirSync(MANIFEST_DIR).filter((f) => f.endsWith('.yaml')).sort();
+  return readdirSync(MANIFEST_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 }
 
 /** A fixed strategy context. */
@@ -56,7 +58,10 @@ export function createPod(input: Pod, ctx: StrategyContext = testContext()): { p
 
 /** A pod built from a workload's pod template (Deployment, Job, …), as its controller would create it. */
 export function podFromTemplate(obj: KObject): Pod {
-  const spec = obj.spec as { template?: { metadata?: Pod['metadata']; spec?: Pod['spec'] }; jobTemplate?: { spec?: { template?: { metadata?: Pod['metadata']; spec?: Pod['spec'] } } } };
+  const spec = obj.spec as {
+    template?: { metadata?: Pod['metadata']; spec?: Pod['spec'] };
+    jobTemplate?: { spec?: { template?: { metadata?: Pod['metadata']; spec?: Pod['spec'] } } };
+  };
   const tmpl = spec.template ?? spec.jobTemplate?.spec?.template;
   if (!tmpl) throw new Error(`${obj.kind} has no pod template`);
   return {

@@ -8,22 +8,8 @@
  */
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { type FieldError, forbidden, invalid, notSupported, type Path, required } from '../../../../apimachinery/field-errors.js';
-import {
-  compareQuantity,
-  formatQuantity,
-  milliValue,
-  parseQuantityJSON,
-  type Quantity,
-  QuantityParseError,
-  scaledValueBig,
-} from '../../../../apimachinery/quantity.js';
-import {
-  isDNS1123Label,
-  isQualifiedName,
-  validateObjectMeta,
-  validateObjectMetaUpdate,
-  type ValidateNameFunc,
-} from '../../../../apimachinery/validation.js';
+import { compareQuantity, formatQuantity, milliValue, parseQuantityJSON, type Quantity, QuantityParseError, scaledValueBig } from '../../../../apimachinery/quantity.js';
+import { isDNS1123Label, isQualifiedName, validateObjectMeta, validateObjectMetaUpdate, type ValidateNameFunc } from '../../../../apimachinery/validation.js';
 import type { ResourceRequirements } from './types.js';
 
 /** Options that change what pod validation accepts (upstream PodValidationOptions, the used subset). */
@@ -88,13 +74,36 @@ export function validateFileMode(mode: number | undefined | null, p: Path): Fiel
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
 const STANDARD_RESOURCES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
-  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods', 'quota', 'services', 'replicationcontrollers',
-  'secrets', 'persistentvolumeclaims', 'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'quota',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'persistentvolumeclaims',
+  'storage',
+  'requests.storage',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 const INTEGER_RESOURCES = new Set([
-  'pods', 'quota', 'services', 'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims',
-  'services.nodeports', 'services.loadbalancers',
+  'pods',
+  'quota',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 
 /** `hugepages-<size>` */
@@ -111,8 +120,7 @@ const isOvercommitAllowed = (name: string): boolean => isNativeResource(name) &&
 /** Values must be whole numbers (upstream IsIntegerResourceName). */
 const isIntegerResourceName = (name: string): boolean => INTEGER_RESOURCES.has(name) || isExtendedResourceName(name);
 /** cpu, memory, ephemeral-storage, hugepages-* (upstream IsStandardContainerResourceName). */
-const isStandardContainerResourceName = (name: string): boolean =>
-  STANDARD_CONTAINER_RESOURCES.has(name) || isHugePageResourceName(name);
+const isStandardContainerResourceName = (name: string): boolean => STANDARD_CONTAINER_RESOURCES.has(name) || isHugePageResourceName(name);
 /** Upstream IsStandardResourceName. */
 const isStandardResourceName = (name: string): boolean => STANDARD_RESOURCES.has(name) || isHugePageResourceName(name);
 
@@ -184,12 +192,7 @@ function hugePageDivisible(name: string, q: Quantity): boolean {
  * Container (or overhead) resources: names, values, requests ≤ limits, non-overcommittable
  * requests == limits, hugepages need cpu or memory (upstream validateResourceRequirements).
  */
-export function validateResourceRequirements(
-  req: ResourceRequirements | undefined,
-  podClaimNames: Set<string>,
-  p: Path,
-  opts: PodValidationOptions,
-): FieldError[] {
+export function validateResourceRequirements(req: ResourceRequirements | undefined, podClaimNames: Set<string>, p: Path, opts: PodValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   if (!req) return errs;
   const limPath = p.child('limits');

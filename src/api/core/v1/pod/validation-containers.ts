@@ -16,14 +16,28 @@ import {
   nameIsDNSSubdomain,
   validateNonnegativeField,
 } from '../../../../apimachinery/validation.js';
-import { eachInvalid, type PodValidationOptions, validateDNS1123Label, validateLocalDescendingPath, validatePathNoBacksteps, validateResourceRequirements } from './validation-common.js';
+import {
+  eachInvalid,
+  type PodValidationOptions,
+  validateDNS1123Label,
+  validateLocalDescendingPath,
+  validatePathNoBacksteps,
+  validateResourceRequirements,
+} from './validation-common.js';
 import { validateSecurityContext } from './validation-security.js';
 import { validateContainerResourceFieldSelector, validateObjectFieldSelector, type VolumeMap } from './validation-volumes.js';
 import type { Container, ContainerPort, EnvFromSource, EnvVar, EphemeralContainer, LifecycleHandler, Probe } from './types.js';
 
 const ENV_DOWNWARD_FIELDS = [
-  'metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName',
-  'status.hostIP', 'status.hostIPs', 'status.podIP', 'status.podIPs',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.serviceAccountName',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
 ];
 
 /** Shared context of one PodSpec's container validation. */
@@ -106,7 +120,10 @@ function validateEnvFrom(list: EnvFromSource[] | undefined, p: Path, opts: PodVa
       errs.push(...eachInvalid(ip.child('prefix'), ev.prefix, opts.allowRelaxedEnvironmentVariableValidation ? isRelaxedEnvVarName(ev.prefix) : isEnvVarName(ev.prefix)));
     }
     let n = 0;
-    for (const [key, ref] of [['configMapRef', ev.configMapRef], ['secretRef', ev.secretRef]] as const) {
+    for (const [key, ref] of [
+      ['configMapRef', ev.configMapRef],
+      ['secretRef', ev.secretRef],
+    ] as const) {
       if (!ref) continue;
       n++;
       const rp = ip.child(key);

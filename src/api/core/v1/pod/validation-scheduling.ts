@@ -142,7 +142,10 @@ export function validateAffinity(a: Affinity | undefined, p: Path): FieldError[]
       errs.push(...validateNodeSelectorTerm(t.preference, true, tp.child('preference')));
     });
   }
-  for (const [key, pa] of [['podAffinity', a.podAffinity], ['podAntiAffinity', a.podAntiAffinity]] as const) {
+  for (const [key, pa] of [
+    ['podAffinity', a.podAffinity],
+    ['podAntiAffinity', a.podAntiAffinity],
+  ] as const) {
     if (!pa) continue;
     const pp = p.child(key);
     (pa.requiredDuringSchedulingIgnoredDuringExecution ?? []).forEach((t, i) =>

@@ -68,7 +68,8 @@ function validateWindowsOptions(w: { gmsaCredentialSpecName?: string; gmsaCreden
   }
   if (w.gmsaCredentialSpec !== undefined) {
     if (w.gmsaCredentialSpec.length === 0) errs.push(invalid(p.child('gmsaCredentialSpec'), w.gmsaCredentialSpec, 'gmsaCredentialSpec cannot be an empty string'));
-    else if (Buffer.byteLength(w.gmsaCredentialSpec) > 64 * 1024) errs.push(invalid(p.child('gmsaCredentialSpec'), w.gmsaCredentialSpec, 'gmsaCredentialSpec size must be under 64 KiB'));
+    else if (Buffer.byteLength(w.gmsaCredentialSpec) > 64 * 1024)
+      errs.push(invalid(p.child('gmsaCredentialSpec'), w.gmsaCredentialSpec, 'gmsaCredentialSpec size must be under 64 KiB'));
   }
   if (w.runAsUserName !== undefined) {
     const n = w.runAsUserName;
@@ -196,7 +197,11 @@ export function validateWindowsHostProcessPod(spec: PodSpec, p: Path, opts: PodV
     const chp = c.securityContext?.windowsOptions?.hostProcess;
     if (podHP !== undefined && chp !== undefined && podHP !== chp) {
       errs.push(
-        invalid(p.child(type).index(i).child('securityContext', 'windowsOptions', 'hostProcess'), chp, `pod hostProcess value must be identical if both are specified, was ${podHP}`),
+        invalid(
+          p.child(type).index(i).child('securityContext', 'windowsOptions', 'hostProcess'),
+          chp,
+          `pod hostProcess value must be identical if both are specified, was ${podHP}`,
+        ),
       );
     }
     if (chp === true || (chp === undefined && podHP === true)) hpCount++;
@@ -250,7 +255,18 @@ export function validateOS(spec: PodSpec, p: Path): FieldError[] {
     const csc = c.securityContext;
     if (!csc) return;
     const cp = p.child(type).index(i).child('securityContext');
-    for (const f of ['appArmorProfile', 'seLinuxOptions', 'seccompProfile', 'capabilities', 'readOnlyRootFilesystem', 'privileged', 'allowPrivilegeEscalation', 'procMount', 'runAsUser', 'runAsGroup'] as const) {
+    for (const f of [
+      'appArmorProfile',
+      'seLinuxOptions',
+      'seccompProfile',
+      'capabilities',
+      'readOnlyRootFilesystem',
+      'privileged',
+      'allowPrivilegeEscalation',
+      'procMount',
+      'runAsUser',
+      'runAsGroup',
+    ] as const) {
       if (csc[f] !== undefined && csc[f] !== null) errs.push(forbidden(cp.child(f), cannot));
     }
   });

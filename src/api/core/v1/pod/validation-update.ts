@@ -185,7 +185,13 @@ function validatePodSpecificAnnotationUpdates(pod: Pod, old: Pod, p: Path): Fiel
   return errs;
 }
 
-function validateContainerStateTransition(n: ContainerStatus[] | undefined, o: ContainerStatus[] | undefined, p: Path, restartPolicy: string, restartable?: Set<string>): FieldError[] {
+function validateContainerStateTransition(
+  n: ContainerStatus[] | undefined,
+  o: ContainerStatus[] | undefined,
+  p: Path,
+  restartPolicy: string,
+  restartable?: Set<string>,
+): FieldError[] {
   const errs: FieldError[] = [];
   if (restartPolicy === 'Always') return errs;
   (o ?? []).forEach((os, i) => {

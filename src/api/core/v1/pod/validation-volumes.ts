@@ -53,13 +53,35 @@ export function validateVolumes(volumes: Volume[] | undefined, podMeta: ObjectMe
 
 // upstream's check order, with the (sometimes odd) path each source is reported under
 const SOURCE_ORDER: [string, string][] = [
-  ['emptyDir', 'emptyDir'], ['hostPath', 'hostPath'], ['gitRepo', 'gitRepo'], ['gcePersistentDisk', 'gcePersistentDisk'],
-  ['awsElasticBlockStore', 'awsElasticBlockStore'], ['secret', 'secret'], ['nfs', 'nfs'], ['iscsi', 'iscsi'],
-  ['glusterfs', 'glusterfs'], ['flocker', 'flocker'], ['persistentVolumeClaim', 'persistentVolumeClaim'], ['rbd', 'rbd'],
-  ['cinder', 'cinder'], ['cephfs', 'cephFS'], ['quobyte', 'quobyte'], ['downwardAPI', 'downwarAPI'], ['fc', 'fc'],
-  ['flexVolume', 'flexVolume'], ['configMap', 'configMap'], ['azureFile', 'azureFile'], ['vsphereVolume', 'vsphereVolume'],
-  ['photonPersistentDisk', 'photonPersistentDisk'], ['portworxVolume', 'portworxVolume'], ['azureDisk', 'azureDisk'],
-  ['storageos', 'storageos'], ['projected', 'projected'], ['scaleIO', 'scaleIO'], ['csi', 'csi'], ['ephemeral', 'ephemeral'],
+  ['emptyDir', 'emptyDir'],
+  ['hostPath', 'hostPath'],
+  ['gitRepo', 'gitRepo'],
+  ['gcePersistentDisk', 'gcePersistentDisk'],
+  ['awsElasticBlockStore', 'awsElasticBlockStore'],
+  ['secret', 'secret'],
+  ['nfs', 'nfs'],
+  ['iscsi', 'iscsi'],
+  ['glusterfs', 'glusterfs'],
+  ['flocker', 'flocker'],
+  ['persistentVolumeClaim', 'persistentVolumeClaim'],
+  ['rbd', 'rbd'],
+  ['cinder', 'cinder'],
+  ['cephfs', 'cephFS'],
+  ['quobyte', 'quobyte'],
+  ['downwardAPI', 'downwarAPI'],
+  ['fc', 'fc'],
+  ['flexVolume', 'flexVolume'],
+  ['configMap', 'configMap'],
+  ['azureFile', 'azureFile'],
+  ['vsphereVolume', 'vsphereVolume'],
+  ['photonPersistentDisk', 'photonPersistentDisk'],
+  ['portworxVolume', 'portworxVolume'],
+  ['azureDisk', 'azureDisk'],
+  ['storageos', 'storageos'],
+  ['projected', 'projected'],
+  ['scaleIO', 'scaleIO'],
+  ['csi', 'csi'],
+  ['ephemeral', 'ephemeral'],
   ['image', 'image'],
 ];
 
@@ -321,9 +343,20 @@ function splitSubscript(path: string): [string, string] | undefined {
 }
 
 const DOWNWARD_LABELS = new Set([
-  'metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName',
-  'spec.restartPolicy', 'spec.serviceAccountName', 'spec.schedulerName', 'status.phase', 'status.hostIP', 'status.hostIPs',
-  'status.podIP', 'status.podIPs',
+  'metadata.annotations',
+  'metadata.labels',
+  'metadata.name',
+  'metadata.namespace',
+  'metadata.uid',
+  'spec.nodeName',
+  'spec.restartPolicy',
+  'spec.serviceAccountName',
+  'spec.schedulerName',
+  'status.phase',
+  'status.hostIP',
+  'status.hostIPs',
+  'status.podIP',
+  'status.podIPs',
 ]);
 
 /** Upstream validateObjectFieldSelector with ConvertDownwardAPIFieldLabel. */
@@ -383,7 +416,6 @@ export function validateContainerResourceFieldSelector(fs: ResourceFieldSelector
   }
   return errs;
 }
-
 
 function validateProjected(pv: ProjectedVolumeSource, p: Path): FieldError[] {
   const errs: FieldError[] = [];

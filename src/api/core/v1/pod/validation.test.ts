@@ -27,7 +27,10 @@ function errorsOf(mutate: (p: Pod) => void): string[] {
 }
 
 test('the base pod is valid', () => {
-  assert.deepEqual(errorsOf(() => {}), []);
+  assert.deepEqual(
+    errorsOf(() => {}),
+    [],
+  );
 });
 
 const cases: { name: string; mutate: (p: Pod) => void; want: string[] }[] = [
@@ -125,8 +128,14 @@ const cases: { name: string; mutate: (p: Pod) => void; want: string[] }[] = [
   {
     name: 'duplicate mount paths',
     mutate: (p) => {
-      p.spec!.volumes = [{ name: 'a', emptyDir: {} }, { name: 'b', emptyDir: {} }];
-      p.spec!.containers[0]!.volumeMounts = [{ name: 'a', mountPath: '/data' }, { name: 'b', mountPath: '/data' }];
+      p.spec!.volumes = [
+        { name: 'a', emptyDir: {} },
+        { name: 'b', emptyDir: {} },
+      ];
+      p.spec!.containers[0]!.volumeMounts = [
+        { name: 'a', mountPath: '/data' },
+        { name: 'b', mountPath: '/data' },
+      ];
     },
     want: ['spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique'],
   },
@@ -137,13 +146,20 @@ const cases: { name: string; mutate: (p: Pod) => void; want: string[] }[] = [
   },
   {
     name: 'duplicate volume names',
-    mutate: (p) => (p.spec!.volumes = [{ name: 'data', emptyDir: {} }, { name: 'data', emptyDir: {} }]),
+    mutate: (p) =>
+      (p.spec!.volumes = [
+        { name: 'data', emptyDir: {} },
+        { name: 'data', emptyDir: {} },
+      ]),
     want: ['spec.volumes[1].name: Duplicate value: "data"'],
   },
   {
     name: 'configMap volume name and mode',
     mutate: (p) => (p.spec!.volumes = [{ name: 'cfg', configMap: { name: '', defaultMode: 0o1000 } }]),
-    want: ['spec.volumes[0].configMap.name: Required value', 'spec.volumes[0].configMap.defaultMode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive'],
+    want: [
+      'spec.volumes[0].configMap.name: Required value',
+      'spec.volumes[0].configMap.defaultMode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive',
+    ],
   },
   {
     name: 'hostPath with backsteps',
@@ -189,7 +205,9 @@ const cases: { name: string; mutate: (p: Pod) => void; want: string[] }[] = [
   },
   {
     name: 'host port conflict',
-    mutate: (p) => p.spec!.containers.push({ name: 'b', image: 'b', ports: [{ containerPort: 81, hostPort: 8080 }] }) && (p.spec!.containers[0]!.ports = [{ containerPort: 80, hostPort: 8080 }]),
+    mutate: (p) =>
+      p.spec!.containers.push({ name: 'b', image: 'b', ports: [{ containerPort: 81, hostPort: 8080 }] }) &&
+      (p.spec!.containers[0]!.ports = [{ containerPort: 80, hostPort: 8080 }]),
     want: ['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"'],
   },
   {
@@ -210,9 +228,7 @@ const cases: { name: string; mutate: (p: Pod) => void; want: string[] }[] = [
   {
     name: 'httpGet named port',
     mutate: (p) => (p.spec!.containers[0]!.livenessProbe = { httpGet: { port: 'Web_Port' } }),
-    want: [
-      'spec.containers[0].livenessProbe.httpGet.port: Invalid value: "Web_Port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
-    ],
+    want: ['spec.containers[0].livenessProbe.httpGet.port: Invalid value: "Web_Port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)'],
   },
   {
     name: 'probe on a plain init container',
@@ -252,7 +268,7 @@ const cases: { name: string; mutate: (p: Pod) => void; want: string[] }[] = [
   {
     name: 'toleration seconds need NoExecute',
     mutate: (p) => (p.spec!.tolerations = [{ key: 'k', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 10 }]),
-    want: ["spec.tolerations[0].effect: Invalid value: \"NoSchedule\": effect must be 'NoExecute' when `tolerationSeconds` is set"],
+    want: ['spec.tolerations[0].effect: Invalid value: "NoSchedule": effect must be \'NoExecute\' when `tolerationSeconds` is set'],
   },
   {
     name: 'required node affinity without terms',

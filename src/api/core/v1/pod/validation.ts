@@ -10,11 +10,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/validation/validation.go
  */
 import { type FieldError, forbidden, invalid, notSupported, Path, required } from '../../../../apimachinery/field-errors.js';
-import {
-  inclusiveRangeError,
-  nameIsDNSSubdomain,
-  validateLabels,
-} from '../../../../apimachinery/validation.js';
+import { inclusiveRangeError, nameIsDNSSubdomain, validateLabels } from '../../../../apimachinery/validation.js';
 import { podHasContainer, visitContainers } from '../helpers/containers.js';
 import {
   eachInvalid,
@@ -24,13 +20,7 @@ import {
   validateLocalDescendingPath,
   validateResourceRequirements,
 } from './validation-common.js';
-import {
-  type ContainerContext,
-  validateContainerOnlyForPod,
-  validateContainers,
-  validateEphemeralContainers,
-  validateInitContainers,
-} from './validation-containers.js';
+import { type ContainerContext, validateContainerOnlyForPod, validateContainers, validateEphemeralContainers, validateInitContainers } from './validation-containers.js';
 import {
   validateAffinity,
   validateHostAliases,
@@ -183,7 +173,10 @@ export function validatePodMetadataAndSpec(pod: Pod, opts: PodValidationOptions)
       (v.projected?.sources ?? []).forEach((src, si) => {
         if (src.serviceAccountToken) {
           errs.push(
-            forbidden(SPEC.child('volumes').index(vi).child('projected').child('sources').index(si).child('serviceAccountToken'), 'must not be specified when serviceAccountName is not set'),
+            forbidden(
+              SPEC.child('volumes').index(vi).child('projected').child('sources').index(si).child('serviceAccountToken'),
+              'must not be specified when serviceAccountName is not set',
+            ),
           );
         }
       });
@@ -262,4 +255,3 @@ export function validatePodCreate(pod: Pod, opts: PodValidationOptions = { resou
   if (spec) errs.push(...validateAnnotationsMatchFields(pod));
   return errs;
 }
-

@@ -65,7 +65,10 @@ test('strategy: generation, status kept, status validation, printer', () => {
   def.prepareForUpdate!(upd, old, ctx);
   assert.equal(upd.metadata.generation, 2);
   assert.deepEqual(upd.status, { replicas: 2, readyReplicas: 1 });
-  assert.deepEqual(def.table!.columns.filter((c) => c.priority === 0).map((c) => c.name), ['Name', 'Desired', 'Current', 'Ready', 'Age']);
+  assert.deepEqual(
+    def.table!.columns.filter((c) => c.priority === 0).map((c) => c.name),
+    ['Name', 'Desired', 'Current', 'Ready', 'Age'],
+  );
   assert.deepEqual(def.table!.cells(upd, new Date('2024-01-01T00:01:00Z')), ['r', 4, 2, 1, '60s', 'c', 'nginx', 'app=a']);
   const st = rc({ replicas: 1 });
   (st as { status?: unknown }).status = { replicas: 1, readyReplicas: 2 };

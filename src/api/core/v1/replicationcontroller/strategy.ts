@@ -17,7 +17,7 @@ import { validateReplicaSetStatus } from '../../../apps/v1/replicaset/strategy.j
 import { podTemplatePrepare, workloadStatusStrategy, workloadTailCells, workloadTailColumns } from '../../../apps/v1/shared/strategy.js';
 import { type PodTemplate, setPodTemplateDefaults, validateOptionalNonnegative, validateTemplateForController } from '../../../apps/v1/shared/template.js';
 import type { ResourceDefinition } from '../../../resource.js';
-import { column, formatLabels, NAME_COLUMN, } from '../shared/printing.js';
+import { column, formatLabels, NAME_COLUMN } from '../shared/printing.js';
 import type { K, O } from '../shared/types.js';
 
 const SPEC = Path.root('spec');
@@ -87,10 +87,20 @@ export const replicationControllerDefinition: ResourceDefinition<K<ReplicationCo
   table: {
     columns: [
       NAME_COLUMN,
-      column('Desired', 'integer', 'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller'),
-      column('Current', 'integer', 'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller'),
+      column(
+        'Desired',
+        'integer',
+        'Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+      ),
+      column(
+        'Current',
+        'integer',
+        'Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller',
+      ),
       column('Ready', 'integer', 'The number of ready replicas for this replication controller.'),
-      ...workloadTailColumns('Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors'),
+      ...workloadTailColumns(
+        'Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors',
+      ),
     ],
     cells(obj, now) {
       return [

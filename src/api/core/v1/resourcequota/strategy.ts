@@ -81,7 +81,12 @@ export const resourceQuotaDefinition: ResourceDefinition<K<ResourceQuota>> = {
     validateUpdate: (o) => validateQuota(o),
   },
   table: {
-    columns: [NAME_COLUMN, AGE_COLUMN, column('Request', 'string', 'Request represents a minimum amount of cpu/memory that a container may consume.'), column('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.')],
+    columns: [
+      NAME_COLUMN,
+      AGE_COLUMN,
+      column('Request', 'string', 'Request represents a minimum amount of cpu/memory that a container may consume.'),
+      column('Limit', 'string', 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.'),
+    ],
     cells: (q, now) => [q.metadata.name ?? '', translateTimestampSince(q.metadata.creationTimestamp, now), columnText(q, false), columnText(q, true)],
   },
 };

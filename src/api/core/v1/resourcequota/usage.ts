@@ -100,10 +100,7 @@ export function quotaSelects(q: ResourceQuota, group: string, resource: string, 
       }
       case 'CrossNamespacePodAffinity': {
         const a = pod.spec?.affinity;
-        const terms = [
-          ...(a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []),
-          ...(a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []),
-        ];
+        const terms = [...(a?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []), ...(a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [])];
         return terms.some((t) => t.namespaces?.length || t.namespaceSelector);
       }
       default:

@@ -32,7 +32,10 @@ test('data must be base64: Go decoder offsets', () => {
   assert.throws(
     () => def.prepareForCreate!(sec({ data: { password: 'hunter2' } }), ctx),
     (e: unknown) =>
-      e instanceof StatusError && e.code === 400 && e.reason === 'BadRequest' && e.message === 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 4',
+      e instanceof StatusError &&
+      e.code === 400 &&
+      e.reason === 'BadRequest' &&
+      e.message === 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 4',
   );
 });
 
@@ -55,10 +58,7 @@ test('per-type required keys', () => {
     'data[.dockercfg]: Invalid value: "<secret contents redacted>": unexpected end of JSON input',
   ]);
   assert.deepEqual(v({ type: 'kubernetes.io/service-account-token' }), ['metadata.annotations[kubernetes.io/service-account.name]: Required value']);
-  assert.deepEqual(
-    v({ type: 'kubernetes.io/service-account-token', metadata: { name: 's', annotations: { 'kubernetes.io/service-account.name': 'default' } } }),
-    [],
-  );
+  assert.deepEqual(v({ type: 'kubernetes.io/service-account-token', metadata: { name: 's', annotations: { 'kubernetes.io/service-account.name': 'default' } } }), []);
   assert.deepEqual(v({ type: 'kubernetes.io/basic-auth', data: {} }), ['data[username]: Required value', 'data[password]: Required value']);
   assert.deepEqual(v({ type: 'kubernetes.io/basic-auth', data: { password: '' } }), []);
   assert.deepEqual(v({ type: 'kubernetes.io/ssh-auth', data: { 'ssh-privatekey': '' } }), ['data[ssh-privatekey]: Required value']);
@@ -93,6 +93,9 @@ test('go JSON errors', () => {
 test('field selector type, table row', () => {
   const s = sec({ metadata: { name: 's', creationTimestamp: '2024-01-01T00:00:00Z' }, type: 'kubernetes.io/tls', data: { 'tls.crt': '', 'tls.key': '' } });
   assert.deepEqual(def.fieldSelectorAttrs!(s), { type: 'kubernetes.io/tls' });
-  assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'Type', 'Data', 'Age']);
+  assert.deepEqual(
+    def.table!.columns.map((c) => c.name),
+    ['Name', 'Type', 'Data', 'Age'],
+  );
   assert.deepEqual(def.table!.cells(s, new Date('2024-01-01T00:00:42Z')), ['s', 'kubernetes.io/tls', 2, '42s']);
 });

@@ -66,7 +66,10 @@ export class ServiceAllocator {
     const random = opts.random ?? Math.random;
     this.clock = opts.clock ?? Date.now;
     this.grace = opts.reclaimGraceMs ?? 60_000;
-    const cidrs = opts.serviceCIDR.split(',').map((c) => c.trim()).filter(Boolean);
+    const cidrs = opts.serviceCIDR
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
     if (cidrs.length === 0 || cidrs.length > 2) throw new Error(`invalid service CIDR: ${opts.serviceCIDR}`);
     for (const c of cidrs) {
       const r = new IPRange(c, random);

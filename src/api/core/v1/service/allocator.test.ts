@@ -164,9 +164,20 @@ test('headless: no IP allocated, families still set', async () => {
 test('NodePort: auto, requested, shared by protocol, range and conflict errors, LB and health check', async () => {
   const t = setup();
   t.setRandom(0);
-  const n = await t.create(svc('n', { type: 'NodePort', ports: [{ name: 'dns', port: 53, protocol: 'UDP' }, { name: 'dns-tcp', port: 53, protocol: 'TCP' }] }));
+  const n = await t.create(
+    svc('n', {
+      type: 'NodePort',
+      ports: [
+        { name: 'dns', port: 53, protocol: 'UDP' },
+        { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+      ],
+    }),
+  );
   // upper band starts after 86 static ports
-  assert.deepEqual(n.spec?.ports?.map((p) => p.nodePort), [30086, 30086]);
+  assert.deepEqual(
+    n.spec?.ports?.map((p) => p.nodePort),
+    [30086, 30086],
+  );
   const r = await t.create(svc('r', { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] }));
   assert.equal(r.spec?.ports?.[0]?.nodePort, 30080);
   await rejects(
@@ -191,7 +202,10 @@ test('NodePort: auto, requested, shared by protocol, range and conflict errors, 
 
 test('state is rebuilt from stored Services on first use', async () => {
   const t = setup();
-  t.store.put({ metadata: { name: 'old', namespace: 'default' }, spec: { type: 'NodePort', clusterIP: '10.96.0.50', clusterIPs: ['10.96.0.50'], ports: [{ port: 80, nodePort: 30500 }] } } as O<Service>);
+  t.store.put({
+    metadata: { name: 'old', namespace: 'default' },
+    spec: { type: 'NodePort', clusterIP: '10.96.0.50', clusterIPs: ['10.96.0.50'], ports: [{ port: 80, nodePort: 30500 }] },
+  } as O<Service>);
   await rejects(
     t.create(svc('x', { clusterIP: '10.96.0.50' })),
     422,

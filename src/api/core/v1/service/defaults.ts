@@ -133,7 +133,11 @@ export function dropTypeDependentFields(svc: O<Service>, old: O<Service>): void 
     if (a.length === b.length && a.every((v, i) => v === b[i])) for (const p of spec.ports ?? []) delete p.nodePort;
   }
   if (os.type === 'LoadBalancer' && spec.type !== 'LoadBalancer') {
-    if (spec.allocateLoadBalancerNodePorts !== undefined && os.allocateLoadBalancerNodePorts !== undefined && spec.allocateLoadBalancerNodePorts === os.allocateLoadBalancerNodePorts) {
+    if (
+      spec.allocateLoadBalancerNodePorts !== undefined &&
+      os.allocateLoadBalancerNodePorts !== undefined &&
+      spec.allocateLoadBalancerNodePorts === os.allocateLoadBalancerNodePorts
+    ) {
       delete spec.allocateLoadBalancerNodePorts;
     }
   }

@@ -54,10 +54,20 @@ test('names are DNS-1035 labels', () => {
 test('validation messages', () => {
   assert.deepEqual(msgs(def.validate!(ready(), ctx)), []);
   assert.deepEqual(msgs(def.validate!(ready({ ports: [] }), ctx)), ['spec.ports: Required value']);
-  assert.deepEqual(msgs(def.validate!(ready({ ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }, { port: 81, protocol: 'TCP', targetPort: 81 }] }), ctx)), [
-    'spec.ports[0].name: Required value',
-    'spec.ports[1].name: Required value',
-  ]);
+  assert.deepEqual(
+    msgs(
+      def.validate!(
+        ready({
+          ports: [
+            { port: 80, protocol: 'TCP', targetPort: 80 },
+            { port: 81, protocol: 'TCP', targetPort: 81 },
+          ],
+        }),
+        ctx,
+      ),
+    ),
+    ['spec.ports[0].name: Required value', 'spec.ports[1].name: Required value'],
+  );
   assert.deepEqual(msgs(def.validate!(ready({ ports: [{ port: 0, protocol: 'HTTP' as 'TCP', targetPort: 'Bad_Name' }] }), ctx)), [
     'spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive',
     'spec.ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
@@ -66,9 +76,7 @@ test('validation messages', () => {
   assert.deepEqual(msgs(def.validate!(ready({ type: 'Bogus' as 'ClusterIP' }), ctx)), [
     'spec.type: Unsupported value: "Bogus": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
   ]);
-  assert.deepEqual(msgs(def.validate!(ready({ ports: [{ port: 80, nodePort: 30080 }] }), ctx)), [
-    "spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'",
-  ]);
+  assert.deepEqual(msgs(def.validate!(ready({ ports: [{ port: 80, nodePort: 30080 }] }), ctx)), ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]);
   assert.deepEqual(msgs(def.validate!(ready({ clusterIP: '10.96.5.5', clusterIPs: ['10.96.5.6'] }), ctx)), [
     'spec.clusterIPs: Invalid value: []string{"10.96.5.6"}: first value must match `clusterIP`',
   ]);
@@ -132,9 +140,18 @@ test('warnings for headless services', () => {
 
 test('table rows', () => {
   const now = new Date('2024-01-01T01:00:00Z');
-  assert.deepEqual(def.table!.columns.map((c) => `${c.name}:${c.priority}`), ['Name:0', 'Type:0', 'Cluster-IP:0', 'External-IP:0', 'Port(s):0', 'Age:0', 'Selector:1']);
+  assert.deepEqual(
+    def.table!.columns.map((c) => `${c.name}:${c.priority}`),
+    ['Name:0', 'Type:0', 'Cluster-IP:0', 'External-IP:0', 'Port(s):0', 'Age:0', 'Selector:1'],
+  );
   assert.deepEqual(def.table!.cells(ready({ selector: { app: 'web', tier: 'fe' } }), now), ['web', 'ClusterIP', '10.96.5.5', '<none>', '80/TCP', '60m', 'app=web,tier=fe']);
-  const np = ready({ type: 'NodePort', ports: [{ name: 'http', port: 80, nodePort: 30080 }, { name: 'dns', port: 53, protocol: 'UDP', nodePort: 30053 }] });
+  const np = ready({
+    type: 'NodePort',
+    ports: [
+      { name: 'http', port: 80, nodePort: 30080 },
+      { name: 'dns', port: 53, protocol: 'UDP', nodePort: 30053 },
+    ],
+  });
   assert.deepEqual(def.table!.cells(np, now).slice(1, 5), ['NodePort', '10.96.5.5', '<none>', '80:30080/TCP,53:30053/UDP']);
   const lb = ready({ type: 'LoadBalancer', ports: [{ port: 443, nodePort: 31443 }] });
   assert.equal(def.table!.cells(lb, now)[3], '<pending>');

@@ -23,7 +23,10 @@ test('deprecated enforce-mountable-secrets annotation warns', () => {
 
 test('table NAME SECRETS AGE, short name sa', () => {
   const sa = { metadata: { name: 'default', creationTimestamp: '2024-01-01T00:00:00Z' }, secrets: [{ name: 'a' }] } as O<ServiceAccount>;
-  assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'Secrets', 'Age']);
+  assert.deepEqual(
+    def.table!.columns.map((c) => c.name),
+    ['Name', 'Secrets', 'Age'],
+  );
   assert.deepEqual(def.table!.cells(sa, new Date('2024-01-01T03:00:00Z')), ['default', 1, '3h']);
   assert.deepEqual(def.shortNames, ['sa']);
 });

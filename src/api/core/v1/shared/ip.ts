@@ -99,7 +99,10 @@ export function formatIP(a: IPAddr): string {
   const hex = (g: number): string => g.toString(16);
   if (bestStart < 0) return groups.map(hex).join(':');
   const head = groups.slice(0, bestStart).map(hex).join(':');
-  const tail = groups.slice(bestStart + bestLen).map(hex).join(':');
+  const tail = groups
+    .slice(bestStart + bestLen)
+    .map(hex)
+    .join(':');
   return `${head}::${tail}`;
 }
 

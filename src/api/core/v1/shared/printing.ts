@@ -8,13 +8,7 @@ import { humanDuration } from '../../../../apimachinery/duration.js';
 import type { TableColumnDefinition } from '../../../resource.js';
 
 /** A column definition; `priority` 1 = shown only with `-o wide`. */
-export function column(
-  name: string,
-  type: TableColumnDefinition['type'],
-  description: string,
-  priority = 0,
-  format = '',
-): TableColumnDefinition {
+export function column(name: string, type: TableColumnDefinition['type'], description: string, priority = 0, format = ''): TableColumnDefinition {
   return { name, type, format, description, priority };
 }
 

@@ -7,14 +7,7 @@
  */
 import { type FieldError, invalid, type Path } from '../../../../apimachinery/field-errors.js';
 import { formatQuantity, quantitySign, scaledValueBig, type Quantity } from '../../../../apimachinery/quantity.js';
-import {
-  IS_NEGATIVE_ERROR_MSG,
-  isDNS1123Label,
-  isQualifiedName,
-  isValidIP,
-  isValidPortName,
-  isValidPortNum,
-} from '../../../../apimachinery/validation.js';
+import { IS_NEGATIVE_ERROR_MSG, isDNS1123Label, isQualifiedName, isValidIP, isValidPortName, isValidPortNum } from '../../../../apimachinery/validation.js';
 import { parseIP, specialKind } from './ip.js';
 
 type P = Path | string;

@@ -35,17 +35,33 @@ test('validation messages', () => {
   assert.deepEqual(msgs(def.validate!(es({ addressType: 'FQDN', endpoints: [{ addresses: ['localhost'] }] }), ctx)), [
     'endpoints[0].addresses[0]: Invalid value: "localhost": should be a domain with at least two segments separated by dots',
   ]);
-  assert.deepEqual(msgs(def.validate!(es({ ports: [{ name: 'a', protocol: 'TCP' }, { name: 'a', protocol: 'HTTP' }] }), ctx)), [
-    'ports[1].name: Duplicate value: "a"',
-    'ports[1].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
-  ]);
+  assert.deepEqual(
+    msgs(
+      def.validate!(
+        es({
+          ports: [
+            { name: 'a', protocol: 'TCP' },
+            { name: 'a', protocol: 'HTTP' },
+          ],
+        }),
+        ctx,
+      ),
+    ),
+    ['ports[1].name: Duplicate value: "a"', 'ports[1].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"'],
+  );
   assert.deepEqual(msgs(def.validateUpdate!(es({ addressType: 'IPv6' }), es({}), ctx)), ['addressType: Invalid value: "IPv6": field is immutable']);
 });
 
 test('table: NAME ADDRESSTYPE PORTS ENDPOINTS AGE', () => {
   const now = new Date('2024-01-01T00:02:00Z');
-  assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'AddressType', 'Ports', 'Endpoints', 'Age']);
+  assert.deepEqual(
+    def.table!.columns.map((c) => c.name),
+    ['Name', 'AddressType', 'Ports', 'Endpoints', 'Age'],
+  );
   assert.deepEqual(def.table!.cells(es({}), now), ['web-abc', 'IPv4', '<unset>', '<unset>', '2m']);
-  const e = es({ ports: [{ port: 80 }, { name: 'x' }], endpoints: [{ addresses: ['10.0.0.1'] }, { addresses: ['10.0.0.2'] }, { addresses: ['10.0.0.3'] }, { addresses: ['10.0.0.4'] }] });
+  const e = es({
+    ports: [{ port: 80 }, { name: 'x' }],
+    endpoints: [{ addresses: ['10.0.0.1'] }, { addresses: ['10.0.0.2'] }, { addresses: ['10.0.0.3'] }, { addresses: ['10.0.0.4'] }],
+  });
   assert.deepEqual(def.table!.cells(e, now).slice(2, 4), ['80,x', '10.0.0.1,10.0.0.2,10.0.0.3 + 1 more...']);
 });

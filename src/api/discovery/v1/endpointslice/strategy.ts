@@ -8,7 +8,16 @@
  */
 import type { Endpoint, EndpointPort, EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { type FieldError, duplicate, invalid, notSupported, Path, required, tooMany } from '../../../../apimachinery/field-errors.js';
-import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue, jsonEqual, nameIsDNSSubdomain, parseIPSloppy, validateImmutableField, validateLabels } from '../../../../apimachinery/validation.js';
+import {
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isValidLabelValue,
+  jsonEqual,
+  nameIsDNSSubdomain,
+  parseIPSloppy,
+  validateImmutableField,
+  validateLabels,
+} from '../../../../apimachinery/validation.js';
 import type { ResourceDefinition } from '../../../resource.js';
 import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
 import { type K, mutableMeta, type O } from '../../../core/v1/shared/types.js';

@@ -63,16 +63,13 @@ const v1ev = (o: Partial<Event> = {}): O<Event> =>
 
 test('strict validation for events.k8s.io/v1 requests', () => {
   assert.deepEqual(msgs(def.validate!(v1ev(), ctx)), []);
-  assert.deepEqual(
-    msgs(def.validate!(v1ev({ type: 'Bad', deprecatedCount: 3, deprecatedSource: { component: 'x' }, series: { count: 1, lastObservedTime: '' } }), ctx)),
-    [
-      'series.count: Invalid value: "": should be at least 2',
-      'series.lastObservedTime: Required value',
-      'type: Invalid value: "": has invalid value: Bad',
-      'count: Invalid value: "": needs to be unset',
-      'source: Invalid value: "": needs to be unset',
-    ],
-  );
+  assert.deepEqual(msgs(def.validate!(v1ev({ type: 'Bad', deprecatedCount: 3, deprecatedSource: { component: 'x' }, series: { count: 1, lastObservedTime: '' } }), ctx)), [
+    'series.count: Invalid value: "": should be at least 2',
+    'series.lastObservedTime: Required value',
+    'type: Invalid value: "": has invalid value: Bad',
+    'count: Invalid value: "": needs to be unset',
+    'source: Invalid value: "": needs to be unset',
+  ]);
   assert.deepEqual(msgs(def.validate!(v1ev({ eventTime: null as unknown as string }), ctx)), ['eventTime: Required value']);
   assert.equal(def.validateName!('Not_DNS', false).length, 1);
 });

@@ -23,7 +23,7 @@ const SUBJECT_KINDS = ['Group', 'ServiceAccount', 'User'];
 function validateSubject(s: Subject, p: Path): FieldError[] {
   switch (s.kind) {
     case 'ServiceAccount':
-      if (!s.serviceAccount) return [required(p.child('serviceAccount'), 'serviceAccount is required when subject kind is \'ServiceAccount\'')];
+      if (!s.serviceAccount) return [required(p.child('serviceAccount'), "serviceAccount is required when subject kind is 'ServiceAccount'")];
       return [
         ...(!s.serviceAccount.name ? [required(p.child('serviceAccount', 'name'), 'name is required for service account subject')] : []),
         ...(!s.serviceAccount.namespace ? [required(p.child('serviceAccount', 'namespace'), 'namespace is required for service account subject')] : []),
@@ -52,7 +52,8 @@ function validateRules(r: PolicyRulesWithSubjects, p: Path): FieldError[] {
     if ((x.verbs ?? []).length === 0) errs.push(required(rp.child('verbs'), 'verbs must contain at least one value'));
     if ((x.apiGroups ?? []).length === 0) errs.push(required(rp.child('apiGroups'), 'resource rules must supply at least one api group'));
     if ((x.resources ?? []).length === 0) errs.push(required(rp.child('resources'), 'resource rules must supply at least one resource'));
-    if ((x.namespaces ?? []).length === 0 && !x.clusterScope) errs.push(required(rp.child('namespaces'), 'resource rules that are not cluster scoped must supply at least one namespace'));
+    if ((x.namespaces ?? []).length === 0 && !x.clusterScope)
+      errs.push(required(rp.child('namespaces'), 'resource rules that are not cluster scoped must supply at least one namespace'));
   });
   nr.forEach((x, i) => {
     const np = p.child('nonResourceRules').index(i);
@@ -127,8 +128,16 @@ export const flowSchemaDefinition: ResourceDefinition<K<FlowSchema>> = {
     columns: [
       NAME_COLUMN,
       column('PriorityLevel', 'string', '`name` is the name of the priority level configuration being referenced Required.'),
-      column('MatchingPrecedence', 'string', '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.'),
-      column('DistinguisherMethod', 'string', '`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.'),
+      column(
+        'MatchingPrecedence',
+        'string',
+        '`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.',
+      ),
+      column(
+        'DistinguisherMethod',
+        'string',
+        '`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.',
+      ),
       AGE_COLUMN,
       column('MissingPL', 'string', 'references a broken or non-existent PriorityLevelConfiguration'),
     ],

@@ -60,16 +60,17 @@ export function validatePriorityLevelSpec(name: string, spec: PriorityLevelConfi
   }
   switch (s.type) {
     case 'Exempt':
-      if (s.limited) errs.push(forbidden(SPEC.child('limited'), "must be nil if the type is not Limited"));
+      if (s.limited) errs.push(forbidden(SPEC.child('limited'), 'must be nil if the type is not Limited'));
       if (s.exempt) {
         const e = s.exempt;
-        if ((e.nominalConcurrencyShares ?? 0) < 0) errs.push(invalid(SPEC.child('exempt', 'nominalConcurrencyShares'), e.nominalConcurrencyShares, 'must be a non-negative integer'));
+        if ((e.nominalConcurrencyShares ?? 0) < 0)
+          errs.push(invalid(SPEC.child('exempt', 'nominalConcurrencyShares'), e.nominalConcurrencyShares, 'must be a non-negative integer'));
         const lp = e.lendablePercent;
         if (lp !== undefined && lp !== null && (lp < 0 || lp > 100)) errs.push(invalid(SPEC.child('exempt', 'lendablePercent'), lp, 'must be between 0 and 100, inclusive'));
       }
       break;
     case 'Limited':
-      if (s.exempt) errs.push(forbidden(SPEC.child('exempt'), "must be nil if the type is Limited"));
+      if (s.exempt) errs.push(forbidden(SPEC.child('exempt'), 'must be nil if the type is Limited'));
       if (!s.limited) errs.push(required(SPEC.child('limited'), 'must not be empty when type is Limited'));
       else errs.push(...validateLimited(s.limited, SPEC.child('limited')));
       break;
@@ -136,11 +137,23 @@ export const priorityLevelConfigurationDefinition: ResourceDefinition<K<Priority
   table: {
     columns: [
       NAME_COLUMN,
-      column('Type', 'string', '`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.'),
+      column(
+        'Type',
+        'string',
+        '`type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server\'s limited capacity is made available exclusively to this priority level. Required.',
+      ),
       column('NominalConcurrencyShares', 'string', '`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level.'),
-      column('Queues', 'string', '`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.'),
+      column(
+        'Queues',
+        'string',
+        '`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.',
+      ),
       column('HandSize', 'string', '`handSize` is a small positive number that configures the shuffle sharding of requests into queues.'),
-      column('QueueLengthLimit', 'string', '`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.'),
+      column(
+        'QueueLengthLimit',
+        'string',
+        '`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.',
+      ),
       AGE_COLUMN,
     ],
     cells(obj, now) {

@@ -115,7 +115,12 @@ export const ingressClassDefinition: ResourceDefinition<K<IngressClass>> = {
       AGE_COLUMN,
     ],
     cells(obj, now) {
-      return [obj.metadata.name ?? '', obj.spec?.controller ?? '', formatIngressClassParameters(obj.spec?.parameters), translateTimestampSince(obj.metadata.creationTimestamp, now)];
+      return [
+        obj.metadata.name ?? '',
+        obj.spec?.controller ?? '',
+        formatIngressClassParameters(obj.spec?.parameters),
+        translateTimestampSince(obj.metadata.creationTimestamp, now),
+      ];
     },
   },
 };

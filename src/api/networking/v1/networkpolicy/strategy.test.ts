@@ -36,7 +36,10 @@ test('validation: peers, ipBlock, port ranges, policy types', () => {
         ingress: [
           {
             from: [{}, { ipBlock: { cidr: '10.0.0.0/16', except: ['10.1.0.0/24', '10.0.0.0/8'] }, podSelector: {} }],
-            ports: [{ protocol: 'ICMP', port: 80, endPort: 70 }, { port: 'http', endPort: 90 }],
+            ports: [
+              { protocol: 'ICMP', port: 80, endPort: 70 },
+              { port: 'http', endPort: 90 },
+            ],
           },
         ],
         policyTypes: ['Ingress', 'Sideways'],

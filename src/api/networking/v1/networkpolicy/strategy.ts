@@ -150,7 +150,15 @@ export const networkPolicyDefinition: ResourceDefinition<K<NetworkPolicy>> = {
     return validateNetworkPolicySpec(obj.spec);
   },
   table: {
-    columns: [NAME_COLUMN, column('Pod-Selector', 'string', 'Selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.'), AGE_COLUMN],
+    columns: [
+      NAME_COLUMN,
+      column(
+        'Pod-Selector',
+        'string',
+        'Selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.',
+      ),
+      AGE_COLUMN,
+    ],
     cells(obj, now) {
       return [obj.metadata.name ?? '', formatLabelSelector(obj.spec?.podSelector), translateTimestampSince(obj.metadata.creationTimestamp, now)];
     },

@@ -19,7 +19,10 @@ test('RuntimeClass: handler a DNS label and immutable, overhead quantities, tole
   ]);
   assert.deepEqual(msgs(rc({ overhead: { podFixed: { cpu: '-1' } } })), ['overhead.limits[cpu]: Invalid value: "-1": must be greater than or equal to 0']);
   const t = { key: 'k', operator: 'Equal', value: 'v', effect: 'NoSchedule' };
-  assert.deepEqual(msgs(rc({ scheduling: { tolerations: [t, t] } })).map((m) => m.split(':')[0]), ['scheduling.tolerations[1]']);
+  assert.deepEqual(
+    msgs(rc({ scheduling: { tolerations: [t, t] } })).map((m) => m.split(':')[0]),
+    ['scheduling.tolerations[1]'],
+  );
   assert.deepEqual(def.validateUpdate!(rc({ handler: 'kata' }), rc({}), ctx).map(fieldErrorString), ['handler: Invalid value: "kata": field is immutable']);
   assert.deepEqual(def.table!.cells(ok, new Date('2024-01-01T00:01:00Z')), ['gvisor', 'runsc', '60s']);
 });

@@ -73,7 +73,11 @@ export const runtimeClassDefinition: ResourceDefinition<K<RuntimeClass>> = {
     canonicalizeQuantityMap(obj.overhead?.podFixed as Record<string, unknown> | undefined);
   },
   table: {
-    columns: [NAME_COLUMN, column('Handler', 'string', 'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.'), AGE_COLUMN],
+    columns: [
+      NAME_COLUMN,
+      column('Handler', 'string', 'handler specifies the underlying runtime and configuration that the CRI implementation will use to handle pods of this class.'),
+      AGE_COLUMN,
+    ],
     cells(obj, now) {
       return [obj.metadata.name ?? '', obj.handler ?? '', translateTimestampSince(obj.metadata.creationTimestamp, now)];
     },

@@ -12,10 +12,13 @@ const pc = (name: string, value: number, extra: Partial<PriorityClass> = {}): O<
   ({ metadata: { name, creationTimestamp: '2024-01-01T00:00:00Z' }, value, ...extra }) as O<PriorityClass>;
 
 test('built-in classes validate; defaults; generation', () => {
-  assert.deepEqual(SYSTEM_PRIORITY_CLASSES.map((c) => [c.metadata?.name, c.value]), [
-    ['system-node-critical', 2000001000],
-    ['system-cluster-critical', 2000000000],
-  ]);
+  assert.deepEqual(
+    SYSTEM_PRIORITY_CLASSES.map((c) => [c.metadata?.name, c.value]),
+    [
+      ['system-node-critical', 2000001000],
+      ['system-cluster-critical', 2000000000],
+    ],
+  );
   for (const c of SYSTEM_PRIORITY_CLASSES) assert.deepEqual(msgs(def.validate!(structuredClone(c) as O<PriorityClass>, ctx)), []);
   const p = pc('high', 1000);
   def.defaults!(p);
@@ -43,7 +46,10 @@ test('validation messages', () => {
 });
 
 test('table NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY', () => {
-  assert.deepEqual(def.table!.columns.map((c) => c.name), ['Name', 'Value', 'Global-Default', 'Age', 'PreemptionPolicy']);
+  assert.deepEqual(
+    def.table!.columns.map((c) => c.name),
+    ['Name', 'Value', 'Global-Default', 'Age', 'PreemptionPolicy'],
+  );
   const p = pc('high', 1000, { globalDefault: true, preemptionPolicy: 'Never' });
   assert.deepEqual(def.table!.cells(p, new Date('2024-01-02T00:00:00Z')), ['high', 1000, true, '24h', 'Never']);
   assert.deepEqual(def.shortNames, ['pc']);

@@ -110,7 +110,11 @@ export const priorityClassDefinition: ResourceDefinition<K<PriorityClass>> = {
     columns: [
       NAME_COLUMN,
       column('Value', 'integer', 'value represents the integer value of this priority class.'),
-      column('Global-Default', 'boolean', 'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.'),
+      column(
+        'Global-Default',
+        'boolean',
+        'globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class.',
+      ),
       AGE_COLUMN,
       column('PreemptionPolicy', 'string', 'preemptionPolicy is the Policy for preempting pods with lower priority.'),
     ],

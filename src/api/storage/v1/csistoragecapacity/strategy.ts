@@ -79,7 +79,11 @@ export const csiStorageCapacityDefinition: ResourceDefinition<K<CSIStorageCapaci
     columns: [
       NAME_COLUMN,
       column('StorageClassName', 'string', 'storageClassName represents the name of the StorageClass that the reported capacity applies to.'),
-      column('Capacity', 'string', 'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.'),
+      column(
+        'Capacity',
+        'string',
+        'capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.',
+      ),
     ],
     cells(obj) {
       return [obj.metadata.name ?? '', obj.storageClassName ?? '', obj.capacity === undefined || obj.capacity === null ? '<unset>' : canonicalQuantity(obj.capacity)];

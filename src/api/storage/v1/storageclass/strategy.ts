@@ -109,7 +109,11 @@ export const storageClassDefinition: ResourceDefinition<K<StorageClass>> = {
       NAME_COLUMN,
       column('Provisioner', 'string', 'provisioner indicates the type of the provisioner.'),
       column('ReclaimPolicy', 'string', 'reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.'),
-      column('VolumeBindingMode', 'string', 'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.'),
+      column(
+        'VolumeBindingMode',
+        'string',
+        'volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.',
+      ),
       column('AllowVolumeExpansion', 'string', 'allowVolumeExpansion shows whether the storage class allow volume expand.'),
       AGE_COLUMN,
     ],

@@ -108,7 +108,11 @@ export const volumeAttachmentDefinition: ResourceDefinition<K<VolumeAttachment>>
       column('Attacher', 'string', 'attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().', 0, 'name'),
       column('PV', 'string', 'persistentVolumeName represents the name of the persistent volume to attach.'),
       column('Node', 'string', 'nodeName represents the node that the volume should be attached to.'),
-      column('Attached', 'boolean', 'attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.'),
+      column(
+        'Attached',
+        'boolean',
+        'attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.',
+      ),
       AGE_COLUMN,
     ],
     cells(obj, now) {
