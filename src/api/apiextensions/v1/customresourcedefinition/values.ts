@@ -18,6 +18,7 @@ import type { CRSchema } from './types.js';
 import { type FieldError, invalid, notSupported, required, tooLong, tooMany } from '../../../../apimachinery/field-errors.js';
 import { validFormat } from './formats.js';
 import { compilePattern } from './pattern.js';
+import { OBJECT_META_ORDER } from '../../../../apimachinery/wire-order.js';
 
 export type { CRSchema };
 
@@ -228,28 +229,9 @@ export function validateCustomResource(s: CRSchema, obj: JSONObject): FieldError
   return out;
 }
 
-/** ObjectMeta's fields: everything else in `metadata` is dropped, as decoding into ObjectMeta does upstream. */
-const OBJECT_META_FIELDS = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
-
 function pruneMeta(m: unknown): void {
   if (!isObject(m)) return;
-  for (const k of Object.keys(m)) if (!OBJECT_META_FIELDS.has(k)) delete m[k];
+  for (const k of Object.keys(m)) if (!OBJECT_META_ORDER.rank.has(k)) delete m[k]; // everything but ObjectMeta's fields is dropped, as decoding into ObjectMeta does upstream
 }
 
 /**
