@@ -24,7 +24,9 @@ function withRuntimeOptions(c: Command): Command {
     .option('--container-runtime-endpoint <endpoint>', 'CRI endpoint, unix:///path/to/sock (implies --runtime remote)')
     .option('--pause-image <image>', 'sandbox image of a managed containerd', 'registry.k8s.io/pause:3.10')
     .option('--registries <file>', 'k3s-style registries.yaml (mirrors, auth, TLS) for a managed containerd')
-    .option('--cgroup-root <path>', 'parent of the kubepods cgroups on a remote runtime', '/');
+    .option('--cgroup-root <path>', 'parent of the kubepods cgroups on a remote runtime', '/')
+    .option('--pod-manifest-path <path>', "the kubelet's static pod manifests: a directory (or one file) of Pod manifests run without the API server")
+    .option('--kubelet-config <file>', "the kubelet's KubeletConfiguration (kubelet.config.k8s.io/v1beta1, the kubelet's --config): staticPodPath, fileCheckFrequency");
 }
 
 function checkRuntime(r: string): 'sim' | 'remote' | 'auto' {
@@ -134,6 +136,8 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       pauseImage: o.pauseImage,
       registries: o.registries,
       cgroupRoot: o.cgroupRoot,
+      podManifestPath: o.podManifestPath,
+      kubeletConfig: o.kubeletConfig,
       schedulerConfig: o.schedulerConfig,
       schedulerMetricsBindAddress: o.schedulerMetricsBindAddress,
       disableAgent: !!o.disableAgent,
@@ -170,6 +174,8 @@ withRuntimeOptions(program.command('agent'))
       pauseImage: o.pauseImage,
       registries: o.registries,
       cgroupRoot: o.cgroupRoot,
+      podManifestPath: o.podManifestPath,
+      kubeletConfig: o.kubeletConfig,
     });
     stopOnSignals(() => a.stop());
   });

@@ -3,7 +3,8 @@
  * simulated runtime), the kubelet's HTTPS server and the kubelet itself. Used by
  * `k8ts server` (the local node and simulated nodes) and `k8ts agent` (a joined node).
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { loadKubeletConfigFile } from '../kubelet/config/kubelet-config.js';
 import type { KeyPairPEM } from '../pki/pki.js';
 import { ClientEventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
@@ -30,6 +31,10 @@ export interface RuntimeFlags {
   registries?: string;
   /** `--cgroup-root` for pod cgroups on a remote runtime */
   cgroupRoot?: string;
+  /** `--pod-manifest-path`: static pod manifests (wins over the config file's staticPodPath) */
+  podManifestPath?: string;
+  /** `--kubelet-config`: the kubelet's KubeletConfiguration file (upstream kubelet `--config`) */
+  kubeletConfig?: string;
 }
 
 export interface NodeOptions {
@@ -57,6 +62,10 @@ export interface RunningNode {
 }
 
 export async function startNode(o: NodeOptions): Promise<RunningNode> {
+  // the kubelet's own configuration: only the real local node has one (simulated nodes do not)
+  const kf: Partial<RuntimeFlags> = o.runtime === 'sim' ? {} : o.runtime;
+  const fileConfig = kf.kubeletConfig ? loadKubeletConfigFile(kf.kubeletConfig) : {};
+  const staticPodPath = kf.podManifestPath || fileConfig.staticPodPath;
   let runtime: Runtime;
   let stopRuntime: () => Promise<void>;
   let description: string;
@@ -108,6 +117,8 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       kubeletPort: ks.port,
       cgroupRoot: runtime.kind === 'remote' ? (o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/' : undefined,
       recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
+      staticPodPath: staticPodPath ? resolve(staticPodPath) : undefined,
+      fileCheckFrequencyMs: fileConfig.fileCheckFrequencyMs,
     });
   } catch (e) {
     await ks.close();

@@ -60,6 +60,10 @@ export interface KubeletOptions {
    * limits, removed with the pod); unset: the runtime places pods. Ignored unless the runtime's containers are host processes (`features.hostProcesses`).
    */
   cgroupRoot?: string;
+  /** upstream `--pod-manifest-path` / `staticPodPath`: directory (or file) of static pod manifests */
+  staticPodPath?: string;
+  /** re-read period of the static pod path, ms (upstream fileCheckFrequency, default 20 s) */
+  fileCheckFrequencyMs?: number;
   /** the kubelet server's port, published as status.daemonEndpoints (default 10250) */
   kubeletPort?: number;
   log?: (msg: string, err?: unknown) => void;
@@ -110,6 +114,8 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     dns: { clusterDNS: o.clusterDNS ?? [], clusterDomain: o.clusterDomain ?? 'cluster.local' },
     network,
     cgroups,
+    staticPodPath: o.staticPodPath,
+    fileCheckFrequencyMs: o.fileCheckFrequencyMs,
     log: o.log,
   });
   await kubelet.start();

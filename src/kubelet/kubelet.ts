@@ -47,6 +47,9 @@ import type { NetworkProber } from './prober/probe.js';
 import { generateAPIPodStatus } from './status/pod-status.js';
 import { StatusManager } from './status/status-manager.js';
 import { VolumeManager } from './volumes/volume-manager.js';
+import { FileSource } from './config/file-source.js';
+import { MirrorClient } from './pod/mirror-client.js';
+import { StaticPodManager } from './pod/static-pods.js';
 
 interface KubeletCoreOptions {
   client: Client;
@@ -69,6 +72,10 @@ interface KubeletCoreOptions {
   relistMs?: number;
   /** orphan cleanup period, ms (default 2000) */
   housekeepingMs?: number;
+  /** upstream `--pod-manifest-path` / `staticPodPath`: static pod manifests (directory or file) */
+  staticPodPath?: string;
+  /** how often the static pod path is re-read besides on change notifications, ms (upstream fileCheckFrequency, 20 s) */
+  fileCheckFrequencyMs?: number;
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -107,6 +114,9 @@ export class Kubelet {
   /** shared relists and status calls for every pod worker */
   readonly runtimeCache: RuntimeStatusCache;
   private runtimeName = '';
+  /** static pods from `staticPodPath` and their mirror pods */
+  private readonly staticPods: StaticPodManager;
+  private readonly fileSource?: FileSource;
   /** pod syncs run so far (tests, benchmarks) */
   syncs = 0;
   private timers: TimerHandle[] = [];
@@ -117,7 +127,33 @@ export class Kubelet {
     this.tokens = new TokenManager(o.client, () => o.clock.now(), { log });
     this.podInformer = new Informer(o.client, R.pods, { fieldSelector: `spec.nodeName=${o.nodeName}` });
     this.svcInformer = new Informer(o.client, R.services);
-    this.status = new StatusManager(o.client, (e, p) => log(`status update of ${p} failed`, e));
+    this.status = new StatusManager(
+      o.client,
+      (e, p) => log(`status update of ${p} failed`, e),
+      (uid) => this.staticPods.statusTarget(uid),
+    );
+    // mirror pods are always told apart from API pods (never run; orphans deleted), static pods only come with a path
+    const sp = new StaticPodManager({
+      mirrors: new MirrorClient(o.client, o.nodeName),
+      now: () => o.clock.now(),
+      wake: (uid) => this.workers.wake(uid),
+      mirrorReady: (uid) => this.status.resend(uid),
+      log,
+    });
+    this.staticPods = sp;
+    if (o.staticPodPath) {
+      this.fileSource = new FileSource({
+        path: o.staticPodPath,
+        nodeName: o.nodeName,
+        clock: o.clock,
+        periodMs: o.fileCheckFrequencyMs,
+        log,
+        onPods: (pods) => {
+          for (const p of sp.setStaticPods(pods)) this.remove(p);
+          for (const p of pods) this.upsert(p);
+        },
+      });
+    }
     // tmpfs only where containers are host processes (a simulated one would never see it)
     this.volumes = new VolumeManager(o.kubeletDir, o.clock, undefined, o.runtime.features.hostProcesses && process.getuid?.() === 0);
     this.prober = new ProberManager(o.runtime, o.recorder, o.clock, o.network, (uid) => this.workers.wake(uid));
@@ -159,13 +195,16 @@ export class Kubelet {
   async start(): Promise<void> {
     const v = await this.o.runtime.version();
     this.runtimeName = v.runtimeName;
+    // static pods first: they run whether or not the API server answers
+    this.fileSource?.start();
+    const mirror = (p: Pod, deleted: boolean): boolean => this.staticPods.observeAPIPod(p, deleted);
     this.podInformer.addEventHandler({
-      add: (p) => this.upsert(p),
+      add: (p) => mirror(p, false) || this.upsert(p),
       update: (old, p) => {
-        if (old.metadata?.uid !== p.metadata?.uid) this.remove(old);
-        this.upsert(p);
+        if (old.metadata?.uid !== p.metadata?.uid && !mirror(old, true)) this.remove(old);
+        if (!mirror(p, false)) this.upsert(p);
       },
-      delete: (p) => this.remove(p),
+      delete: (p) => mirror(p, true) || this.remove(p),
     });
     this.svcInformer.start();
     this.podInformer.start();
@@ -300,6 +339,12 @@ export class Kubelet {
       return ok;
     }
     if (this.states.get(uid) === 'terminated') return ok;
+    // a static pod's mirror pod, made right before anything else (upstream SyncPod)
+    const mirrorAt = this.staticPods.isStatic(uid)
+      ? await this.staticPods
+          .syncMirror(pod)
+          .catch((e: unknown) => (logTo(this.o, `mirror pod of ${m.namespace}/${m.name} not synced`, e), this.o.clock.now() + (this.o.backOffMs ?? BACKOFF_MS)))
+      : Infinity;
     this.prober.syncPod(pod, ps);
     let status = this.apiStatus(pod, ps);
     if (status.phase === 'Succeeded' || status.phase === 'Failed') {
@@ -351,7 +396,7 @@ export class Kubelet {
     }
     await this.status.setPodStatus(latest, status);
     await this.runtimeManager.gcPod(ps);
-    return { failed: res.failed, retryAt: res.retryAt };
+    return { failed: res.failed, retryAt: Math.min(res.retryAt, mirrorAt) };
   }
 
   /**
@@ -415,11 +460,13 @@ export class Kubelet {
     for (const uid of this.volumes.podDirsOnDisk()) if (!this.pods.has(uid)) orphans.add(uid);
     for (const uid of this.o.cgroups?.podsOnDisk() ?? []) if (!this.pods.has(uid)) orphans.add(uid);
     for (const uid of orphans) if (!this.workers.busy(uid)) this.workers.wake(uid);
+    this.staticPods.cleanupOrphanedMirrors();
   }
 
   /** Stops watching and syncing; containers keep running (a new kubelet adopts them). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.fileSource?.stop();
     for (const t of this.timers) this.o.clock.clearTimeout(t);
     this.timers = [];
     this.podInformer.stop();

@@ -36,14 +36,22 @@ interface Entry {
   written?: PodStatus;
   pending?: PodStatus;
   inflight?: Promise<void>;
+  /** a static pod's status waiting for its mirror pod */
+  held?: boolean;
 }
 
 export class StatusManager {
   private readonly pods = new Map<string, Entry>();
 
+  /**
+   * @param target the UID a status write of pod `uid` carries as precondition: undefined for
+   *   API pods (their own), the mirror pod's for a static pod, null while a static pod has no
+   *   mirror pod (the write is held until {@link resend})
+   */
   constructor(
     private readonly client: Client,
     private readonly onError: (e: unknown, pod: string) => void = () => undefined,
+    private readonly target: (uid: string) => string | null | undefined = () => undefined,
   ) {}
 
   /** The status last handed in for `uid` (what the kubelet believes). */
@@ -69,6 +77,12 @@ export class StatusManager {
       while (e.pending) {
         const st = e.pending;
         const prev = e.written;
+        const uid = this.target(e.uid);
+        if (uid === null) {
+          e.held = true;
+          break;
+        }
+        e.held = false;
         e.pending = undefined;
         const patch: Record<string, unknown> = {};
         for (const k of OWNED) {
@@ -77,7 +91,7 @@ export class StatusManager {
           else if (prev && (prev as Record<string, unknown>)[k] !== undefined) patch[k] = null;
         }
         try {
-          await this.client.patch(R.pods, e.ns, e.name, 'merge', { metadata: { uid: e.uid }, status: patch }, { subresource: 'status' });
+          await this.client.patch(R.pods, e.ns, e.name, 'merge', { metadata: { uid: uid ?? e.uid }, status: patch }, { subresource: 'status' });
           e.written = st;
         } catch (err) {
           if (isNotFound(err) || isConflict(err)) {
@@ -97,7 +111,20 @@ export class StatusManager {
   /** Did the last write for `uid` fail (so a later sync must retry it)? */
   needsRetry(uid: string): boolean {
     const e = this.pods.get(uid);
-    return !!e?.pending && !e.inflight;
+    return !!e?.pending && !e.inflight && !e.held;
+  }
+
+  /**
+   * Writes pod `uid`'s latest status again in full (a static pod's mirror pod appeared or
+   * was created anew, so what was written before is not in the API).
+   */
+  resend(uid: string): void {
+    const e = this.pods.get(uid);
+    if (!e) return;
+    e.pending ??= e.written;
+    e.written = undefined;
+    e.held = false;
+    if (e.pending && !e.inflight) e.inflight = this.drain(e);
   }
 
   /** Deletes the API object for good once the kubelet has cleaned up (grace 0, uid precondition). */

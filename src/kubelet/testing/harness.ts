@@ -29,7 +29,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function newHarness(opts: { start?: boolean } = {}): Promise<Harness> {
+export async function newHarness(opts: { start?: boolean; staticPodPath?: string } = {}): Promise<Harness> {
   const clock = new FakeClock();
   const client = new FakeClient({ now: () => clock.now(), gracefulPodDeletion: true });
   const runtime = new SimRuntime({ clock });
@@ -51,6 +51,7 @@ export async function newHarness(opts: { start?: boolean } = {}): Promise<Harnes
         cpu: 4,
         memory: '8Gi',
         nodeIP: '192.0.2.10',
+        staticPodPath: opts.staticPodPath,
         log: process.env.K8TS_TEST_DEBUG ? (m, e) => console.error(m, e) : undefined,
       });
       return h.kubelet;
