@@ -63,6 +63,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--secure-port <port>', 'HTTPS port of the API server', (v) => parseInt(v, 10), 6443)
   .option('--node-name <name>', 'name of the local node', hostname().toLowerCase())
   .option('--sim-nodes <n>', 'extra simulated nodes sim-node-0..N-1', (v) => parseInt(v, 10), 0)
+  .option('--kwok-nodes <n>', 'kwok-style simulated nodes kwok-node-0..N-1 (no kubelet: pods become Running with one status write; for scale tests)', (v) => parseInt(v, 10), 0)
   .option('--write-kubeconfig <path>', 'where to write the admin kubeconfig (default <data-dir>/kubeconfig.yaml)')
   .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
   .option('--cluster-cidr <cidr>', 'CIDR that node podCIDRs are carved from', '10.42.0.0/16')
@@ -122,6 +123,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       nodeName: o.nodeName,
       runtime: o.runtime,
       simNodes: o.simNodes,
+      kwokNodes: o.kwokNodes,
       writeKubeconfig: o.writeKubeconfig,
       serviceClusterIPRange: o.serviceClusterIpRange,
       clusterCIDR: o.clusterCidr,

@@ -4,6 +4,7 @@
  * node (plus optional simulated nodes). Components talk to the API server only through
  * the client, on an in-process loopback transport, each with its own identity.
  */
+import { startKwok } from '../kwok/index.js';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -53,6 +54,8 @@ export interface ServerOptions extends RuntimeFlags {
   securePort: number;
   nodeName: string;
   simNodes: number;
+  /** `--kwok-nodes`: kwok-style simulated nodes (no kubelet; see src/kwok) */
+  kwokNodes?: number;
   writeKubeconfig?: string;
   serviceClusterIPRange: string;
   clusterCIDR: string;
@@ -94,6 +97,8 @@ const identities = {
   apiserver: { username: 'system:apiserver', groups: ['system:masters', 'system:authenticated'] },
   scheduler: { username: 'system:kube-scheduler', groups: ['system:authenticated'] },
   controllers: { username: 'system:kube-controller-manager', groups: ['system:authenticated'] },
+  /** the kwok-style node pool: acts for many nodes at once, as kwok's controller does with cluster-admin */
+  kwok: { username: 'system:k8ts:kwok-controller', groups: ['system:masters', 'system:authenticated'] },
   node: (n: string): UserInfo => ({ username: `system:node:${n}`, groups: ['system:nodes', 'system:authenticated'] }),
 };
 
@@ -251,6 +256,10 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     stops.push(() => node.stop());
   }
   stops.push(async () => kubeletClient.close());
+  if (o.kwokNodes) {
+    const kwok = startKwok({ client: clientFor(identities.kwok), count: o.kwokNodes, clusterCIDR: o.clusterCIDR, firstSubnet: nodes.length });
+    stops.push(() => kwok.stop());
+  }
 
   const ms = performance.now() - t0;
   if (!o.quiet) {
@@ -260,6 +269,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
         `  data dir:   ${dataDir}`,
         `  node:       ${o.disableAgent ? '(none)' : o.nodeName} — runtime: ${localRuntime}`,
         o.simNodes ? `  sim nodes:  sim-node-0..sim-node-${o.simNodes - 1} (simulated)` : '',
+        o.kwokNodes ? `  kwok nodes: kwok-node-0..kwok-node-${o.kwokNodes - 1} (SIMULATED kwok-style: no kubelet, registering in the background)` : '',
         `  kubeconfig: ${kubeconfig}`,
         `  join nodes: k8ts agent --server ${url} --token-file ${nodeTokenFile}`,
         '',

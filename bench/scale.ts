@@ -1,0 +1,320 @@
+/**
+ * Scale benchmark (`npm run bench:scale`): `k8ts server --runtime sim --kwok-nodes N` as a
+ * child process, driven from this process as an independent load generator (HTTPS with
+ * client certificates, 64 concurrent clients), in two runs:
+ *
+ * A. nodes + pods: N kwok-style simulated nodes (default 5,000) registered — time until all
+ *    are Ready (watched); then P pods (default 10,000) created through the API — time from
+ *    the first create until all are Running (watched), server CPU per pod, pods per server
+ *    CPU-second, RSS per node and per pod above the idle server, steady CPU with all pods
+ *    Running, DB size.
+ * B. churn: 300 nodes renewing leases and a steady pod create/delete churn for a few
+ *    minutes — DB size (with WAL) and RSS per minute, extrapolated DB growth per day.
+ *
+ * Figures are printed and compared with the previous run's stored in bench/scale-results.json
+ * (rewritten with `--save`), with the machine's load average during the run.
+ *
+ * Usage: npm run bench:scale [-- --nodes 5000 --pods 10000 --concurrency 64 --churn-minutes 3 --skip-churn --save]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
+import { ensureBuilt, freePort, ROOT } from '../test/e2e/harness.js';
+
+const { values: a } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '5000' },
+    pods: { type: 'string', default: '10000' },
+    concurrency: { type: 'string', default: '64' },
+    'churn-nodes': { type: 'string', default: '300' },
+    'churn-minutes': { type: 'string', default: '3' },
+    'churn-pods': { type: 'string', default: '10' },
+    'skip-churn': { type: 'boolean', default: false },
+    save: { type: 'boolean', default: false },
+  },
+});
+const NODES = Number(a.nodes);
+const PODS = Number(a.pods);
+const CONC = Number(a.concurrency);
+const RESULTS = join(ROOT, 'bench', 'scale-results.json');
+const TICK = 100; // USER_HZ
+
+/** The fields of watched nodes and pods this benchmark reads. */
+interface WatchedObject {
+  metadata: { name: string };
+  status?: { phase?: string; conditions?: { type: string; status: string }[] };
+}
+
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(parts[11]) + Number(parts[12])) / TICK;
+}
+function rssMB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+function dbMB(dir: string): number {
+  let s = 0;
+  for (const f of ['db/state.db', 'db/state.db-wal']) if (existsSync(join(dir, f))) s += statSync(join(dir, f)).size;
+  return s / 1024 / 1024;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Server {
+  proc: ChildProcess;
+  pid: number;
+  dir: string;
+  call(method: string, path: string, body?: string): Promise<{ status: number; body: string }>;
+  /** streams watch events of `path` (a list path) to `on` until stop() */
+  watch(path: string, on: (type: string, obj: WatchedObject) => void): { stop(): void };
+  stop(): Promise<void>;
+}
+
+async function startServer(args: string[]): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'k8ts-scale-'));
+  const port = await freePort();
+  const prof = process.env.PROF && args.length ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : [];
+  // PROF_SRC=1: run the sources through tsx so a profile names files and lines
+  const entry = process.env.PROF_SRC ? ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')] : [join(ROOT, 'dist/k8ts.mjs')];
+  const proc = spawn(process.execPath, [...prof, ...entry, 'server', '--data-dir', dir, '--secure-port', String(port), '--runtime', 'sim', '--disable-agent', ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const kc = join(dir, 'kubeconfig.yaml');
+  let agent: Agent | undefined;
+  const call: Server['call'] = (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'Content-Type': 'application/json' } : {} }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const t0 = performance.now();
+  for (;;) {
+    if (!agent && existsSync(kc)) {
+      try {
+        const cfg = parse(readFileSync(kc, 'utf8'));
+        const b = (s: string) => Buffer.from(s, 'base64').toString();
+        agent = new Agent({
+          keepAlive: true,
+          maxSockets: CONC + 4,
+          ca: b(cfg.clusters[0].cluster['certificate-authority-data']),
+          cert: b(cfg.users[0].user['client-certificate-data']),
+          key: b(cfg.users[0].user['client-key-data']),
+        });
+      } catch {
+        /* half-written */
+      }
+    }
+    if (agent) {
+      try {
+        if ((await call('GET', '/readyz')).status === 200) break;
+      } catch {
+        /* not yet */
+      }
+    }
+    if (performance.now() - t0 > 60_000) throw new Error('server did not become ready');
+    await sleep(10);
+  }
+  const watch: Server['watch'] = (path, on) => {
+    let buf = '';
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'GET',
+        path: `${path}${path.includes('?') ? '&' : '?'}watch=1&allowWatchBookmarks=false`,
+        agent: new Agent({ ...agent!.options, keepAlive: false }),
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          buf += c;
+          let i = buf.indexOf('\n');
+          while (i >= 0) {
+            const line = buf.slice(0, i);
+            buf = buf.slice(i + 1);
+            if (line.trim()) {
+              const e = JSON.parse(line) as { type: string; object: WatchedObject };
+              on(e.type, e.object);
+            }
+            i = buf.indexOf('\n');
+          }
+        });
+      },
+    );
+    req.on('error', () => undefined);
+    req.end();
+    return { stop: () => req.destroy() };
+  };
+  return {
+    proc,
+    pid: proc.pid!,
+    dir,
+    call,
+    watch,
+    async stop() {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+      agent?.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Steady CPU (% of one core) over `ms`. */
+async function steadyCPU(pid: number, ms: number): Promise<number> {
+  const c0 = cpuSeconds(pid);
+  await sleep(ms);
+  return ((cpuSeconds(pid) - c0) / (ms / 1000)) * 100;
+}
+
+const ready = (n: WatchedObject): boolean => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+const figures: Record<string, number> = {};
+const fig = (name: string, v: number, unit: string, target?: string): void => {
+  figures[name] = Math.round(v * 100) / 100;
+  console.log(`  ${name.padEnd(34)} ${v.toFixed(v < 10 ? 2 : 0).padStart(10)} ${unit}${target ? `   (target ${target})` : ''}`);
+};
+
+async function idleBaseline(): Promise<number> {
+  const s = await startServer([]);
+  await sleep(3000);
+  const rss = rssMB(s.pid);
+  fig('idle RSS', rss, 'MB', '≤ 150 MB');
+  fig('idle CPU', await steadyCPU(s.pid, 5000), '% of a core', '~0 %');
+  await s.stop();
+  return rss;
+}
+
+async function nodesAndPods(idleRSS: number): Promise<void> {
+  console.log(`--- A: ${NODES} kwok nodes, then ${PODS} pods (${CONC} concurrent clients)`);
+  const t0 = performance.now();
+  const s = await startServer(['--kwok-nodes', String(NODES), '--cluster-cidr', '10.128.0.0/9']);
+  const c0 = cpuSeconds(s.pid);
+  const readyNodes = new Set<string>();
+  let nodesDone!: () => void;
+  const nodesP = new Promise<void>((r) => (nodesDone = r));
+  const nw = s.watch('/api/v1/nodes', (type, n) => {
+    if (type !== 'DELETED' && ready(n)) readyNodes.add(n.metadata.name);
+    if (readyNodes.size >= NODES) nodesDone();
+  });
+  await nodesP;
+  nw.stop();
+  const tNodes = (performance.now() - t0) / 1000;
+  fig('nodes Ready (from server start)', tNodes, 's', '≤ 15 s');
+  fig('server CPU for the nodes', cpuSeconds(s.pid) - c0, 'CPU-s');
+  await sleep(2000);
+  const rssNodes = rssMB(s.pid);
+  fig('RSS per node above idle', ((rssNodes - idleRSS) * 1024) / NODES, 'KB', '≤ 20 KB');
+
+  const running = new Set<string>();
+  let podsDone!: () => void;
+  const podsP = new Promise<void>((r) => (podsDone = r));
+  const pw = s.watch('/api/v1/namespaces/default/pods', (type, p) => {
+    if (type !== 'DELETED' && p.status?.phase === 'Running') running.add(p.metadata.name);
+    if (running.size >= PODS) podsDone();
+  });
+  const sa = await s.call('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
+  if (sa.status !== 201 && sa.status !== 409) throw new Error(`default ServiceAccount: ${sa.status}`);
+  const pod = (i: number): string =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `scale-${i}`, labels: { app: 'scale' } },
+      spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '10m', memory: '10Mi' } } }] },
+    });
+  let next = 0;
+  let failures = 0;
+  const cp0 = cpuSeconds(s.pid);
+  const w0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONC }, async () => {
+      while (next < PODS) {
+        const i = next++;
+        const r = await s.call('POST', '/api/v1/namespaces/default/pods', pod(i));
+        if (r.status !== 201 && ++failures < 5) console.error(r.status, r.body.slice(0, 300));
+      }
+    }),
+  );
+  const tCreated = (performance.now() - w0) / 1000;
+  await podsP;
+  const tRunning = (performance.now() - w0) / 1000;
+  pw.stop();
+  const cpu = cpuSeconds(s.pid) - cp0;
+  fig('pods created (API)', PODS / tCreated, 'pods/s');
+  fig('pods Running (after first create)', tRunning, 's', '≤ 15 s');
+  fig('pods per server CPU-second', PODS / cpu, 'pods/CPU-s', '≥ 1,000');
+  fig('server CPU per pod', (cpu / PODS) * 1000, 'ms');
+  if (failures) console.log(`  create failures: ${failures}`);
+  await sleep(5000);
+  fig('RSS per pod above nodes', ((rssMB(s.pid) - rssNodes) * 1024) / PODS, 'KB', '≤ 40 KB');
+  fig('RSS total', rssMB(s.pid), 'MB');
+  fig('steady CPU with pods Running', await steadyCPU(s.pid, 10_000), '% of a core', '≤ 3 %');
+  fig('DB size (with WAL)', dbMB(s.dir), 'MB');
+  await s.stop();
+}
+
+async function churn(): Promise<void> {
+  const nodes = Number(a['churn-nodes']);
+  const minutes = Number(a['churn-minutes']);
+  const perSec = Number(a['churn-pods']);
+  console.log(`--- B: churn: ${nodes} kwok nodes, ${perSec} pods/s created and deleted 30 s later, ${minutes} min`);
+  const s = await startServer(['--kwok-nodes', String(nodes), '--etcd-compaction-interval', '1m', '--event-ttl', '2m']);
+  const sa = await s.call('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
+  if (sa.status !== 201 && sa.status !== 409) throw new Error(`default ServiceAccount: ${sa.status}`);
+  let i = 0;
+  let stop = false;
+  const loop = (async () => {
+    while (!stop) {
+      const t = performance.now();
+      for (let k = 0; k < perSec; k++) {
+        const n = i++;
+        void s.call(
+          'POST',
+          '/api/v1/namespaces/default/pods',
+          JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `churn-${n}` }, spec: { containers: [{ name: 'c', image: 'pause' }] } }),
+        );
+        setTimeout(() => void s.call('DELETE', `/api/v1/namespaces/default/pods/churn-${n}`).catch(() => undefined), 30_000);
+      }
+      await sleep(Math.max(0, 1000 - (performance.now() - t)));
+    }
+  })();
+  const samples: { min: number; db: number; rss: number }[] = [];
+  for (let m = 1; m <= minutes; m++) {
+    await sleep(60_000);
+    samples.push({ min: m, db: dbMB(s.dir), rss: rssMB(s.pid) });
+    console.log(`  minute ${m}: DB ${samples.at(-1)!.db.toFixed(1)} MB, RSS ${samples.at(-1)!.rss.toFixed(0)} MB, load ${loadavg()[0]!.toFixed(1)}`);
+  }
+  stop = true;
+  await loop;
+  if (samples.length >= 2) {
+    const first = samples[Math.min(1, samples.length - 1) - 1]!;
+    const last = samples.at(-1)!;
+    const perMin = (last.db - first.db) / Math.max(1, last.min - first.min);
+    fig('churn DB growth per day (extrapolated)', Math.max(0, perMin) * 60 * 24, 'MB', '≤ 200 MB');
+    fig('churn RSS growth per minute', (last.rss - first.rss) / Math.max(1, last.min - first.min), 'MB');
+  }
+  await s.stop();
+}
+
+ensureBuilt();
+const load0 = loadavg()[0]!;
+console.log(`k8ts bench:scale — ${new Date().toISOString()}, load average at start ${load0.toFixed(2)}`);
+const idle = await idleBaseline();
+await nodesAndPods(idle);
+if (!a['skip-churn']) await churn();
+console.log(`load average at end ${loadavg()[0]!.toFixed(2)} (a loaded machine slows every figure)`);
+if (existsSync(RESULTS)) {
+  const prev = JSON.parse(readFileSync(RESULTS, 'utf8')) as { date: string; figures: Record<string, number> };
+  console.log(`--- compared with the stored run of ${prev.date}`);
+  for (const [k, v] of Object.entries(figures)) if (k in prev.figures) console.log(`  ${k.padEnd(34)} ${String(prev.figures[k]).padStart(10)} → ${v}`);
+}
+if (a.save) writeFileSync(RESULTS, `${JSON.stringify({ date: new Date().toISOString(), nodes: NODES, pods: PODS, load: load0, figures }, null, 2)}\n`);
