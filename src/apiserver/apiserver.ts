@@ -60,7 +60,7 @@ export interface Authorizer {
  * authenticators' Secret and ServiceAccount lookups.
  */
 export interface StoreConsumer {
-  attach(api: StoreLookup & { readonly lookup: ObjectLookup }): void;
+  attach(api: StoreLookup & { readonly lookup: ObjectLookup; readonly definitions: readonly ResourceDefinition[]; readonly metrics: APIServerMetrics }): void;
 }
 
 export interface VersionInfo {

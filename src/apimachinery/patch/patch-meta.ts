@@ -37,6 +37,13 @@ export interface FieldPatchMeta {
  * `patchMeta[definitionName][jsonField] = { strategy, mergeKey? }`.
  */
 export const patchMeta: Record<string, Record<string, FieldPatchMeta>> = {
+  // io.k8s.api.admissionregistration.v1
+  'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration': {
+    webhooks: { strategy: 'merge', mergeKey: 'name' },
+  },
+  'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration': {
+    webhooks: { strategy: 'merge', mergeKey: 'name' },
+  },
   // io.k8s.api.apps.v1
   'io.k8s.api.apps.v1.DaemonSetStatus': {
     conditions: { strategy: 'merge', mergeKey: 'type' },
@@ -318,6 +325,8 @@ export const fieldTypes: Record<string, Record<string, string>> = {
   'io.k8s.api.discovery.v1.EndpointSlice': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
   'io.k8s.api.scheduling.v1.PriorityClass': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
   'io.k8s.api.certificates.v1.CertificateSigningRequest': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
 };
 
 /**
@@ -366,4 +375,6 @@ export const kindDefinitions: Record<string, string> = {
   'discovery.k8s.io/v1/EndpointSlice': 'io.k8s.api.discovery.v1.EndpointSlice',
   'scheduling.k8s.io/v1/PriorityClass': 'io.k8s.api.scheduling.v1.PriorityClass',
   'certificates.k8s.io/v1/CertificateSigningRequest': 'io.k8s.api.certificates.v1.CertificateSigningRequest',
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': 'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration',
+  'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': 'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration',
 };

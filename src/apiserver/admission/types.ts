@@ -27,10 +27,39 @@ export interface AdmissionAttributes {
   /** audit annotations a plugin wants recorded */
   auditAnnotations?: Record<string, string>;
   /**
+   * The operation's options as meta.k8s.io/v1 CreateOptions, UpdateOptions or
+   * DeleteOptions (`kind`, `apiVersion`, `dryRun`, `fieldManager`, …), for webhooks.
+   */
+  options?: Record<string, unknown>;
+  /** Whether the mutating phase runs a second time (set by the chain; see {@link ReinvocationContext}). */
+  reinvocation?: ReinvocationContext;
+  /**
    * The request's memoizing lookup, set by the chain on first use so that both phases
    * share it (a field, not a WeakMap entry: no ephemeron per request for the GC).
    */
   requestLookup?: RequestLookup;
+}
+
+/**
+ * Upstream's admission.ReinvocationContext: when a plugin (a mutating webhook) changed
+ * the object and asks for it, the chain runs every mutating plugin once more with
+ * `isReinvoke` set; plugins keep their own state under their name.
+ * @see https://github.com/kubernetes/apiserver/blob/v0.32.0/pkg/admission/reinvocation.go
+ */
+export class ReinvocationContext {
+  /** true during the second run */
+  isReinvoke = false;
+  /** set by a plugin during the first run to have the chain run again */
+  shouldReinvoke = false;
+  private readonly values = new Map<string, unknown>();
+
+  value<T>(plugin: string): T | undefined {
+    return this.values.get(plugin) as T | undefined;
+  }
+
+  setValue(plugin: string, v: unknown): void {
+    this.values.set(plugin, v);
+  }
 }
 
 /** One admission plugin. Errors thrown must be StatusErrors (Forbidden, Invalid, NotFound…). */
@@ -93,9 +122,18 @@ export class AdmissionChain {
     this.validators = plugins.filter((p) => p.validate !== undefined);
   }
 
+  /**
+   * Every mutating plugin in order; once more (with `reinvocation.isReinvoke`) when one
+   * of them asked for it (upstream's reinvoker).
+   */
   async admit(a: AdmissionAttributes): Promise<void> {
     const lookup = this.lookupFor(a);
+    const r = (a.reinvocation ??= new ReinvocationContext());
     for (const p of this.admitters) await p.admit!(a, lookup);
+    if (r.shouldReinvoke && !r.isReinvoke) {
+      r.isReinvoke = true;
+      for (const p of this.admitters) await p.admit!(a, lookup);
+    }
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {

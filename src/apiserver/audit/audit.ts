@@ -101,7 +101,7 @@ export class Auditor {
       const decision = evaluatePolicy(this.o.policy, req.user, info);
       if (decision.level === 'None') return next(req, res);
       const received = this.now();
-      const ctx: AuditContext = { annotations: {} };
+      const ctx: AuditContext = { annotations: {}, level: decision.level };
       const base: Record<string, unknown> = {
         kind: 'Event',
         apiVersion: 'audit.k8s.io/v1',

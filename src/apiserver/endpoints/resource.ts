@@ -58,6 +58,7 @@ export function writeContext(c: ResourceContext): WriteContext {
     warnings: [],
     now: c.now,
     fieldManager: c.query.get('fieldManager') ?? undefined,
+    fieldValidation: c.query.get('fieldValidation') ?? undefined,
   };
 }
 

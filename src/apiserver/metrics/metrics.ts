@@ -93,6 +93,8 @@ export class APIServerMetrics {
   private inflightReadOnly = 0;
   private inflightMutating = 0;
   private readonly longRunning = new Map<string, { labels: Record<string, string>; n: number }>();
+  /** metrics other components record (admission webhooks), registered on the first scrape */
+  private readonly extra: unknown[] = [];
 
   /**
    * @param objectCounts resource (`pods`, `deployments.apps`) → number of stored objects, read on each scrape
@@ -102,7 +104,7 @@ export class APIServerMetrics {
   /** The registry with every API server metric, built on the first scrape. */
   private build(p: PromClient): Registry {
     const registry = new p.Registry();
-    for (const m of [this.requests, this.durations]) registry.registerMetric(m as unknown as Parameters<Registry['registerMetric']>[0]);
+    for (const m of [this.requests, this.durations, ...this.extra]) registry.registerMetric(m as unknown as Parameters<Registry['registerMetric']>[0]);
     const self = this;
     new p.Gauge({
       name: 'apiserver_current_inflight_requests',
@@ -135,6 +137,15 @@ export class APIServerMetrics {
       },
     });
     return registry;
+  }
+
+  /**
+   * Serves more metrics (FastCounter / FastHistogram or prom-client metrics another
+   * component records into, e.g. the admission webhooks') on `/metrics`.
+   */
+  add(...metrics: unknown[]): void {
+    this.extra.push(...metrics);
+    for (const m of metrics) this.registry?.registerMetric(m as Parameters<Registry['registerMetric']>[0]);
   }
 
   /**

@@ -14,6 +14,7 @@ import { StatusError, newAlreadyExists, newBadRequest, newConflict, newInvalid, 
 import { Path, type FieldError } from '../../apimachinery/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation.js';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, type Storage, type WriteOptions } from '../../storage/interface.js';
+import { operationOptions } from '../admission/options.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
 import { wireShaperFor, type WireShaper } from '../../api/wire-shape.js';
 import { customResourceSchema } from '../openapi/custom.js';
@@ -33,6 +34,8 @@ export interface WriteContext {
   warnings: string[];
   now: Date;
   fieldManager?: string;
+  /** the `fieldValidation` query parameter (for the options admission webhooks see) */
+  fieldValidation?: string;
 }
 
 export interface ListParams {
@@ -587,7 +590,7 @@ export class Store {
       if (pre?.resourceVersion && pre.resourceVersion !== String(current.rv)) {
         throw newConflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.rv}`);
       }
-      const attrs = this.admissionAttributes('DELETE', undefined, old, ns, wc);
+      const attrs = this.admissionAttributes('DELETE', undefined, old, ns, wc, '', p);
       if (attrs !== undefined) {
         await this.admission!.admit(attrs);
         await this.admission!.validate(attrs);
@@ -690,7 +693,15 @@ export class Store {
    * The admission attributes of one write, given to both phases (so their lookups are
    * shared); undefined without an admission chain.
    */
-  private admissionAttributes(op: Operation, obj: Obj | undefined, old: Obj | undefined, ns: string, wc: WriteContext, subresource = ''): AdmissionAttributes | undefined {
+  private admissionAttributes(
+    op: Operation,
+    obj: Obj | undefined,
+    old: Obj | undefined,
+    ns: string,
+    wc: WriteContext,
+    subresource = '',
+    del?: DeleteParams,
+  ): AdmissionAttributes | undefined {
     if (!this.admission) return undefined;
     return {
       operation: op,
@@ -704,6 +715,7 @@ export class Store {
       user: wc.user,
       dryRun: wc.dryRun,
       warnings: wc.warnings,
+      options: operationOptions(op, wc, del),
       requestLookup: undefined,
     };
   }

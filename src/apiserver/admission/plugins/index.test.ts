@@ -18,10 +18,12 @@ test('admission plugins run once each, in upstream AllOrderedPlugins order', () 
     'CertificateApproval',
     'CertificateSigning',
     'CertificateSubjectRestriction',
+    'MutatingAdmissionWebhook',
+    'ValidatingAdmissionWebhook',
     'ResourceQuota',
   ]);
   for (let i = 1; i < names.length; i++) assert.ok(ALL_ORDERED_PLUGINS.indexOf(names[i]!) > ALL_ORDERED_PLUGINS.indexOf(names[i - 1]!));
-  assert.equal(storeConsumers.length, 1, 'ResourceQuota reads the stores');
+  assert.equal(storeConsumers.length, 2, 'the webhook plugins and ResourceQuota read the stores');
 });
 
 test('checkOrder rejects unknown, repeated and misordered plugins', () => {
@@ -39,7 +41,10 @@ test('--enable/--disable-admission-plugins: defaults, enable adds, disable remov
   );
   const off = names([], ['NodeRestriction', 'ResourceQuota', 'LimitRanger', 'DefaultStorageClass']);
   assert.ok(!off.includes('NodeRestriction') && !off.includes('ResourceQuota') && !off.includes('LimitRanger'));
-  assert.equal(admissionPlugins({ authorizer: new UnionAuthorizer([]), disable: ['ResourceQuota'] }).storeConsumers.length, 0);
+  assert.equal(
+    admissionPlugins({ authorizer: new UnionAuthorizer([]), disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'] }).storeConsumers.length,
+    0,
+  );
   // enabling a default-on plugin again changes nothing; the order stays upstream's
   assert.deepEqual(names(['ResourceQuota', 'NamespaceLifecycle']), names());
 });

@@ -19,6 +19,7 @@ import { priority } from './priority.js';
 import { resourceQuota } from './resource-quota.js';
 import { runtimeClass } from './runtime-class.js';
 import { serviceAccount } from './service-account.js';
+import { webhookAdmission } from '../webhook/plugin.js';
 
 /**
  * Upstream v1.32's AllOrderedPlugins: the order in which enabled plugins run. k8ts
@@ -158,6 +159,8 @@ const IMPLEMENTED = new Set([
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionWebhook',
   'ResourceQuota',
 ]);
 
@@ -172,6 +175,7 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
   if (errs.length) throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
   const on = new Set(enabledPluginNames(o.enable, o.disable));
   const quota = on.has('ResourceQuota') ? resourceQuota() : undefined;
+  const webhooks = on.has('MutatingAdmissionWebhook') || on.has('ValidatingAdmissionWebhook') ? webhookAdmission() : undefined;
   const all: AdmissionPlugin[] = [
     namespaceLifecycle,
     limitRanger,
@@ -182,11 +186,15 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
     defaultTolerationSeconds(),
     runtimeClass,
     ...certificatePlugins(o.authorizer),
+    ...(webhooks ? [webhooks.mutating, webhooks.validating] : []),
     ...(quota ? [quota] : []),
   ];
   const plugins = all.filter((p) => on.has(p.name));
   checkOrder(plugins.map((p) => p.name));
-  return { plugins, storeConsumers: quota ? [{ attach: (api) => quota.attach(api) }] : [] };
+  const storeConsumers: StoreConsumer[] = [];
+  if (webhooks) storeConsumers.push({ attach: (api) => webhooks.attach(api) });
+  if (quota) storeConsumers.push({ attach: (api) => quota.attach(api) });
+  return { plugins, storeConsumers };
 }
 
 /**

@@ -1,0 +1,91 @@
+/**
+ * A small admission webhook server for tests: HTTPS on 127.0.0.1 with a serving
+ * certificate from a CA made for the test (src/pki), answering AdmissionReviews with a
+ * function of the request. Every review it receives is kept in `reviews`.
+ */
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createCA, issueCert, type KeyPairPEM } from '../../src/pki/pki.js';
+
+/** The `response` of an AdmissionReview, without `uid` (added by the server). */
+export interface ReviewResponse {
+  allowed: boolean;
+  status?: { code?: number; message?: string; reason?: string };
+  patch?: unknown[];
+  warnings?: string[];
+  auditAnnotations?: Record<string, string>;
+}
+
+/** The AdmissionReview request a webhook got (the parts tests look at). */
+export interface ReceivedReview {
+  /** the URL path, and its query (`timeout=10s`) */
+  path: string;
+  query: string;
+  apiVersion: string;
+  request: {
+    uid: string;
+    kind: { group: string; version: string; kind: string };
+    resource: { group: string; version: string; resource: string };
+    requestKind?: { group: string; version: string; kind: string };
+    name?: string;
+    namespace?: string;
+    operation: string;
+    userInfo: { username?: string; groups?: string[] };
+    object: { metadata?: { name?: string; labels?: Record<string, string> } } | null;
+    oldObject: unknown;
+    dryRun: boolean;
+    options: Record<string, unknown> | null;
+  };
+}
+
+export interface TestWebhookServer {
+  port: number;
+  /** base64 of the CA certificate (PEM), for `clientConfig.caBundle` */
+  caBundle: string;
+  reviews: ReceivedReview[];
+  /** stops listening and drops open connections */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the server. `answer` returns the response for a review, or `'hang'` to never answer.
+ * @param port listen on this port (to restart on the same one), default any free port
+ */
+export async function startWebhookServer(answer: (r: ReceivedReview) => ReviewResponse | 'hang', o: { port?: number; ca?: KeyPairPEM } = {}): Promise<TestWebhookServer> {
+  const ca = o.ca ?? (await createCA('webhook-test-ca'));
+  const serving = await issueCert(ca, { commonName: 'webhook', ipAddresses: ['127.0.0.1'], usage: 'server' });
+  const reviews: ReceivedReview[] = [];
+  const server: Server = createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReceivedReview;
+      review.path = (req.url ?? '').split('?')[0]!;
+      review.query = (req.url ?? '').split('?')[1] ?? '';
+      reviews.push(review);
+      const a = answer(review);
+      if (a === 'hang') return;
+      const response: Record<string, unknown> = { uid: review.request.uid, allowed: a.allowed };
+      if (a.status) response.status = a.status;
+      if (a.patch) {
+        response.patchType = 'JSONPatch';
+        response.patch = Buffer.from(JSON.stringify(a.patch)).toString('base64');
+      }
+      if (a.warnings) response.warnings = a.warnings;
+      if (a.auditAnnotations) response.auditAnnotations = a.auditAnnotations;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(o.port ?? 0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    caBundle: Buffer.from(ca.cert).toString('base64'),
+    reviews,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
