@@ -1,4 +1,5 @@
 import { StorageError, type WatchCallbacks, type WatchEvent, type Watcher } from '../interface.js';
+import { publishToSubscriptions, WatchSubscription } from '../watch-fanout.js';
 import type { EtcdClient } from './client.js';
 import { watchAll, type RawWatch } from './stream.js';
 
@@ -109,29 +110,13 @@ export class EtcdWatchHub {
     if (last < target) return;
     sub.replay?.stop();
     sub.replay = undefined;
-    const pending = sub.pending;
-    sub.pending = undefined;
-    const rest = pending.filter((ev) => ev.kv.modRevision > sub.cursor);
-    if (rest.length > 0) sub.deliver(rest);
-    sub.progress(this.rev);
+    sub.goLive(this.rev);
   }
 
   /** Delivers a batch of the live feed to every watcher, then notifies progress. */
   private publish(events: WatchEvent[]): void {
-    const last = events[events.length - 1]!.kv.modRevision;
-    this.rev = last;
-    for (const sub of this.subs) {
-      let mine: WatchEvent[] | undefined;
-      for (const ev of events) {
-        if (ev.kv.modRevision > sub.cursor && ev.kv.key.startsWith(sub.prefix)) (mine ??= []).push(ev);
-      }
-      if (sub.pending !== undefined) {
-        if (mine) sub.pending.push(...mine);
-        continue;
-      }
-      if (mine) sub.deliver(mine);
-      sub.progress(last);
-    }
+    this.rev = events[events.length - 1]!.kv.modRevision;
+    publishToSubscriptions(this.subs, events);
   }
 
   /** Ends every watcher with `err`. */
@@ -156,55 +141,20 @@ export class EtcdWatchHub {
 }
 
 /** One watcher. */
-class Subscription implements Watcher {
-  /** highest revision delivered (or passed over as not matching) so far */
-  cursor: number;
-  /** live events held back while replaying; undefined once live */
-  pending: WatchEvent[] | undefined = undefined;
+class Subscription extends WatchSubscription {
   /** the history replay, while it runs */
   replay: RawWatch | undefined;
-  stopped = false;
 
   constructor(
     private readonly hub: EtcdWatchHub,
-    readonly prefix: string,
+    prefix: string,
     afterRevision: number,
-    private readonly cb: WatchCallbacks,
+    cb: WatchCallbacks,
   ) {
-    this.cursor = afterRevision;
+    super(prefix, afterRevision, cb);
   }
 
-  deliver(events: WatchEvent[]): void {
-    if (this.stopped) return;
-    this.cursor = events[events.length - 1]!.kv.modRevision;
-    try {
-      this.cb.onEvents(events);
-    } catch (err) {
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-
-  /** Everything up to `revision` under the prefix has been delivered. */
-  progress(revision: number): void {
-    if (this.stopped || revision < this.cursor) return;
-    this.cursor = revision;
-    try {
-      this.cb.onProgress?.(revision);
-    } catch (err) {
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-
-  fail(err: Error): void {
-    if (this.stopped) return;
-    this.stop();
-    this.cb.onError?.(err);
-  }
-
-  stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.pending = undefined;
+  protected detach(): void {
     this.replay?.stop();
     this.replay = undefined;
     this.hub.remove(this);

@@ -13,7 +13,7 @@ import { CompactedError, KeyExistsError, RevisionMismatchError, StorageError, ty
 import type { Core } from './core.js';
 import { Latest } from './rows.js';
 import { PAGE_SIZE } from './schema.js';
-import { commonKeyPrefix } from './watch.js';
+import { commonKeyPrefix } from '../watch-fanout.js';
 import { SqliteStorage, type SqliteStorageOptions } from './sqlite.js';
 
 const dirs: string[] = [];

@@ -1,4 +1,5 @@
 import { CompactedError, type WatchCallbacks, type WatchEvent, type Watcher } from '../interface.js';
+import { publishToSubscriptions, WatchSubscription } from '../watch-fanout.js';
 import type { Core } from './core.js';
 import { prefixEnd } from './keys.js';
 import { rowToEvent } from './rows.js';
@@ -48,35 +49,9 @@ export class WatchHub {
     return sub;
   }
 
-  /**
-   * Delivers committed events (in revision order) to every watcher. A watcher whose
-   * prefix the batch's common key prefix rules in or out (one resource per watch
-   * cache, batches usually of one resource) is served without testing each event.
-   */
+  /** Delivers committed events (in revision order) to every watcher (see publishToSubscriptions). */
   publish(events: WatchEvent[]): void {
-    const n = events.length;
-    if (n === 0) return;
-    const last = events[n - 1]!.kv.modRevision;
-    const common = commonKeyPrefix(events);
-    for (const sub of this.subs) {
-      const prefix = sub.prefix;
-      let mine: WatchEvent[] | undefined;
-      if (common.startsWith(prefix)) {
-        // every key is under the prefix
-        if (events[0]!.kv.modRevision > sub.cursor) mine = events;
-        else for (const ev of events) if (ev.kv.modRevision > sub.cursor) (mine ??= []).push(ev);
-      } else if (prefix.startsWith(common)) {
-        for (const ev of events) {
-          if (ev.kv.modRevision > sub.cursor && ev.kv.key.startsWith(prefix)) (mine ??= []).push(ev);
-        }
-      } // else: the prefix diverges from every key
-      if (sub.pending !== undefined) {
-        if (mine !== undefined) sub.pending.push(...mine);
-        continue;
-      }
-      if (mine !== undefined) sub.deliver(mine === events ? events.slice() : mine);
-      sub.progress(last);
-    }
+    if (events.length > 0) publishToSubscriptions(this.subs, events);
   }
 
   /** Ends every watcher with `err` (on close). */
@@ -111,78 +86,26 @@ export class WatchHub {
       return;
     }
     // Caught up: drain what was published meanwhile, minus what the replay already covered.
-    const pending = sub.pending!;
-    sub.pending = undefined;
-    const rest = pending.filter((ev) => ev.kv.modRevision > sub.cursor);
-    if (rest.length > 0) sub.deliver(rest);
-    sub.progress(core.rev);
+    sub.goLive(core.rev);
   }
-}
-
-/** The longest prefix shared by the keys of `events` (non-empty). */
-export function commonKeyPrefix(events: WatchEvent[]): string {
-  let p = events[0]!.kv.key;
-  for (let i = 1; i < events.length && p.length > 0; i++) {
-    const k = events[i]!.kv.key;
-    if (k.startsWith(p)) continue;
-    let j = 0;
-    const m = Math.min(p.length, k.length);
-    while (j < m && p.charCodeAt(j) === k.charCodeAt(j)) j++;
-    p = p.slice(0, j);
-  }
-  return p;
 }
 
 /** One watcher. */
-class Subscription implements Watcher {
-  /** highest revision delivered (or skipped as not matching) so far */
-  cursor: number;
-  /** live events held back while replaying; undefined once live */
-  pending: WatchEvent[] | undefined = undefined;
-  stopped = false;
+class Subscription extends WatchSubscription {
   /** exclusive upper bound of the prefix's key range */
   readonly hi: string | Buffer;
 
   constructor(
     private readonly hub: WatchHub,
-    readonly prefix: string,
+    prefix: string,
     afterRevision: number,
-    private readonly cb: WatchCallbacks,
+    cb: WatchCallbacks,
   ) {
-    this.cursor = afterRevision;
+    super(prefix, afterRevision, cb);
     this.hi = prefixEnd(prefix) ?? NO_UPPER_BOUND;
   }
 
-  deliver(events: WatchEvent[]): void {
-    if (this.stopped) return;
-    this.cursor = events[events.length - 1]!.kv.modRevision;
-    try {
-      this.cb.onEvents(events);
-    } catch (err) {
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-
-  /** Everything up to `revision` under the prefix has been delivered. */
-  progress(revision: number): void {
-    if (this.stopped || revision < this.cursor) return;
-    this.cursor = revision;
-    try {
-      this.cb.onProgress?.(revision);
-    } catch (err) {
-      this.fail(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-
-  fail(err: Error): void {
-    if (this.stopped) return;
-    this.stop();
-    this.cb.onError?.(err);
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.pending = undefined;
+  protected detach(): void {
     this.hub.remove(this);
   }
 }
