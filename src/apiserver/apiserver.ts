@@ -100,6 +100,12 @@ export interface APIServerOptions {
   /** extra readiness checks (name → ok?) */
   readyChecks?: Record<string, () => boolean>;
   now?: () => Date;
+  /**
+   * The aggregation layer (src/apiserver/aggregator): the handler of a path under
+   * `/apis/<group>/<version>` served by an extension API server or a local non-stored
+   * API, undefined for what the stores serve
+   */
+  aggregator?: { route(url: string): Handler | undefined };
   /** `--event-ttl`: Events (v1 and events.k8s.io/v1) expire this many seconds after their last write; default none */
   eventTTLSeconds?: number;
 }
@@ -286,6 +292,8 @@ export class APIServer implements StoreLookup {
   }
 
   private async dispatch(req: ApiRequest, res: ResponseWriter): Promise<void> {
+    const aggregated = this.opts.aggregator?.route(req.url);
+    if (aggregated) return aggregated(req, res);
     const { path, query } = splitURL(req.url);
     const info = requestInfoOf(req);
     if (!info.isResourceRequest) return this.nonResource(req, res, path, query);

@@ -75,8 +75,27 @@ const groupOrder = [
   'flowcontrol.apiserver.k8s.io',
 ];
 
+/**
+ * One group-version served by another server behind an APIService (the aggregator's
+ * discovery manager fills these in): its aggregated-discovery entry as the backend
+ * reported it (`resources` as apidiscovery.k8s.io/v2 APIResourceDiscovery objects), stale
+ * when the last fetch failed.
+ */
+export interface ExternalGroupVersion {
+  group: string;
+  version: string;
+  /** apidiscovery.k8s.io/v2 APIResourceDiscovery objects */
+  resources: unknown[];
+  freshness: 'Current' | 'Stale';
+  /** APIService spec.groupPriorityMinimum / spec.versionPriority */
+  groupPriority: number;
+  versionPriority: number;
+}
+
 export class Discovery {
   private readonly byGroup = new Map<string, Map<string, ResourceDefinition[]>>();
+  /** group → version → entry, for group-versions served behind APIServices */
+  private readonly external = new Map<string, Map<string, ExternalGroupVersion>>();
   private readonly subs: SubresourceInfo[];
   private cache = new Map<string, string>();
   /** groups whose versions are ordered by Kubernetes version priority (added at runtime) */
@@ -134,14 +153,35 @@ export class Discovery {
     this.cache.clear();
   }
 
+  /**
+   * Lists (or updates) a group-version served by another server behind an APIService;
+   * it hides a local group-version of the same name.
+   */
+  setExternal(e: ExternalGroupVersion): void {
+    let versions = this.external.get(e.group);
+    if (!versions) this.external.set(e.group, (versions = new Map()));
+    versions.set(e.version, e);
+    this.cache.clear();
+  }
+
+  /** Stops listing an external group-version (its APIService is gone or became local). */
+  removeExternal(group: string, version: string): void {
+    const versions = this.external.get(group);
+    if (!versions?.delete(version)) return;
+    if (versions.size === 0) this.external.delete(group);
+    this.cache.clear();
+  }
+
   /** Drops cached documents (after a served definition changed in place). */
   invalidate(): void {
     this.cache.clear();
   }
 
   groups(): string[] {
-    const gs = [...this.byGroup.keys()];
-    return gs.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+    const gs = [...new Set([...this.byGroup.keys(), ...this.external.keys()])];
+    const prio = (g: string): number => Math.max(0, ...[...(this.external.get(g)?.values() ?? [])].map((e) => e.groupPriority));
+    // built-in groups in upstream's order; groups behind APIServices by priority, then name
+    return gs.sort((a, b) => rank(a) - rank(b) || prio(b) - prio(a) || a.localeCompare(b));
   }
 
   hasGroupVersion(group: string, version: string): boolean {
@@ -149,11 +189,16 @@ export class Discovery {
   }
 
   hasGroup(group: string): boolean {
-    return this.byGroup.has(group);
+    return this.byGroup.has(group) || this.external.has(group);
   }
 
+  /** The group's versions, preferred first: local ones in their order, then external ones by versionPriority. */
   private versions(group: string): string[] {
-    return [...(this.byGroup.get(group)?.keys() ?? [])];
+    const ext = this.external.get(group);
+    const local = [...(this.byGroup.get(group)?.keys() ?? [])].filter((v) => !ext?.has(v));
+    if (!ext) return local;
+    const remote = [...ext.values()].sort((a, b) => b.versionPriority - a.versionPriority || compareKubeAwareVersions(a.version, b.version)).map((e) => e.version);
+    return [...local, ...remote];
   }
 
   private subresourcesOf(def: ResourceDefinition): SubresourceInfo[] {
@@ -183,29 +228,37 @@ export class Discovery {
   }
 
   private aggregatedGroup(group: string): unknown {
+    const ext = this.external.get(group);
     return {
       metadata: { name: group, creationTimestamp: null },
-      versions: this.versions(group).map((v) => ({
-        version: v,
-        resources: (this.byGroup.get(group)!.get(v) ?? [])
-          .slice()
-          .sort((a, b) => a.resource.localeCompare(b.resource))
-          .map((d) => {
-            const r: Record<string, unknown> = {
-              resource: d.resource,
-              responseKind: { group: d.group, version: d.version, kind: d.kind },
-              scope: d.namespaced ? 'Namespaced' : 'Cluster',
-              singularResource: d.singular,
-              verbs: verbsOf(d),
-            };
-            if (d.shortNames?.length) r.shortNames = d.shortNames;
-            if (d.categories?.length) r.categories = d.categories;
-            const subs = this.subresourcesOf(d);
-            if (subs.length) r.subresources = subs.map((s) => ({ subresource: s.subresource, responseKind: s.responseKind, verbs: s.verbs }));
-            return r;
-          }),
-        freshness: 'Current',
-      })),
+      versions: this.versions(group).map((v) => {
+        const e = ext?.get(v);
+        return e ? { version: v, resources: e.resources, freshness: e.freshness } : this.aggregatedVersion(group, v);
+      }),
+    };
+  }
+
+  private aggregatedVersion(group: string, v: string): unknown {
+    return {
+      version: v,
+      resources: (this.byGroup.get(group)!.get(v) ?? [])
+        .slice()
+        .sort((a, b) => a.resource.localeCompare(b.resource))
+        .map((d) => {
+          const r: Record<string, unknown> = {
+            resource: d.resource,
+            responseKind: { group: d.group, version: d.version, kind: d.kind },
+            scope: d.namespaced ? 'Namespaced' : 'Cluster',
+            singularResource: d.singular,
+            verbs: verbsOf(d),
+          };
+          if (d.shortNames?.length) r.shortNames = d.shortNames;
+          if (d.categories?.length) r.categories = d.categories;
+          const subs = this.subresourcesOf(d);
+          if (subs.length) r.subresources = subs.map((s) => ({ subresource: s.subresource, responseKind: s.responseKind, verbs: s.verbs }));
+          return r;
+        }),
+      freshness: 'Current',
     };
   }
 

@@ -15,7 +15,9 @@ import { ensureFlowControlBootstrap } from '../apiserver/bootstrap/flowcontrol.j
 import { componentStatusResource, type ComponentProbes } from '../api/core/v1/componentstatus/definition.js';
 import { APIServer } from '../apiserver/apiserver.js';
 import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
-import { ensurePKI } from '../pki/pki.js';
+import { ensureFrontProxyPKI, ensurePKI } from '../pki/pki.js';
+import { Aggregator } from '../apiserver/aggregator/aggregator.js';
+import { ensureAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
 import { listen } from '../apiserver/server.js';
 import { bindingsResource, podBinding } from '../apiserver/subresources/pod-binding.js';
 import { scaleSubresources } from '../apiserver/subresources/scale.js';
@@ -128,14 +130,16 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     enableAdmissionPlugins: o.enableAdmissionPlugins,
     disableAdmissionPlugins: o.disableAdmissionPlugins,
   });
-  const [pki, rawStorage] = await Promise.all([
+  const [pki, rawStorage, frontProxy] = await Promise.all([
     ensurePKI(
       dataDir,
       ['localhost', host, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
       [...new Set(['127.0.0.1', local, advertise, svcIP])],
     ),
     openStorage(o.storage ?? { kind: 'sqlite', dataDir }),
+    ensureFrontProxyPKI(dataDir),
   ]);
+  const aggregator = new Aggregator({ proxyClient: frontProxy.client });
 
   const storage = config.wrapStorage(rawStorage);
   // kubelet serving certificates are not verified (upstream's default without
@@ -173,6 +177,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     ],
     serverAddress: `${local}:${o.securePort}`,
     eventTTLSeconds: o.eventTTLSeconds ?? 3600,
+    aggregator,
   });
   await api.start();
   const upgrades = createUpgradeHandler(api);
@@ -202,11 +207,13 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   await config.bootstrap(clientFor(identities.apiserver));
   await ensureLocalAPIServices(clientFor(identities.apiserver), api.definitions);
   await ensureFlowControlBootstrap(clientFor(identities.apiserver));
+  await ensureAuthenticationConfigMap(clientFor(identities.apiserver), { clientCA: pki.ca.cert, requestHeaderCA: frontProxy.ca.cert });
+  await aggregator.start(clientFor(identities.apiserver), api.discovery);
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
   bootstrapped = true;
 
-  const stops: (() => Promise<void>)[] = [];
+  const stops: (() => Promise<void>)[] = [async () => aggregator.stop()];
   if (!o.disableControllerManager) {
     const ctrlClient = controllerClient(clientFor, 'namespace-controller');
     const controllers = await startControllers({

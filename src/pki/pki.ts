@@ -170,3 +170,35 @@ export async function ensurePKI(dataDir: string, dnsNames: string[], ips: string
   }
   return { dir, ca, server, admin, loopback };
 }
+
+/** The front-proxy PKI: its own CA and the aggregator's client certificate (CN=front-proxy-client). */
+export interface FrontProxyPKI {
+  /** signs front-proxy client certificates (upstream --requestheader-client-ca-file) */
+  ca: KeyPairPEM;
+  /** the aggregator's client certificate (upstream --proxy-client-cert-file / --proxy-client-key-file) */
+  client: KeyPairPEM;
+}
+
+/**
+ * Loads `<dataDir>/tls/front-proxy-ca.*` and `front-proxy-client.*`, creating what is
+ * missing, as kubeadm lays them out: a CA apart from the cluster CA (so no cluster client
+ * certificate can pose as the aggregator) and a client certificate CN=front-proxy-client.
+ *
+ * @see https://kubernetes.io/docs/tasks/extend-kubernetes/configure-aggregation-layer/#ca-reusage-and-conflicts
+ */
+export async function ensureFrontProxyPKI(dataDir: string): Promise<FrontProxyPKI> {
+  const dir = join(dataDir, 'tls');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let ca = readPair(dir, 'front-proxy-ca');
+  let client = readPair(dir, 'front-proxy-client');
+  if (!ca) {
+    ca = await createCA(`front-proxy-ca@${Math.floor(Date.now() / 1000)}`);
+    writePair(dir, 'front-proxy-ca', ca);
+    client = undefined;
+  }
+  if (!client) {
+    client = await issueCert(ca, { commonName: 'front-proxy-client', usage: 'client' });
+    writePair(dir, 'front-proxy-client', client);
+  }
+  return { ca, client };
+}
