@@ -13,6 +13,9 @@
  */
 import { ClientEventRecorder, type EventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
+import { R } from '../client/types.js';
+import type { KObject } from '../api/resource.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { startNamespaceController } from './namespace/controller.js';
 import { startServiceAccountController } from './serviceaccount/controller.js';
 import { startNodeIPAMController } from './nodeipam/controller.js';
@@ -91,9 +94,11 @@ export async function startControllers(ctx: ControllerContext): Promise<Running>
   const clientOf = (name: string): Client => ctx.clients?.[name] ?? ctx.clientFor?.(name) ?? ctx.client;
   const withClient = (name: string): ControllerContext => ({ ...ctx, client: clientOf(name) });
   const disabled = new Set(ctx.disabled ?? []);
+  // list/watch of every controller's client go through the controller manager's own identity
+  const informers = new SharedInformers(clientOf('generic-garbage-collector'));
   const access: { name: string; start: (client: Client) => Promise<Running> | undefined }[] = [
     { name: 'clusterrole-aggregation-controller', start: (client) => startClusterRoleAggregation(client) },
-    { name: 'resourcequota-controller', start: (client) => startResourceQuotaController({ client }) },
+    { name: 'resourcequota-controller', start: (client) => startResourceQuotaController({ client, pods: informers.get<Pod & KObject>(R.pods) }) },
     { name: 'certificate-controller', start: (client) => startCSRController({ client, ca: ctx.ca }) },
     { name: 'root-ca-cert-publisher', start: (client) => (ctx.ca ? startRootCACertPublisher(client, ctx.ca.cert) : undefined) },
   ];
@@ -106,8 +111,6 @@ export async function startControllers(ctx: ControllerContext): Promise<Running>
   running.push(await startServiceAccountController(withClient('service-account-controller')));
   if (ctx.clusterCIDR) running.push(await startNodeIPAMController({ ...withClient('node-controller'), clusterCIDR: ctx.clusterCIDR }));
 
-  // list/watch of every controller's client go through the controller manager's own identity
-  const informers = new SharedInformers(clientOf('generic-garbage-collector'));
   running.push({ stop: async () => informers.stop() });
   for (const c of WORKLOAD_CONTROLLERS) {
     if (disabled.has(c.name)) continue;

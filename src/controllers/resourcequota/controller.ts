@@ -19,6 +19,8 @@ interface QuotaControllerOptions {
   client: Client;
   /** full resync period in ms (upstream 5 min) */
   resyncMs?: number;
+  /** the controller manager's shared pod informer (else the controller lists and watches pods itself) */
+  pods?: Informer<Pod & KObject>;
 }
 
 /** core/v1 resourcequotas. */
@@ -50,7 +52,8 @@ const LEGACY: Record<string, string> = {
 export async function startResourceQuotaController(o: QuotaControllerOptions): Promise<{ stop(): Promise<void> }> {
   const { client } = o;
   const quotas = new Informer<Quota>(client, QUOTA_REF);
-  const pods = new Informer<Pod & KObject>(client, R.pods);
+  const ownPods = !o.pods;
+  const pods = o.pods ?? new Informer<Pod & KObject>(client, R.pods);
   const queue = new Set<string>();
   let scheduled = false;
   const enqueue = (ns: string): void => {
@@ -118,7 +121,7 @@ export async function startResourceQuotaController(o: QuotaControllerOptions): P
     async stop() {
       clearInterval(timer);
       quotas.stop();
-      pods.stop();
+      if (ownPods) pods.stop();
     },
   };
 }
