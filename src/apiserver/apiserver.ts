@@ -76,6 +76,11 @@ export interface VersionInfo {
 }
 
 export interface APIServerOptions {
+  /**
+   * `PUT /debug/flags/<name>` setters (upstream routes.DebugFlags, e.g. `v` for the klog
+   * verbosity): each returns the reply text or throws an Error whose message is the 400 reply
+   */
+  debugFlags?: Record<string, (value: string) => string>;
   storage: Storage;
   definitions: ResourceDefinition[];
   subresources?: SubresourceHandler[];
@@ -347,6 +352,8 @@ export class APIServer implements StoreLookup {
   private nonResource(req: ApiRequest, res: ResponseWriter, path: string, query: URLSearchParams): void | Promise<void> {
     const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     const m = req.method;
+    const flag = p.startsWith('/debug/flags/') ? this.opts.debugFlags?.[p.slice('/debug/flags/'.length)] : undefined;
+    if (flag) return this.debugFlag(req, res, flag);
     if (m !== 'GET' && m !== 'HEAD') {
       if (p === '/api' || p.startsWith('/apis') || p.startsWith('/api/')) throw notFoundPath();
       throw notFoundPath();
@@ -388,6 +395,20 @@ export class APIServer implements StoreLookup {
       return writeJSON(res, 200, this.discovery.resourceList(parts[1]!, parts[2]!));
     }
     throw notFoundPath();
+  }
+
+  /** upstream routes.StringFlagPutHandler: PUT sets the flag from the body; other methods 406 */
+  private debugFlag(req: ApiRequest, res: ResponseWriter, set: (value: string) => string): void {
+    const reply = (status: number, text: string): void => {
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(text);
+    };
+    if (req.method !== 'PUT') return reply(406, 'unsupported http method');
+    try {
+      reply(200, set((req.body ?? Buffer.alloc(0)).toString('utf8')));
+    } catch (e) {
+      reply(400, (e as Error).message);
+    }
   }
 
   private writeAggregated(res: ResponseWriter, prefix: 'api' | 'apis', v: 'v2' | 'v2beta1'): void {

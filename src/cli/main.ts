@@ -76,6 +76,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--encryption-provider-config <file>', 'EncryptionConfiguration for Secrets at rest')
   .option('--scheduler-config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the scheduler')
   .option('--scheduler-metrics-bind-address <addr>', 'serve the scheduler /metrics on host:port')
+  .option('-v, --v <level>', 'log level verbosity of the control-plane components (klog), changeable at run time: PUT /debug/flags/v', (v) => parseInt(v, 10), 0)
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
@@ -146,6 +147,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       disableScheduler: !!o.disableScheduler,
       disableControllerManager: !!o.disableControllerManager,
       requestHeaderTimeoutMs: o.requestHeaderTimeoutMs,
+      verbosity: o.v,
     });
     stopOnSignals(() => s.stop());
   });

@@ -10,7 +10,7 @@ import { ClientEventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
 import type { Runtime } from '../cri/api.js';
 import { SimRuntime } from '../cri/sim/index.js';
-import { startKubelet, type KubeletHandle } from '../kubelet/index.js';
+import { startKubelet, type KubeletHandle, type ProcessPod } from '../kubelet/index.js';
 import { startNodeRuntime, type NodeRuntime } from '../cri/runtime-setup.js';
 import { startKubeletServer } from '../kubelet/server/server.js';
 import { pauseImageLayout } from './pause-image.js';
@@ -52,6 +52,8 @@ export interface NodeOptions {
   kubeletPort: number;
   /** where to build an offline pause image (defaults to dataDir) */
   imagesDir?: string;
+  /** in-process control-plane components shown as this node's static pods */
+  processPods?: ProcessPod[];
 }
 
 export interface RunningNode {
@@ -106,6 +108,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     tls: { cert: o.servingCert.cert, key: o.servingCert.key, clientCA: o.clientCA },
     port: o.kubeletPort,
     logRoot: join(o.dataDir, 'kubelet', 'logs'),
+    isProcessPod: (p) => k?.kubelet.isProcessPod(p) ?? false,
   });
   try {
     k = await startKubelet({
@@ -119,6 +122,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
       staticPodPath: staticPodPath ? resolve(staticPodPath) : undefined,
       fileCheckFrequencyMs: fileConfig.fileCheckFrequencyMs,
+      processPods: o.processPods,
     });
   } catch (e) {
     await ks.close();

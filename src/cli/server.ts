@@ -43,6 +43,8 @@ import { ensureNodeToken } from './join-token.js';
 import { startNode, type RuntimeFlags } from './node.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
+import { Verbosity } from '../util/klog.js';
+import { controlPlanePods, kubeletDirOf } from './control-plane-pods.js';
 
 export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
@@ -86,6 +88,8 @@ export interface ServerOptions extends RuntimeFlags {
   quiet?: boolean;
   /** ms a connection may take to send a request's headers (listener default 60 000); tests shorten it */
   requestHeaderTimeoutMs?: number;
+  /** `--v`: the components' log verbosity (klog), changeable at run time with PUT /debug/flags/v */
+  verbosity?: number;
 }
 
 export interface RunningServer {
@@ -142,6 +146,27 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const aggregator = new Aggregator({ proxyClient: frontProxy.client });
 
   const storage = config.wrapStorage(rawStorage);
+  // the control plane as kube-system pods of the local node, each with its own klog-style log
+  const verbosity = new Verbosity(o.verbosity ?? 0);
+  const up = { apiserver: false, scheduler: false, controllers: false };
+  const cp = controlPlanePods({
+    nodeName: o.disableAgent ? undefined : o.nodeName,
+    kubeletDir: kubeletDirOf(dataDir),
+    verbosity,
+    components: [
+      {
+        name: 'kube-apiserver' as const,
+        healthy: async () =>
+          up.apiserver &&
+          (await storage.currentRevision().then(
+            () => true,
+            () => false,
+          )),
+      },
+      ...(o.disableScheduler ? [] : [{ name: 'kube-scheduler' as const, healthy: () => up.scheduler }]),
+      ...(o.disableControllerManager ? [] : [{ name: 'kube-controller-manager' as const, healthy: () => up.controllers }]),
+    ],
+  });
   // kubelet serving certificates are not verified (upstream's default without
   // --kubelet-certificate-authority): joined agents serve self-signed certificates
   const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key });
@@ -176,6 +201,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       ...config.subresources,
     ],
     serverAddress: `${local}:${o.securePort}`,
+    debugFlags: { v: (value) => verbosity.set(value) },
     eventTTLSeconds: o.eventTTLSeconds ?? 3600,
     aggregator,
   });
@@ -199,6 +225,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : o.securePort;
   const url = `https://${local.includes(':') ? `[${local}]` : local}:${port}`;
+  cp.logger('kube-apiserver').info(`Serving securely on ${o.bindAddress}:${port}`);
   const kubeconfig = o.writeKubeconfig ?? join(dataDir, 'kubeconfig.yaml');
   writeKubeconfig(kubeconfig, { server: url, caPEM: pki.ca.cert, certPEM: pki.admin.cert, keyPEM: pki.admin.key });
 
@@ -212,6 +239,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
   bootstrapped = true;
+  up.apiserver = true;
 
   const stops: (() => Promise<void>)[] = [async () => aggregator.stop()];
   if (!o.disableControllerManager) {
@@ -229,6 +257,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
     });
     stops.push(() => controllers.stop());
+    up.controllers = true;
+    cp.logger('kube-controller-manager').info('Started controllers', { version: 'v1.32.0' });
   }
 
   if (!o.disableScheduler) {
@@ -237,8 +267,11 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       client: schedClient,
       config: o.schedulerConfig ? loadConfigFile(o.schedulerConfig) : undefined,
       metricsBindAddress: o.schedulerMetricsBindAddress,
+      logger: cp.logger('kube-scheduler'),
     });
     stops.push(() => scheduler.stop());
+    up.scheduler = true;
+    cp.logger('kube-scheduler').info('Starting Kubernetes Scheduler', { version: 'v1.32.0' });
   }
 
   const nodes: { name: string; cidr: string }[] = [];
@@ -258,6 +291,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       servingCert: kubeletCert!,
       clientCA: pki.ca.cert,
       kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
+      processPods: local ? cp.pods : undefined,
     });
     if (local) localRuntime = node.runtimeDescription;
     stops.push(() => node.stop());
@@ -267,6 +301,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     const kwok = startKwok({ client: clientFor(identities.kwok), count: o.kwokNodes, clusterCIDR: o.clusterCIDR, firstSubnet: nodes.length });
     stops.push(() => kwok.stop());
   }
+  stops.unshift(() => cp.close());
 
   const ms = performance.now() - t0;
   if (!o.quiet) {

@@ -25,11 +25,13 @@ import { machineInfo } from './nodestatus/setters.js';
 import { simulatedNetworkProber, type NetworkProber } from './prober/probe.js';
 import { hostNetworkProber } from './prober/network.js';
 import { PodCgroups } from './cm/pod-cgroups.js';
+import type { ProcessPod } from './pod/process-pods.js';
 
 export { Kubelet } from './kubelet.js';
 export { simulatedNetworkProber, type NetworkProber, type ProbeOutcome } from './prober/probe.js';
 export { hostNetworkProber } from './prober/network.js';
 export { KUBELET_VERSION } from './nodestatus/setters.js';
+export { processPod, processPodLogPath, type ProcessComponent, type ProcessPod } from './pod/process-pods.js';
 
 export interface KubeletOptions {
   client: Client;
@@ -64,6 +66,8 @@ export interface KubeletOptions {
   staticPodPath?: string;
   /** re-read period of the static pod path, ms (upstream fileCheckFrequency, default 20 s) */
   fileCheckFrequencyMs?: number;
+  /** in-process components shown as static pods (see kubelet/pod/process-pods.ts) */
+  processPods?: ProcessPod[];
   /** the kubelet server's port, published as status.daemonEndpoints (default 10250) */
   kubeletPort?: number;
   log?: (msg: string, err?: unknown) => void;
@@ -116,6 +120,7 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     cgroups,
     staticPodPath: o.staticPodPath,
     fileCheckFrequencyMs: o.fileCheckFrequencyMs,
+    processPods: o.processPods,
     log: o.log,
   });
   await kubelet.start();

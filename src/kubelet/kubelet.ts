@@ -50,6 +50,7 @@ import { VolumeManager } from './volumes/volume-manager.js';
 import { FileSource } from './config/file-source.js';
 import { MirrorClient } from './pod/mirror-client.js';
 import { StaticPodManager } from './pod/static-pods.js';
+import { processPodStatus, type ProcessPod } from './pod/process-pods.js';
 
 interface KubeletCoreOptions {
   client: Client;
@@ -76,6 +77,8 @@ interface KubeletCoreOptions {
   staticPodPath?: string;
   /** how often the static pod path is re-read besides on change notifications, ms (upstream fileCheckFrequency, 20 s) */
   fileCheckFrequencyMs?: number;
+  /** in-process components shown as static pods (status from their health checks; never run by the runtime) */
+  processPods?: ProcessPod[];
   log?: (msg: string, err?: unknown) => void;
 }
 
@@ -86,6 +89,8 @@ const RESYNC_MS = 60_000;
 /** upstream backOffPeriod */
 const BACKOFF_MS = 10_000;
 const MIN_REQUEUE_MS = 100;
+/** how often a process pod's health is checked (upstream's default probe periodSeconds, 10 s) */
+const PROCESS_PROBE_MS = 10_000;
 /** upstream workerResyncIntervalJitterFactor: the resync comes after 1–1.5 × syncFrequency */
 const RESYNC_JITTER = 0.5;
 
@@ -117,6 +122,9 @@ export class Kubelet {
   /** static pods from `staticPodPath` and their mirror pods */
   private readonly staticPods: StaticPodManager;
   private readonly fileSource?: FileSource;
+  private filePods: Pod[] = [];
+  /** process pods by UID */
+  private readonly processPods: Map<string, ProcessPod>;
   /** pod syncs run so far (tests, benchmarks) */
   syncs = 0;
   private timers: TimerHandle[] = [];
@@ -149,11 +157,12 @@ export class Kubelet {
         periodMs: o.fileCheckFrequencyMs,
         log,
         onPods: (pods) => {
-          for (const p of sp.setStaticPods(pods)) this.remove(p);
-          for (const p of pods) this.upsert(p);
+          this.filePods = pods;
+          this.setStaticPods();
         },
       });
     }
+    this.processPods = new Map((o.processPods ?? []).map((p) => [p.pod.metadata!.uid!, p]));
     // tmpfs only where containers are host processes (a simulated one would never see it)
     this.volumes = new VolumeManager(o.kubeletDir, o.clock, undefined, o.runtime.features.hostProcesses && process.getuid?.() === 0);
     this.prober = new ProberManager(o.runtime, o.recorder, o.clock, o.network, (uid) => this.workers.wake(uid));
@@ -191,12 +200,25 @@ export class Kubelet {
     return rc.handler ?? '';
   }
 
+  /** Hands every static pod (from files and processes) to the static pod manager; syncs those that came, stops those that went. */
+  private setStaticPods(): void {
+    const pods = [...this.filePods, ...[...this.processPods.values()].map((p) => p.pod)];
+    for (const p of this.staticPods.setStaticPods(pods)) this.remove(p);
+    for (const p of pods) this.upsert(p);
+  }
+
+  /** Is `pod` one of the in-process components' pods (nothing in the runtime: its log is the component's)? */
+  isProcessPod(pod: Pod): boolean {
+    return this.processPods.has(pod.metadata?.uid ?? '');
+  }
+
   /** Starts watching pods; resolves once the first list is in (so adoption sees every pod). */
   async start(): Promise<void> {
     const v = await this.o.runtime.version();
     this.runtimeName = v.runtimeName;
     // static pods first: they run whether or not the API server answers
-    this.fileSource?.start();
+    if (this.fileSource) this.fileSource.start();
+    else if (this.processPods.size) this.setStaticPods();
     const mirror = (p: Pod, deleted: boolean): boolean => this.staticPods.observeAPIPod(p, deleted);
     this.podInformer.addEventHandler({
       add: (p) => mirror(p, false) || this.upsert(p),
@@ -330,6 +352,8 @@ export class Kubelet {
   }
 
   private async syncKnownPod(uid: string, pod: Pod): Promise<{ failed: boolean; retryAt: number }> {
+    const proc = this.processPods.get(uid);
+    if (proc) return this.syncProcessPod(pod, proc);
     const ok = { failed: false, retryAt: Infinity };
     // a pod new to this node starts at once from an empty runtime status (no relist to wait for)
     const m = pod.metadata ?? {};
@@ -397,6 +421,18 @@ export class Kubelet {
     await this.status.setPodStatus(latest, status);
     await this.runtimeManager.gcPod(ps);
     return { failed: res.failed, retryAt: Math.min(res.retryAt, mirrorAt) };
+  }
+
+  /** A process pod's sync: its mirror pod, then its status from the component's health check; again after the probe period. */
+  private async syncProcessPod(pod: Pod, p: ProcessPod): Promise<{ failed: boolean; retryAt: number }> {
+    const uid = pod.metadata!.uid!;
+    const backOff = () => this.o.clock.now() + (this.o.backOffMs ?? BACKOFF_MS);
+    const mirrorAt = await this.staticPods.syncMirror(pod).catch((e: unknown) => (logTo(this.o, `mirror pod of ${pod.metadata?.name} not synced`, e), backOff()));
+    const healthy = await Promise.resolve()
+      .then(() => p.component.healthy())
+      .catch(() => false);
+    await this.status.setPodStatus(pod, processPodStatus(pod, p.component, healthy, this.o.machine.hostIP, this.status.get(uid)));
+    return { failed: false, retryAt: Math.min(mirrorAt, this.o.clock.now() + PROCESS_PROBE_MS) };
   }
 
   /**

@@ -6,6 +6,7 @@
  *
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kube-scheduler/
  */
+import type { Logger } from '../util/klog.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -51,6 +52,8 @@ export interface StartSchedulerOptions {
   metrics?: SchedulerMetrics;
   /** called when leadership is lost (upstream exits); default: stop the scheduler */
   onLostLeadership?: () => void;
+  /** kube-scheduler's own klog-style log */
+  logger?: Logger;
 }
 
 export interface RunningScheduler {
@@ -81,6 +84,7 @@ export async function startScheduler(opts: StartSchedulerOptions): Promise<Runni
     percentageOfNodesToScore: opts.percentageOfNodesToScore ?? cfg?.percentageOfNodesToScore,
     podInitialBackoffSeconds: cfg?.podInitialBackoffSeconds,
     podMaxBackoffSeconds: cfg?.podMaxBackoffSeconds,
+    logger: opts.logger,
   });
   let server: Server | undefined;
   let elector: LeaderElector | undefined;

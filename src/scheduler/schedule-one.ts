@@ -5,6 +5,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/schedule_one.go
  */
+import { kObj } from '../util/klog.js';
 import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../api/resource.js';
 import { rfc3339 } from '../client/events.js';
@@ -254,7 +255,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
     return;
   }
   cycleDone(sched, t0);
-  sched.trackBinding(bindingCycle(sched, fwk, state, qpi, assumed, host, podCycle, t0));
+  sched.trackBinding(bindingCycle(sched, fwk, state, qpi, assumed, host, podCycle, t0, result));
 }
 
 /** Accounts one scheduling cycle's duration (ms) and count in the benchmark totals. */
@@ -272,7 +273,17 @@ function recordAttempt(sched: Scheduler, fwk: Framework, result: 'scheduled' | '
 }
 
 /** WaitOnPermit → PreBind → Bind → PostBind; on failure undoes the assumption and requeues. */
-async function bindingCycle(sched: Scheduler, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: Pod, host: string, podCycle: number, t0: number): Promise<void> {
+async function bindingCycle(
+  sched: Scheduler,
+  fwk: Framework,
+  state: CycleState,
+  qpi: QueuedPodInfo,
+  assumed: Pod,
+  host: string,
+  podCycle: number,
+  t0: number,
+  result: ScheduleResult,
+): Promise<void> {
   // only a pod a Permit plugin parked waits (no extra turn of the microtask queue otherwise)
   let s = fwk.getWaitingPod(qpi.podInfo.uid) ? await fwk.waitOnPermit(assumed) : null;
   if (s) {
@@ -293,6 +304,7 @@ async function bindingCycle(sched: Scheduler, fwk: Framework, state: CycleState,
     sched.metrics.podSchedulingSLIDuration.labels(String(qpi.attempts)).observe(Math.max(0, sched.clock.now() - qpi.initialAttemptTimestamp) / 1000);
   }
   const m = assumed.metadata ?? {};
+  sched.logger?.V(2).info('Successfully bound pod to node', { pod: kObj(assumed), node: host, evaluatedNodes: result.evaluatedNodes, feasibleNodes: result.feasibleNodes });
   fwk.eventRecorder.event(podRef(assumed), 'Normal', 'Scheduled', `Successfully assigned ${m.namespace}/${m.name} to ${host}`);
   sched.onBound?.(assumed, host);
   fwk.runPostBindPlugins(state, assumed, host);
@@ -324,6 +336,8 @@ export async function handleSchedulingFailure(sched: Scheduler, fwk: Framework, 
   const reason = s.isRejected() ? 'Unschedulable' : 'SchedulerError';
   const pod = qpi.podInfo.pod;
   const msg = s.message();
+  if (s.err instanceof FitError) sched.logger?.V(2).info('Unable to schedule pod; no fit; waiting', { pod: kObj(pod), err: msg });
+  else sched.logger?.error(msg, 'Error scheduling pod; retrying', { pod: kObj(pod) });
   if (s.err instanceof FitError) {
     qpi.unschedulablePlugins = s.err.diagnosis.unschedulablePlugins;
     qpi.pendingPlugins = s.err.diagnosis.pendingPlugins;

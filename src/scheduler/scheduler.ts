@@ -7,6 +7,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/scheduler.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/eventhandlers.go
  */
+import type { Logger } from '../util/klog.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
@@ -49,6 +50,8 @@ export interface SchedulerOptions {
   metrics?: SchedulerMetrics;
   /** share of cycles recording per-plugin durations (upstream 10 %); default 0.1 */
   pluginMetricsSampleRate?: number;
+  /** kube-scheduler's own log (klog lines: binds at V(2), failures at V(2) / error) */
+  logger?: Logger;
 }
 
 /** Node changes that matter to scheduling, as cluster events (upstream nodeSchedulingPropertiesChange). */
@@ -92,6 +95,8 @@ export class Scheduler {
   readonly pluginMetricsSampleRate: number;
   /** where the next cycle starts examining nodes (round-robin across cycles) */
   nextStartNodeIndex = 0;
+  /** kube-scheduler's own log */
+  readonly logger?: Logger;
   /** test hook: called after a successful bind */
   onBound?: (pod: Pod, node: string) => void;
 
@@ -115,6 +120,7 @@ export class Scheduler {
     this.yieldEveryMs = opts.yieldEveryMs ?? 5;
     this.metrics = opts.metrics ?? new SchedulerMetrics();
     this.pluginMetricsSampleRate = opts.pluginMetricsSampleRate ?? 0.1;
+    this.logger = opts.logger;
     this.informers = new SchedulerInformers(opts.client);
     this.listers = this.informers.listers();
     let registry = newInTreeRegistry();

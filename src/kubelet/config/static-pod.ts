@@ -94,13 +94,15 @@ export function decodeStaticPod(data: string, file: string, nodeName: string): P
 /**
  * The static-pod defaults (upstream applyDefaults with isFile): UID, name, namespace,
  * nodeName, hash and source annotations, the NoExecute toleration, phase Pending.
+ * @param where the pod's origin within its source (a file's path), part of the UID hash
+ * @param source the config source named in `kubernetes.io/config.source` (default `file`)
  */
-export function applyStaticPodDefaults(pod: Pod, file: string, nodeName: string): void {
+export function applyStaticPodDefaults(pod: Pod, where: string, nodeName: string, source = FILE_SOURCE): void {
   const m: { -readonly [K in keyof NonNullable<Pod['metadata']>]: NonNullable<Pod['metadata']>[K] } = (pod.metadata ??= {});
   if (!m.uid) {
     const h = createHash('md5');
     h.update(`host:${nodeName}`);
-    h.update(`file:${file}`);
+    h.update(`${source}:${where}`);
     h.update(canonicalJSON(pod));
     m.uid = h.digest('hex');
   }
@@ -108,7 +110,7 @@ export function applyStaticPodDefaults(pod: Pod, file: string, nodeName: string)
   m.namespace ||= 'default';
   const spec = pod.spec!;
   spec.nodeName = nodeName;
-  m.annotations = { ...m.annotations, [CONFIG_HASH_ANNOTATION]: m.uid, [CONFIG_SOURCE_ANNOTATION]: FILE_SOURCE };
+  m.annotations = { ...m.annotations, [CONFIG_HASH_ANNOTATION]: m.uid, [CONFIG_SOURCE_ANNOTATION]: source };
   // tolerate every NoExecute taint so node problems never evict a static pod
   const tol = { operator: 'Exists', effect: 'NoExecute' };
   const tolerations = (spec.tolerations ??= []);

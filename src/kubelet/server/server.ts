@@ -49,6 +49,8 @@ interface KubeletServerOptions {
   port?: number;
   /** listen address (default 0.0.0.0) */
   address?: string;
+  /** is `pod` an in-process component's pod (its "container" runs as long as this process: logs follow until the client goes) */
+  isProcessPod?: (pod: Pod) => boolean;
   /** `<dataDir>/kubelet/logs`: finds log files of containers the runtime no longer knows */
   logRoot?: string;
   /** default: system:masters only */
@@ -184,7 +186,7 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
         {
           signal: ac.signal,
           pollMs: o.logPollMs,
-          isRunning: () => isContainerRunning(o.runtime, target.containerId),
+          isRunning: o.isProcessPod?.(pod) ? async () => true : () => isContainerRunning(o.runtime, target.containerId),
           onOpen: () => {
             res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
             res.flushHeaders();
