@@ -19,11 +19,12 @@ test('admission plugins run once each, in upstream AllOrderedPlugins order', () 
     'CertificateSigning',
     'CertificateSubjectRestriction',
     'MutatingAdmissionWebhook',
+    'ValidatingAdmissionPolicy',
     'ValidatingAdmissionWebhook',
     'ResourceQuota',
   ]);
   for (let i = 1; i < names.length; i++) assert.ok(ALL_ORDERED_PLUGINS.indexOf(names[i]!) > ALL_ORDERED_PLUGINS.indexOf(names[i - 1]!));
-  assert.equal(storeConsumers.length, 2, 'the webhook plugins and ResourceQuota read the stores');
+  assert.equal(storeConsumers.length, 3, 'the webhook plugins, ValidatingAdmissionPolicy and ResourceQuota read the stores');
 });
 
 test('checkOrder rejects unknown, repeated and misordered plugins', () => {
@@ -42,7 +43,8 @@ test('--enable/--disable-admission-plugins: defaults, enable adds, disable remov
   const off = names([], ['NodeRestriction', 'ResourceQuota', 'LimitRanger', 'DefaultStorageClass']);
   assert.ok(!off.includes('NodeRestriction') && !off.includes('ResourceQuota') && !off.includes('LimitRanger'));
   assert.equal(
-    admissionPlugins({ authorizer: new UnionAuthorizer([]), disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook'] }).storeConsumers.length,
+    admissionPlugins({ authorizer: new UnionAuthorizer([]), disable: ['ResourceQuota', 'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ValidatingAdmissionPolicy'] })
+      .storeConsumers.length,
     0,
   );
   // enabling a default-on plugin again changes nothing; the order stays upstream's

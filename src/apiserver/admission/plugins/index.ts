@@ -20,6 +20,7 @@ import { resourceQuota } from './resource-quota.js';
 import { runtimeClass } from './runtime-class.js';
 import { serviceAccount } from './service-account.js';
 import { webhookAdmission } from '../webhook/plugin.js';
+import { validatingAdmissionPolicy } from './validating-admission-policy.js';
 
 /**
  * Upstream v1.32's AllOrderedPlugins: the order in which enabled plugins run. k8ts
@@ -161,6 +162,7 @@ const IMPLEMENTED = new Set([
   'CertificateSubjectRestriction',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
   'ResourceQuota',
 ]);
 
@@ -176,6 +178,7 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
   const on = new Set(enabledPluginNames(o.enable, o.disable));
   const quota = on.has('ResourceQuota') ? resourceQuota() : undefined;
   const webhooks = on.has('MutatingAdmissionWebhook') || on.has('ValidatingAdmissionWebhook') ? webhookAdmission() : undefined;
+  const vap = on.has('ValidatingAdmissionPolicy') ? validatingAdmissionPolicy() : undefined;
   const all: AdmissionPlugin[] = [
     namespaceLifecycle,
     limitRanger,
@@ -186,7 +189,9 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
     defaultTolerationSeconds(),
     runtimeClass,
     ...certificatePlugins(o.authorizer),
-    ...(webhooks ? [webhooks.mutating, webhooks.validating] : []),
+    ...(webhooks ? [webhooks.mutating] : []),
+    ...(vap ? [vap] : []),
+    ...(webhooks ? [webhooks.validating] : []),
     ...(quota ? [quota] : []),
   ];
   const plugins = all.filter((p) => on.has(p.name));
@@ -194,6 +199,7 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
   const storeConsumers: StoreConsumer[] = [];
   if (webhooks) storeConsumers.push({ attach: (api) => webhooks.attach(api) });
   if (quota) storeConsumers.push({ attach: (api) => quota.attach(api) });
+  if (vap) storeConsumers.push({ attach: (api) => vap.attach(api) });
   return { plugins, storeConsumers };
 }
 
