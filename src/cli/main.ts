@@ -26,7 +26,9 @@ function withRuntimeOptions(c: Command): Command {
     .option('--registries <file>', 'k3s-style registries.yaml (mirrors, auth, TLS) for a managed containerd')
     .option('--cgroup-root <path>', 'parent of the kubepods cgroups on a remote runtime', '/')
     .option('--pod-manifest-path <path>', "the kubelet's static pod manifests: a directory (or one file) of Pod manifests run without the API server")
-    .option('--kubelet-config <file>', "the kubelet's KubeletConfiguration (kubelet.config.k8s.io/v1beta1, the kubelet's --config): staticPodPath, fileCheckFrequency");
+    .option('--kubelet-config <file>', "the kubelet's KubeletConfiguration (kubelet.config.k8s.io/v1beta1, the kubelet's --config): staticPodPath, fileCheckFrequency")
+    .option('--cluster-dns <ip>', "kubelet --cluster-dns: the kube-dns ClusterIP in pods' resolv.conf (default: the 10th address of the service CIDR, 10.96.0.10)")
+    .option('--cluster-domain <domain>', 'kubelet --cluster-domain: the cluster DNS zone', 'cluster.local');
 }
 
 function checkRuntime(r: string): 'sim' | 'remote' | 'auto' {
@@ -141,6 +143,8 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       cgroupRoot: o.cgroupRoot,
       podManifestPath: o.podManifestPath,
       kubeletConfig: o.kubeletConfig,
+      clusterDNS: o.clusterDns,
+      clusterDomain: o.clusterDomain,
       schedulerConfig: o.schedulerConfig,
       schedulerMetricsBindAddress: o.schedulerMetricsBindAddress,
       disableAgent: !!o.disableAgent,
@@ -180,6 +184,8 @@ withRuntimeOptions(program.command('agent'))
       cgroupRoot: o.cgroupRoot,
       podManifestPath: o.podManifestPath,
       kubeletConfig: o.kubeletConfig,
+      clusterDNS: o.clusterDns,
+      clusterDomain: o.clusterDomain,
     });
     stopOnSignals(() => a.stop());
   });

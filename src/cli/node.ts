@@ -14,6 +14,7 @@ import { startKubelet, type KubeletHandle, type ProcessPod } from '../kubelet/in
 import { startNodeRuntime, type NodeRuntime } from '../cri/runtime-setup.js';
 import { startKubeletServer } from '../kubelet/server/server.js';
 import { pauseImageLayout } from './pause-image.js';
+import { startNodeNetwork, type NodeNetwork } from './node-network.js';
 
 /** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
 export interface RuntimeFlags {
@@ -35,6 +36,10 @@ export interface RuntimeFlags {
   podManifestPath?: string;
   /** `--kubelet-config`: the kubelet's KubeletConfiguration file (upstream kubelet `--config`) */
   kubeletConfig?: string;
+  /** kubelet `--cluster-dns`: the kube-dns ClusterIP pods get as nameserver (server default: the 10th address of the service CIDR) */
+  clusterDNS?: string;
+  /** kubelet `--cluster-domain` (default cluster.local) */
+  clusterDomain?: string;
 }
 
 export interface NodeOptions {
@@ -54,6 +59,9 @@ export interface NodeOptions {
   imagesDir?: string;
   /** in-process control-plane components shown as this node's static pods */
   processPods?: ProcessPod[];
+  /** kubelet --cluster-dns / --cluster-domain (default 10.96.0.10, cluster.local) */
+  clusterDNS?: string;
+  clusterDomain?: string;
 }
 
 export interface RunningNode {
@@ -96,6 +104,16 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     stopRuntime = () => nr.stop();
     description = nr.description;
   }
+  const flags = o.runtime === 'sim' ? undefined : o.runtime;
+  const clusterDNS = [o.clusterDNS ?? flags?.clusterDNS ?? '10.96.0.10'];
+  const clusterDomain = o.clusterDomain ?? flags?.clusterDomain ?? 'cluster.local';
+  let network: NodeNetwork;
+  try {
+    network = await startNodeNetwork({ client: o.client, nodeName: o.nodeName, podCIDR: o.podCIDR, clusterDNS, clusterDomain, podNetwork: runtime.features.podNetwork });
+  } catch (e) {
+    await stopRuntime();
+    throw e;
+  }
   let k: KubeletHandle | undefined;
   const ks = await startKubeletServer({
     runtime,
@@ -118,6 +136,8 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       dataDir: o.dataDir,
       podCIDR: o.podCIDR,
       kubeletPort: ks.port,
+      clusterDNS,
+      clusterDomain,
       cgroupRoot: runtime.kind === 'remote' ? (o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/' : undefined,
       recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
       staticPodPath: staticPodPath ? resolve(staticPodPath) : undefined,
@@ -126,6 +146,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     });
   } catch (e) {
     await ks.close();
+    await network.stop();
     await stopRuntime();
     throw e;
   }
@@ -136,6 +157,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     async stop() {
       await kh.stop();
       await ks.close();
+      await network.stop();
       await stopRuntime();
     },
   };

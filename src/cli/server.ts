@@ -45,6 +45,7 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 import { Verbosity } from '../util/klog.js';
 import { controlPlanePods, kubeletDirOf } from './control-plane-pods.js';
+import { defaultClusterDNS, ensureKubeDNSService, startKubeDNSEndpoints } from '../dns/index.js';
 
 export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
@@ -238,6 +239,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   await aggregator.start(clientFor(identities.apiserver), api.discovery);
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
+  const clusterDNS = o.clusterDNS ?? defaultClusterDNS(o.serviceClusterIPRange);
+  await ensureKubeDNSService(clientFor(identities.apiserver), clusterDNS);
   bootstrapped = true;
   up.apiserver = true;
 
@@ -259,6 +262,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     stops.push(() => controllers.stop());
     up.controllers = true;
     cp.logger('kube-controller-manager').info('Started controllers', { version: 'v1.32.0' });
+    const kubeDNS = startKubeDNSEndpoints(controllerClient(clientFor, 'endpointslice-controller'));
+    stops.push(async () => kubeDNS.stop());
   }
 
   if (!o.disableScheduler) {
@@ -290,6 +295,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       runtime: local ? o : 'sim',
       servingCert: kubeletCert!,
       clientCA: pki.ca.cert,
+      clusterDNS,
+      clusterDomain: o.clusterDomain,
       kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
       processPods: local ? cp.pods : undefined,
     });

@@ -47,6 +47,8 @@ import { startRegistry, type TestRegistry } from '../support/registry.js';
 import { unmountUnder } from '../support/tmp.js';
 import { publishStandIns } from './containerd-images.js';
 import { kubectlPath } from './harness.js';
+import { startNodeNetwork, type NodeNetwork } from '../../src/cli/node-network.js';
+import { ensureKubeDNSService, startKubeDNSEndpoints } from '../../src/dns/index.js';
 
 export interface Run {
   code: number;
@@ -78,13 +80,21 @@ export interface ContainerdCluster {
   kubectl(args: string[], o?: KubectlOptions): Promise<Run>;
   /** writes `yaml` to a file and `kubectl apply -f`s it; throws on failure */
   apply(yaml: string, name?: string): Promise<void>;
+  /** the node's network services (cluster DNS …), when started with `network: true` */
+  network?: NodeNetwork;
   /** stops the kubelet (containers keep running) and starts a new one on the same data dir */
   restartKubelet(): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** Options of {@link startContainerdCluster}. */
+export interface ContainerdClusterOptions {
+  /** also run the node's network services (src/cli/node-network.ts: cluster DNS) and the kube-dns Service; pods get --cluster-dns 10.96.0.10 */
+  network?: boolean;
+}
+
 /** Starts registry, containerd, API server, kubelet server and kubelet. */
-export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<ContainerdCluster> {
+export async function startContainerdCluster(nodeName = 'ctrd-node', opts: ContainerdClusterOptions = {}): Promise<ContainerdCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-e2e-pods-'));
   const procs = new Set<ChildProcess>();
   let registry: TestRegistry | undefined;
@@ -97,10 +107,14 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
   let kubeletClient: KubeletClient | undefined;
   let kubelet: KubeletHandle | undefined;
   let scheduler: Awaited<ReturnType<typeof startScheduler>> | undefined;
+  let network: NodeNetwork | undefined;
+  let kubeDNS: { stop(): void } | undefined;
   const stop = async (): Promise<void> => {
     for (const p of procs) p.kill('SIGKILL');
     await scheduler?.stop().catch(() => undefined);
     await kubelet?.stop().catch(() => undefined);
+    kubeDNS?.stop();
+    await network?.stop().catch(() => undefined);
     await ks?.close().catch(() => undefined);
     kubeletClient?.close();
     if (server) await new Promise<void>((r) => (server!.closeAllConnections(), server!.close(() => r())));
@@ -158,6 +172,21 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
     });
     const nodeClient = clientFor({ username: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] });
     const c = ctrd;
+    const clusterDNS = opts.network ? ['10.96.0.10'] : undefined;
+    if (opts.network) {
+      await ensureKubeDNSService(admin, '10.96.0.10');
+      kubeDNS = startKubeDNSEndpoints(admin);
+      network = await startNodeNetwork({
+        client: nodeClient,
+        nodeName,
+        podCIDR: c.podCIDR,
+        clusterDNS: clusterDNS!,
+        clusterDomain: 'cluster.local',
+        podNetwork: true,
+        upstreams: [],
+        log: (m, e) => process.env.K8TS_E2E_DEBUG && console.error(`[network] ${m}`, e ?? ''),
+      });
+    }
     const kubeletPort = ks.port;
     const startK = (): Promise<KubeletHandle> =>
       startKubelet({
@@ -168,6 +197,7 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
         podCIDR: c.podCIDR,
         nodeIP: defaultHostIP(),
         kubeletPort,
+        clusterDNS,
         cgroupRoot: c.cgroupParent,
         recorder: new ClientEventRecorder(nodeClient, { component: 'kubelet', host: nodeName }),
         log: (m, e) => process.env.K8TS_E2E_DEBUG && console.error(`[kubelet] ${m}`, e ?? ''),
@@ -213,6 +243,7 @@ export async function startContainerdCluster(nodeName = 'ctrd-node'): Promise<Co
       get kubelet() {
         return kubelet!;
       },
+      network,
       kubectl,
       async apply(yaml, name = `m${n++}`) {
         const f = join(dir, `${name}.yaml`);

@@ -220,6 +220,8 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(['create'], '', ['serviceaccounts/token']),
     ]),
     clusterRole('system:kube-dns', [rule(['list', 'watch'], '', ['endpoints', 'services']), rule(['list', 'watch'], 'discovery.k8s.io', ['endpointslices'])]),
+    // what a node's network policy enforcement reads (k3s's system:k3s-controller role does the same for its agents)
+    clusterRole('k8ts:node-network', [rule(['list', 'watch'], '', ['pods', 'namespaces']), rule(['list', 'watch'], 'networking.k8s.io', ['networkpolicies'])]),
     clusterRole('system:persistent-volume-provisioner', [
       rule(['create', 'delete', 'get', 'list', 'watch'], '', ['persistentvolumes']),
       rule(['get', 'list', 'watch', 'update'], '', ['persistentvolumeclaims']),
@@ -312,6 +314,9 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     clusterBinding('k8ts:kubelet-bootstrap', 'system:node-bootstrapper', [group('system:bootstrappers')]),
     clusterBinding('k8ts:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', [group('system:bootstrappers')]),
     clusterBinding('k8ts:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [group('system:nodes')]),
+    // each node's agent answers cluster DNS and enforces NetworkPolicies (k3s agents do both with their own credentials)
+    clusterBinding('k8ts:node-kube-dns', 'system:kube-dns', [group('system:nodes')]),
+    clusterBinding('k8ts:node-network', 'k8ts:node-network', [group('system:nodes')]),
   ];
   for (const name of Object.keys(CONTROLLER_ROLES)) b.push(clusterBinding(`system:controller:${name}`, `system:controller:${name}`, [serviceAccount('kube-system', name)]));
   return b;
