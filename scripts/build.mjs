@@ -42,6 +42,8 @@ await build({
 // bundle, that is next to dist/k8ts.mjs.
 const assets = [
   ['src/cri/remote/api.proto', 'dist/api.proto'],
+  ['src/csi/csi.proto', 'dist/csi.proto'],
+  ['src/csi/pluginregistration.proto', 'dist/pluginregistration.proto'],
   ['src/storage/etcd/etcd-rpc.proto', 'dist/etcd-rpc.proto'],
   ['src/apiserver/protobuf/proto', 'dist/proto'],
   ['src/apiserver/openapi/generated', 'dist/generated'],

@@ -12,6 +12,7 @@ import { runtimeCommand } from './runtime.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
+import { csiHostpathCommand } from './csi-node.js';
 
 /** The node runtime flags `server` and `agent` share. */
 function withRuntimeOptions(c: Command): Command {
@@ -28,7 +29,8 @@ function withRuntimeOptions(c: Command): Command {
     .option('--pod-manifest-path <path>', "the kubelet's static pod manifests: a directory (or one file) of Pod manifests run without the API server")
     .option('--kubelet-config <file>', "the kubelet's KubeletConfiguration (kubelet.config.k8s.io/v1beta1, the kubelet's --config): staticPodPath, fileCheckFrequency")
     .option('--cluster-dns <ip>', "kubelet --cluster-dns: the kube-dns ClusterIP in pods' resolv.conf (default: the 10th address of the service CIDR, 10.96.0.10)")
-    .option('--cluster-domain <domain>', 'kubelet --cluster-domain: the cluster DNS zone', 'cluster.local');
+    .option('--cluster-domain <domain>', 'kubelet --cluster-domain: the cluster DNS zone', 'cluster.local')
+    .option('--no-csi-hostpath', 'do not run the built-in CSI driver (k8ts csi-hostpath) and its sidecars on this node');
 }
 
 function checkRuntime(r: string): 'sim' | 'remote' | 'auto' {
@@ -78,7 +80,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--encryption-provider-config <file>', 'EncryptionConfiguration for Secrets at rest')
   .option('--scheduler-config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the scheduler')
   .option('--scheduler-metrics-bind-address <addr>', 'serve the scheduler /metrics on host:port')
-  .option('-v, --v <level>', 'log level verbosity of the control-plane components (klog), changeable at run time: PUT /debug/flags/v', (v) => parseInt(v, 10), 0)
+  .option('-v, --v <level>', 'log level verbosity of the control-plane components and the local node (klog; 4: the kubelet logs every CSI call), changeable at run time for the control plane: PUT /debug/flags/v', (v) => parseInt(v, 10), 0)
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
@@ -145,6 +147,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       kubeletConfig: o.kubeletConfig,
       clusterDNS: o.clusterDns,
       clusterDomain: o.clusterDomain,
+      csiHostpath: o.csiHostpath,
       schedulerConfig: o.schedulerConfig,
       schedulerMetricsBindAddress: o.schedulerMetricsBindAddress,
       disableAgent: !!o.disableAgent,
@@ -164,6 +167,7 @@ withRuntimeOptions(program.command('agent'))
   .option('--node-name <name>', 'name of this node', hostname().toLowerCase())
   .option('--data-dir <dir>', 'directory for certificates and kubelet files', './agent-data')
   .option('--kubelet-port <port>', 'port of the kubelet HTTPS server', (v) => parseInt(v, 10), 10250)
+  .option('-v, --v <level>', 'log level verbosity of the kubelet and the CSI driver (klog; 4: every CSI call)', (v) => parseInt(v, 10), 0)
   .action(async (o) => {
     checkRuntime(o.runtime);
     const token = o.token ?? (o.tokenFile ? readFileSync(o.tokenFile, 'utf8').trim() : undefined);
@@ -186,11 +190,14 @@ withRuntimeOptions(program.command('agent'))
       kubeletConfig: o.kubeletConfig,
       clusterDNS: o.clusterDns,
       clusterDomain: o.clusterDomain,
+      verbosity: o.v,
+      csiHostpath: o.csiHostpath,
     });
     stopOnSignals(() => a.stop());
   });
 
 program.addCommand(runtimeCommand());
+program.addCommand(csiHostpathCommand());
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as NodeJS.ErrnoException & { address?: string; port?: number };

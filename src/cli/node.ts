@@ -15,6 +15,7 @@ import { startNodeRuntime, type NodeRuntime } from '../cri/runtime-setup.js';
 import { startKubeletServer } from '../kubelet/server/server.js';
 import { pauseImageLayout } from './pause-image.js';
 import { startNodeNetwork, type NodeNetwork } from './node-network.js';
+import { startNodeCSI, type RunningNodeCSI } from './csi-node.js';
 
 /** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
 export interface RuntimeFlags {
@@ -40,6 +41,10 @@ export interface RuntimeFlags {
   clusterDNS?: string;
   /** kubelet `--cluster-domain` (default cluster.local) */
   clusterDomain?: string;
+  /** `--v`: log verbosity of the kubelet and the CSI driver (4: every CSI call) */
+  verbosity?: number;
+  /** run the built-in CSI driver `k8ts csi-hostpath` and its sidecars on this node (default true; `--no-csi-hostpath`) */
+  csiHostpath?: boolean;
 }
 
 export interface NodeOptions {
@@ -143,6 +148,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       staticPodPath: staticPodPath ? resolve(staticPodPath) : undefined,
       fileCheckFrequencyMs: fileConfig.fileCheckFrequencyMs,
       processPods: o.processPods,
+      verbosity: o.runtime !== 'sim' ? o.runtime.verbosity : undefined,
     });
   } catch (e) {
     await ks.close();
@@ -151,10 +157,27 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     throw e;
   }
   const kh = k;
+  // the node's CSI driver comes up beside the kubelet (it registers itself through the plugin
+  // watcher once it serves), so the node does not wait for the driver process to start
+  let csi: Promise<RunningNodeCSI | undefined> = Promise.resolve(undefined);
+  if (o.runtime !== 'sim' && o.runtime.csiHostpath !== false) {
+    csi = startNodeCSI({
+      client: o.client,
+      nodeName: o.nodeName,
+      dataDir: o.dataDir,
+      kubeletDir: join(o.dataDir, 'kubelet'),
+      publishMode: runtime.kind === 'remote' && process.getuid?.() === 0 ? 'bind' : 'symlink',
+      verbosity: o.runtime.verbosity,
+    }).catch((e: unknown) => {
+      console.error(`k8ts: the CSI driver csi-hostpath did not start on node ${o.nodeName}: ${(e as Error).message}`);
+      return undefined;
+    });
+  }
   return {
     runtimeDescription: description,
     kubeletPort: ks.port,
     async stop() {
+      await (await csi)?.stop();
       await kh.stop();
       await ks.close();
       await network.stop();

@@ -46,6 +46,7 @@ import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 import { Verbosity } from '../util/klog.js';
 import { controlPlanePods, kubeletDirOf } from './control-plane-pods.js';
 import { defaultClusterDNS, ensureKubeDNSService, startKubeDNSEndpoints } from '../dns/index.js';
+import { ensureStorageDefaults } from './csi-node.js';
 
 export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
@@ -241,6 +242,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
   const clusterDNS = o.clusterDNS ?? defaultClusterDNS(o.serviceClusterIPRange);
   await ensureKubeDNSService(clientFor(identities.apiserver), clusterDNS);
+  if (o.csiHostpath !== false) await ensureStorageDefaults(clientFor(identities.apiserver));
   bootstrapped = true;
   up.apiserver = true;
 

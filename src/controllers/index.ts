@@ -37,6 +37,8 @@ import { startResourceQuotaController } from './resourcequota/controller.js';
 import { startCSRController } from './csr/controller.js';
 import type { SigningCA } from './csr/sign.js';
 import { startRootCACertPublisher } from './rootcacertpublisher/controller.js';
+import { startPersistentVolumeController } from './volume/persistentvolume/controller.js';
+import { startPVCProtectionController, startPVProtectionController } from './volume/protection/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from '../util/clock.js';
@@ -87,6 +89,9 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'disruption-controller', component: 'controllermanager', start: startDisruptionController },
   { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', start: (c) => startHorizontalPodAutoscalerController(c) },
   { name: 'node-controller', component: 'node-controller', start: (c) => startNodeLifecycleController(c) },
+  { name: 'persistent-volume-binder', component: 'persistentvolume-controller', start: startPersistentVolumeController },
+  { name: 'pvc-protection-controller', component: 'pvc-protection-controller', start: startPVCProtectionController },
+  { name: 'pv-protection-controller', component: 'pv-protection-controller', start: startPVProtectionController },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {

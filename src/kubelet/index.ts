@@ -26,6 +26,11 @@ import { simulatedNetworkProber, type NetworkProber } from './prober/probe.js';
 import { hostNetworkProber } from './prober/network.js';
 import { PodCgroups } from './cm/pod-cgroups.js';
 import type { ProcessPod } from './pod/process-pods.js';
+import { CSIDrivers } from './volumes/csi/drivers.js';
+import { CSIVolumePlugin } from './volumes/csi/mounter.js';
+import { PluginWatcher } from './pluginmanager/watcher.js';
+import { pluginsRegistryDir } from '../csi/registrar.js';
+import { vlog } from '../util/vlog.js';
 
 export { Kubelet } from './kubelet.js';
 export { simulatedNetworkProber, type NetworkProber, type ProbeOutcome } from './prober/probe.js';
@@ -71,6 +76,8 @@ export interface KubeletOptions {
   /** the kubelet server's port, published as status.daemonEndpoints (default 10250) */
   kubeletPort?: number;
   log?: (msg: string, err?: unknown) => void;
+  /** `--v`: log verbosity; at 4 the CSI calls are logged (klog format, stderr) */
+  verbosity?: number;
 }
 
 export interface KubeletHandle {
@@ -107,6 +114,12 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
   lease.start();
   const network = o.networkProber ?? (o.runtime.features.podNetwork ? hostNetworkProber : simulatedNetworkProber);
   const cgroups = o.cgroupRoot !== undefined && o.runtime.features.hostProcesses ? new PodCgroups(o.cgroupRoot) : undefined;
+  // CSI: drivers register through <kubelet-dir>/plugins_registry (pluginregistration.v1)
+  const v4 = vlog(o.verbosity ?? 0, 4, 'kubelet');
+  const csiDrivers = new CSIDrivers(o.client, o.nodeName, v4, vlog(o.verbosity ?? 0, 5, 'kubelet'));
+  await csiDrivers.initializeCSINode().catch((e: unknown) => o.log?.('creating CSINode failed', e));
+  const plugins = new PluginWatcher(pluginsRegistryDir(kubeletDir), csiDrivers, clock, v4);
+  plugins.start();
   const kubelet = new Kubelet({
     client: o.client,
     runtime: o.runtime,
@@ -122,6 +135,7 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     fileCheckFrequencyMs: o.fileCheckFrequencyMs,
     processPods: o.processPods,
     log: o.log,
+    csi: new CSIVolumePlugin(kubeletDir, o.nodeName, o.client, csiDrivers, v4),
   });
   await kubelet.start();
   return {
@@ -130,6 +144,8 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
       lease.stop();
       nodeStatus.stop();
       await kubelet.stop();
+      await plugins.stop();
+      csiDrivers.close();
     },
   };
 }

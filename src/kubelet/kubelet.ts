@@ -51,6 +51,7 @@ import { FileSource } from './config/file-source.js';
 import { MirrorClient } from './pod/mirror-client.js';
 import { StaticPodManager } from './pod/static-pods.js';
 import { processPodStatus, type ProcessPod } from './pod/process-pods.js';
+import type { CSIVolumePlugin } from './volumes/csi/mounter.js';
 
 interface KubeletCoreOptions {
   client: Client;
@@ -80,6 +81,8 @@ interface KubeletCoreOptions {
   /** in-process components shown as static pods (status from their health checks; never run by the runtime) */
   processPods?: ProcessPod[];
   log?: (msg: string, err?: unknown) => void;
+  /** the CSI volume plugin (csi, PVC and generic ephemeral volumes) */
+  csi?: CSIVolumePlugin;
 }
 
 type Phase = 'terminated';
@@ -164,7 +167,7 @@ export class Kubelet {
     }
     this.processPods = new Map((o.processPods ?? []).map((p) => [p.pod.metadata!.uid!, p]));
     // tmpfs only where containers are host processes (a simulated one would never see it)
-    this.volumes = new VolumeManager(o.kubeletDir, o.clock, undefined, o.runtime.features.hostProcesses && process.getuid?.() === 0);
+    this.volumes = new VolumeManager(o.kubeletDir, o.clock, undefined, o.runtime.features.hostProcesses && process.getuid?.() === 0, o.csi);
     this.prober = new ProberManager(o.runtime, o.recorder, o.clock, o.network, (uid) => this.workers.wake(uid));
     const images = new ImageManager(o.runtime, o.recorder, o.clock, (ns, n) => this.getSecret(ns, n));
     this.runtimeManager = new KubeRuntimeManager({
@@ -388,7 +391,7 @@ export class Kubelet {
           runtimeValues: this.runtimeValues(ps.ips),
           alloc: this.alloc(),
         },
-        (e) => this.o.recorder.event(podRef(pod), 'Warning', Reason.FailedMountVolume, Msg.mountFailed(e.volume, e.message)),
+        (e) => this.o.recorder.event(podRef(pod), 'Warning', e.reason ?? Reason.FailedMountVolume, e.eventMessage ?? Msg.mountFailed(e.volume, e.message)),
       );
     } catch {
       // FailedMount recorded; the mount is retried when its back-off ends

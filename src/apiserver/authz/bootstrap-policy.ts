@@ -229,6 +229,18 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(['watch'], '', ['events']),
       eventsRule(),
     ]),
+    // k8ts runs the CSI sidecars (external-provisioner, -attacher, -resizer) of its node-local
+    // drivers inside the node agent, so nodes get the rights upstream's sidecar RBAC gives them
+    clusterRole('k8ts:csi-node-sidecars', [
+      rule(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], '', ['persistentvolumes']),
+      rule(['get', 'list', 'watch', 'update', 'patch'], '', ['persistentvolumeclaims']),
+      rule(['update', 'patch'], '', ['persistentvolumeclaims/status']),
+      rule(RW, 'storage.k8s.io', ['storageclasses', 'csinodes', 'csidrivers']),
+      rule(['get', 'list', 'watch', 'update', 'patch'], 'storage.k8s.io', ['volumeattachments']),
+      rule(['update', 'patch'], 'storage.k8s.io', ['volumeattachments/status']),
+      rule(['get', 'list', 'watch'], '', ['nodes']),
+      eventsRule(),
+    ]),
     clusterRole('system:node-proxier', [
       rule(['list', 'watch'], '', ['services', 'endpoints']),
       rule(['get', 'list', 'watch'], '', ['nodes']),
@@ -313,6 +325,7 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     // what kubeadm adds so that `k8ts agent` can join with a bootstrap token
     clusterBinding('k8ts:kubelet-bootstrap', 'system:node-bootstrapper', [group('system:bootstrappers')]),
     clusterBinding('k8ts:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', [group('system:bootstrappers')]),
+    clusterBinding('k8ts:csi-node-sidecars', 'k8ts:csi-node-sidecars', [group('system:nodes')]),
     clusterBinding('k8ts:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [group('system:nodes')]),
     // each node's agent answers cluster DNS and enforces NetworkPolicies (k3s agents do both with their own credentials)
     clusterBinding('k8ts:node-kube-dns', 'system:kube-dns', [group('system:nodes')]),

@@ -22,6 +22,8 @@ import { setUpHostPath } from './host-path.js';
 import { isMountPoint, mountTmpfs, unmountUnder } from './mounts.js';
 import { setVolumeOwnership } from './ownership.js';
 import { pluginName, volumePayload, type SourceDeps } from './sources.js';
+import type { CSIVolumePlugin } from './csi/mounter.js';
+import { MountStepError } from './csi/errors.js';
 
 /**
  * Upstream calculateEmptyDirMemorySize: node allocatable memory, lowered to the pod's
@@ -44,6 +46,10 @@ export class VolumeError extends Error {
   constructor(
     readonly volume: string,
     message: string,
+    /** the whole event text when the plugin has its own (CSI: `MountVolume.MountDevice failed for volume …`) */
+    readonly eventMessage?: string,
+    /** the event reason when not FailedMount (`FailedAttachVolume`) */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'VolumeError';
@@ -73,6 +79,8 @@ export class VolumeManager {
     private readonly clock: Clock,
     private readonly refreshMs = 60_000,
     private readonly canMount = process.getuid?.() === 0,
+    /** CSI volumes and PVC-backed volumes (none: they are plain directories) */
+    private readonly csi?: CSIVolumePlugin,
   ) {}
 
   /** `<kubeletDir>/pods/<uid>` */
@@ -107,6 +115,7 @@ export class VolumeManager {
       try {
         let target = dir;
         if (v.hostPath) target = setUpHostPath(v.hostPath);
+        else if (this.csi?.handles(v)) target = await this.csi.setUp(pod, v);
         else {
           const payload = await volumePayload(pod, v, deps);
           if (payload) {
@@ -126,7 +135,7 @@ export class VolumeManager {
         m.set(v.name, { hostPath: target, refreshedAt: now });
         out.set(v.name, target);
       } catch (e) {
-        const err = new VolumeError(v.name, (e as Error).message);
+        const err = e instanceof MountStepError ? new VolumeError(v.name, e.message, e.eventMessage, e.reason) : new VolumeError(v.name, (e as Error).message);
         const delay = retry ? Math.min(retry.delay * 2, 122_000) : 500;
         this.retries.set(rkey, { delay, at: now + delay, err });
         onError(err);
@@ -157,6 +166,7 @@ export class VolumeManager {
     this.mounted.delete(uid);
     for (const k of this.retries.keys()) if (k.startsWith(`${uid}/`)) this.retries.delete(k);
     const dir = this.podDir(uid);
+    await this.csi?.tearDownPod(uid);
     const left = unmountUnder(dir);
     if (left.length) throw new Error(`pod ${uid}: still mounted: ${left.join(', ')}`);
     // small (volumes are mounts or a few files): synchronous, so it never waits behind the thread pool

@@ -21,6 +21,7 @@ import { runtimeClass } from './runtime-class.js';
 import { serviceAccount } from './service-account.js';
 import { webhookAdmission } from '../webhook/plugin.js';
 import { validatingAdmissionPolicy } from './validating-admission-policy.js';
+import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage.js';
 
 /**
  * Upstream v1.32's AllOrderedPlugins: the order in which enabled plugins run. k8ts
@@ -156,6 +157,9 @@ const IMPLEMENTED = new Set([
   'PodSecurity',
   'Priority',
   'DefaultTolerationSeconds',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'PersistentVolumeClaimResize',
   'RuntimeClass',
   'CertificateApproval',
   'CertificateSigning',
@@ -187,6 +191,9 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
     podSecurity(o.podSecurity),
     priority,
     defaultTolerationSeconds(),
+    defaultStorageClass,
+    storageObjectInUseProtection,
+    persistentVolumeClaimResize,
     runtimeClass,
     ...certificatePlugins(o.authorizer),
     ...(webhooks ? [webhooks.mutating] : []),

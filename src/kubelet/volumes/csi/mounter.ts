@@ -1,0 +1,365 @@
+/**
+ * The kubelet's CSI volume plugin: sets up `csi` inline volumes and volumes backed by
+ * CSI PersistentVolumes (a `persistentVolumeClaim` or generic `ephemeral` volume) by
+ * calling the registered driver over its socket — waiting for the VolumeAttachment
+ * when the CSIDriver requires attach, NodeStageVolume to the global mount
+ * `<kubelet-dir>/plugins/kubernetes.io/csi/<driver>/<sha256(volumeHandle)>/globalmount`
+ * when the driver has STAGE_UNSTAGE_VOLUME, then NodePublishVolume to
+ * `<kubelet-dir>/pods/<uid>/volumes/kubernetes.io~csi/<pv-or-volume-name>/mount`, with a
+ * `vol_data.json` beside it so teardown works after a kubelet restart. Teardown
+ * unpublishes a pod's volumes and unstages those no other pod publishes.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/csi_mounter.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/csi_attacher.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/util/operationexecutor/operation_generator.go
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { PersistentVolume, PersistentVolumeClaim, Pod, Secret, Volume } from 'kubernetes-types/core/v1.js';
+import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
+import { isNotFound } from '../../../apimachinery/errors.js';
+import type { KObject } from '../../../api/resource.js';
+import { SR } from '../../../client/storage-resources.js';
+import { R, type Client } from '../../../client/types.js';
+import type { AccessModeName, VolumeCapability } from '../../../csi/types.js';
+import { setUpHostPath } from '../host-path.js';
+import { setVolumeOwnership } from '../ownership.js';
+import type { CSIDrivers } from './drivers.js';
+import { MountStepError } from './errors.js';
+
+/** upstream's plugin directory name for CSI volumes */
+export const CSI_PLUGIN_DIR = 'kubernetes.io~csi';
+const EPHEMERAL_KEY = 'csi.storage.k8s.io/ephemeral';
+
+/** What vol_data.json records (upstream's keys). */
+interface VolData {
+  driverName: string;
+  volumeHandle: string;
+  specVolID: string;
+  nodeName: string;
+  attachmentID?: string;
+  volumeLifecycleMode: 'Persistent' | 'Ephemeral';
+  /** set when the volume was staged: the staging target path */
+  stagingPath?: string;
+}
+
+/** A volume resolved to what the driver needs. */
+interface Resolved {
+  /** the name in events and the directory name: the PV name, or the pod volume name for inline volumes */
+  specName: string;
+  driver: string;
+  handle: string;
+  readOnly: boolean;
+  fsType: string;
+  mountOptions: string[];
+  accessMode: AccessModeName;
+  volumeContext: Record<string, string>;
+  stageSecretRef?: { name?: string; namespace?: string };
+  publishSecretRef?: { name?: string; namespace?: string };
+  ephemeral: boolean;
+  /** a non-CSI PV usable as a plain path (hostPath, local) */
+  plainPath?: string;
+}
+
+/** PersistentVolumeAccessMode → CSI access mode (upstream asCSIAccessModeV1). */
+export function csiAccessMode(mode: string | undefined): AccessModeName {
+  switch (mode) {
+    case 'ReadOnlyMany':
+      return 'MULTI_NODE_READER_ONLY';
+    case 'ReadWriteMany':
+      return 'MULTI_NODE_MULTI_WRITER';
+    case 'ReadWriteOncePod':
+      return 'SINGLE_NODE_SINGLE_WRITER';
+    default:
+      return 'SINGLE_NODE_WRITER';
+  }
+}
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** upstream getAttachmentName: `csi-<sha256(volumeHandle + driver + node)>` */
+export function attachmentName(handle: string, driver: string, node: string): string {
+  return `csi-${sha256(handle + driver + node)}`;
+}
+
+export class CSIVolumePlugin {
+  constructor(
+    private readonly kubeletDir: string,
+    private readonly nodeName: string,
+    private readonly client: Client,
+    private readonly drivers: CSIDrivers,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
+
+  /** Whether `v` is set up by this plugin. */
+  handles(v: Volume): boolean {
+    return !!(v.persistentVolumeClaim || v.ephemeral || v.csi);
+  }
+
+  private podVolumeDir(uid: string, specName: string): string {
+    return path.join(this.kubeletDir, 'pods', uid, 'volumes', CSI_PLUGIN_DIR, specName);
+  }
+
+  private stagingPath(driver: string, handle: string): string {
+    return path.join(this.kubeletDir, 'plugins', 'kubernetes.io', 'csi', driver, sha256(handle), 'globalmount');
+  }
+
+  /**
+   * Sets `v` up for `pod`; returns the host path the containers get.
+   * @throws MountStepError with upstream's event text
+   */
+  async setUp(pod: Pod, v: Volume): Promise<string> {
+    const r = await this.resolve(pod, v);
+    if (r.plainPath !== undefined) return r.plainPath;
+    const uid = pod.metadata?.uid ?? '';
+    const vol = JSON.stringify(r.specName);
+    let csiDriver: CSIDriver | undefined;
+    try {
+      csiDriver = await this.client.get<CSIDriver & KObject>(SR.csidrivers, '', r.driver);
+    } catch (e) {
+      if (!isNotFound(e)) throw new MountStepError(`MountVolume.SetUp failed for volume ${vol} : ${(e as Error).message}`);
+    }
+    if (r.ephemeral) {
+      const modes = csiDriver?.spec?.volumeLifecycleModes ?? ['Persistent'];
+      if (!modes.includes('Ephemeral'))
+        throw new MountStepError(`MountVolume.SetUp failed for volume ${vol} : volume mode "Ephemeral" not supported by driver ${r.driver} (only supports ${JSON.stringify(modes)})`);
+    }
+    const drv = this.drivers.get(r.driver);
+    if (!drv) {
+      const step = r.ephemeral ? 'MountVolume.SetUp failed' : 'MountVolume.MountDevice failed';
+      throw new MountStepError(`${step} for volume ${vol} : kubernetes.io/csi: ${r.ephemeral ? 'mounter.SetUpAt' : 'attacher.MountDevice'} failed to create newCsiDriverClient: driver name ${r.driver} not found in the list of registered CSI drivers`);
+    }
+    const capability: VolumeCapability = { mount: { fsType: r.fsType, mountFlags: r.mountOptions }, accessMode: { mode: r.accessMode } };
+
+    // attach: the attach/detach controller's VolumeAttachment, attached by the external-attacher
+    let publishContext: Record<string, string> = {};
+    let attachmentID: string | undefined;
+    if (!r.ephemeral && (csiDriver ? csiDriver.spec?.attachRequired !== false : true)) {
+      attachmentID = attachmentName(r.handle, r.driver, this.nodeName);
+      publishContext = await this.waitForAttach(vol, attachmentID);
+    }
+
+    // stage (once per volume on this node)
+    let stagingPath: string | undefined;
+    if (!r.ephemeral && drv.nodeCapabilities.includes('STAGE_UNSTAGE_VOLUME')) {
+      stagingPath = this.stagingPath(r.driver, r.handle);
+      const dataFile = path.join(path.dirname(stagingPath), 'vol_data.json');
+      if (!fs.existsSync(dataFile)) {
+        fs.mkdirSync(stagingPath, { recursive: true, mode: 0o750 });
+        this.log(`kubernetes.io/csi: calling NodeStageVolume rpc [volid=${r.handle},staging_target_path=${stagingPath}]`);
+        try {
+          const secrets = await this.secretsOf(r.stageSecretRef, 'NodeStageSecretRef');
+          await drv.client.nodeStageVolume({ volumeId: r.handle, publishContext, stagingTargetPath: stagingPath, volumeCapability: capability, secrets, volumeContext: r.volumeContext });
+        } catch (e) {
+          throw new MountStepError(`MountVolume.MountDevice failed for volume ${vol} : ${(e as Error).message}`);
+        }
+        const data: VolData = { driverName: r.driver, volumeHandle: r.handle, specVolID: r.specName, nodeName: this.nodeName, attachmentID, volumeLifecycleMode: 'Persistent' };
+        fs.writeFileSync(dataFile, JSON.stringify(data));
+      }
+    }
+
+    // publish into the pod's directory
+    const dir = this.podVolumeDir(uid, r.specName);
+    const target = path.join(dir, 'mount');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o750 });
+    const data: VolData = {
+      driverName: r.driver,
+      volumeHandle: r.handle,
+      specVolID: r.specName,
+      nodeName: this.nodeName,
+      attachmentID,
+      volumeLifecycleMode: r.ephemeral ? 'Ephemeral' : 'Persistent',
+      stagingPath,
+    };
+    fs.writeFileSync(path.join(dir, 'vol_data.json'), JSON.stringify(data));
+    const volumeContext = { ...r.volumeContext };
+    if (csiDriver?.spec?.podInfoOnMount) {
+      Object.assign(volumeContext, {
+        'csi.storage.k8s.io/pod.name': pod.metadata?.name ?? '',
+        'csi.storage.k8s.io/pod.namespace': pod.metadata?.namespace ?? '',
+        'csi.storage.k8s.io/pod.uid': uid,
+        'csi.storage.k8s.io/serviceAccount.name': pod.spec?.serviceAccountName ?? 'default',
+        [EPHEMERAL_KEY]: String(r.ephemeral),
+      });
+    }
+    if (r.ephemeral) volumeContext[EPHEMERAL_KEY] = 'true';
+    this.log(`kubernetes.io/csi: calling NodePublishVolume rpc [volid=${r.handle},target_path=${target}]`);
+    try {
+      const secrets = await this.secretsOf(r.publishSecretRef, 'NodePublishSecretRef');
+      await drv.client.nodePublishVolume({ volumeId: r.handle, publishContext, stagingTargetPath: stagingPath, targetPath: target, volumeCapability: capability, readonly: r.readOnly, secrets, volumeContext });
+    } catch (e) {
+      throw new MountStepError(`MountVolume.SetUp failed for volume ${vol} : ${(e as Error).message}`);
+    }
+    // fsGroup: the kubelet applies it unless the driver does (upstream fsGroupPolicy)
+    const fsGroup = pod.spec?.securityContext?.fsGroup;
+    const policy = csiDriver?.spec?.fsGroupPolicy ?? 'ReadWriteOnceWithFSType';
+    if (fsGroup !== undefined && !r.readOnly && (policy === 'File' || (policy === 'ReadWriteOnceWithFSType' && r.fsType && r.accessMode === 'SINGLE_NODE_WRITER'))) {
+      const change = pod.spec?.securityContext?.fsGroupChangePolicy === 'OnRootMismatch' ? 'OnRootMismatch' : 'Always';
+      setVolumeOwnership(fs.realpathSync(target), fsGroup, false, change);
+    }
+    this.log(`kubernetes.io/csi: mounter.SetUp successfully requested NodePublish [${target}]`);
+    return target;
+  }
+
+  private async waitForAttach(vol: string, name: string): Promise<Record<string, string>> {
+    let va: VolumeAttachment | undefined;
+    try {
+      va = await this.client.get<VolumeAttachment & KObject>(SR.volumeattachments, '', name);
+    } catch (e) {
+      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume attachment ${name} has GET error: ${(e as Error).message}`);
+    }
+    if (va.metadata?.deletionTimestamp) throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume attachment is being deleted`);
+    if (!va.status?.attached) {
+      const why = va.status?.attachError?.message ? `attachment ${name} failed: ${va.status.attachError.message}` : `volume attachment ${name} is not attached yet`;
+      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : ${why}`);
+    }
+    return va.status.attachmentMetadata ?? {};
+  }
+
+  private async secretsOf(ref: { name?: string; namespace?: string } | undefined, what: string): Promise<Record<string, string>> {
+    if (!ref?.name) return {};
+    try {
+      const s = await this.client.get<Secret & KObject>(R.secrets, ref.namespace ?? '', ref.name);
+      return Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    } catch (e) {
+      throw new Error(`fetching ${what} ${ref.namespace ?? ''}/${ref.name} failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** The volume's driver, handle and options (for PVC-backed volumes through the claim's PV). */
+  private async resolve(pod: Pod, v: Volume): Promise<Resolved> {
+    if (v.csi) {
+      return {
+        specName: v.name,
+        driver: v.csi.driver,
+        handle: `csi-${sha256((pod.metadata?.uid ?? '') + v.name)}`,
+        readOnly: !!v.csi.readOnly,
+        fsType: v.csi.fsType ?? '',
+        mountOptions: [],
+        accessMode: 'SINGLE_NODE_WRITER',
+        volumeContext: { ...(v.csi.volumeAttributes ?? {}) },
+        publishSecretRef: v.csi.nodePublishSecretRef ? { name: v.csi.nodePublishSecretRef.name, namespace: pod.metadata?.namespace } : undefined,
+        ephemeral: true,
+      };
+    }
+    const ns = pod.metadata?.namespace ?? '';
+    const claimName = v.persistentVolumeClaim?.claimName ?? `${pod.metadata?.name ?? ''}-${v.name}`;
+    const fail = (msg: string): never => {
+      throw new MountStepError(`Unable to attach or mount volumes: unmounted volumes=[${v.name}], unattached volumes=[], failed to process volumes=[${v.name}]: error processing PVC ${ns}/${claimName}: ${msg}`);
+    };
+    let pvc: PersistentVolumeClaim | undefined;
+    try {
+      pvc = await this.client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, ns, claimName);
+    } catch (e) {
+      fail(`failed to fetch PVC from API server: ${(e as Error).message}`);
+    }
+    if (pvc!.metadata?.deletionTimestamp) fail("can't start pod because PVC is being deleted");
+    const pvName = pvc!.spec?.volumeName;
+    if (!pvName || pvc!.status?.phase !== 'Bound') fail('PVC is not bound');
+    let pv: PersistentVolume | undefined;
+    try {
+      pv = await this.client.get<PersistentVolume & KObject>(R.persistentvolumes, '', pvName!);
+    } catch (e) {
+      fail(`failed to fetch PV ${pvName} from API server: ${(e as Error).message}`);
+    }
+    const claimRef = pv!.spec?.claimRef;
+    if (claimRef?.uid && claimRef.uid !== pvc!.metadata?.uid) fail(`PVC's volume ${pvName} is bound to a different claim`);
+    const readOnly = !!v.persistentVolumeClaim?.readOnly;
+    const spec = pv!.spec ?? {};
+    if (spec.hostPath) return { ...noCSI(pvName!), plainPath: setUpHostPath(spec.hostPath) };
+    if (spec.local) return { ...noCSI(pvName!), plainPath: spec.local.path };
+    if (!spec.csi) {
+      throw new MountStepError(`MountVolume.SetUp failed for volume ${JSON.stringify(pvName)} : kubernetes.io/csi: persistent volume ${pvName} is not a CSI volume and k8ts has no in-tree plugin for it`);
+    }
+    return {
+      specName: pvName!,
+      driver: spec.csi.driver,
+      handle: spec.csi.volumeHandle,
+      readOnly: readOnly || !!spec.csi.readOnly,
+      fsType: spec.csi.fsType ?? '',
+      mountOptions: spec.mountOptions ?? [],
+      accessMode: csiAccessMode(spec.accessModes?.[0]),
+      volumeContext: { ...(spec.csi.volumeAttributes ?? {}) },
+      stageSecretRef: spec.csi.nodeStageSecretRef,
+      publishSecretRef: spec.csi.nodePublishSecretRef,
+      ephemeral: false,
+    };
+  }
+
+  /** What is published for pod `uid` (read back from vol_data.json). */
+  private published(uid: string): { dir: string; data: VolData }[] {
+    const base = path.join(this.kubeletDir, 'pods', uid, 'volumes', CSI_PLUGIN_DIR);
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(base);
+    } catch {
+      return [];
+    }
+    const out: { dir: string; data: VolData }[] = [];
+    for (const n of names) {
+      const dir = path.join(base, n);
+      try {
+        out.push({ dir, data: JSON.parse(fs.readFileSync(path.join(dir, 'vol_data.json'), 'utf8')) as VolData });
+      } catch {
+        // no record: nothing was published there
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Unpublishes every CSI volume of pod `uid`, then unstages the volumes no other pod
+   * on this node publishes.
+   * @throws Error when the driver is not registered or a call fails (the cleanup is retried)
+   */
+  async tearDownPod(uid: string): Promise<void> {
+    const mine = this.published(uid);
+    if (!mine.length) return;
+    for (const { dir, data } of mine) {
+      const drv = this.drivers.mustGet(data.driverName);
+      const target = path.join(dir, 'mount');
+      this.log(`kubernetes.io/csi: calling NodeUnpublishVolume rpc [volid=${data.volumeHandle},target_path=${target}]`);
+      try {
+        await drv.client.nodeUnpublishVolume(data.volumeHandle, target);
+      } catch (e) {
+        throw new Error(`UnmountVolume.TearDown failed for volume ${JSON.stringify(data.specVolID)} (UniqueName: "kubernetes.io/csi/${data.driverName}^${data.volumeHandle}") pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) : ${(e as Error).message}`);
+      }
+      removeRecordDir(dir, 'mount');
+    }
+    const others = new Set<string>();
+    for (const other of fs.readdirSync(path.join(this.kubeletDir, 'pods'))) if (other !== uid) for (const p of this.published(other)) others.add(p.data.volumeHandle);
+    for (const { data } of mine) {
+      if (!data.stagingPath || others.has(data.volumeHandle)) continue;
+      const record = path.join(path.dirname(data.stagingPath), 'vol_data.json');
+      if (!fs.existsSync(record)) continue;
+      const drv = this.drivers.mustGet(data.driverName);
+      this.log(`kubernetes.io/csi: calling NodeUnstageVolume rpc [volid=${data.volumeHandle},staging_target_path=${data.stagingPath}]`);
+      try {
+        await drv.client.nodeUnstageVolume(data.volumeHandle, data.stagingPath);
+      } catch (e) {
+        throw new Error(`UnmountDevice failed for volume ${JSON.stringify(data.specVolID)} : ${(e as Error).message}`);
+      }
+      removeRecordDir(path.dirname(data.stagingPath), 'globalmount');
+    }
+  }
+}
+
+function noCSI(specName: string): Resolved {
+  return { specName, driver: '', handle: '', readOnly: false, fsType: '', mountOptions: [], accessMode: 'SINGLE_NODE_WRITER', volumeContext: {}, ephemeral: false };
+}
+
+/**
+ * Removes a volume directory holding vol_data.json and the (now unpublished) `sub`
+ * directory — never recursively, so nothing still mounted there is deleted.
+ */
+function removeRecordDir(dir: string, sub: string): void {
+  fs.rmSync(path.join(dir, 'vol_data.json'), { force: true });
+  for (const d of [path.join(dir, sub), dir]) {
+    try {
+      fs.rmdirSync(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+}
