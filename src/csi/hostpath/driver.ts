@@ -45,6 +45,8 @@ interface VolumeRecord {
   capacityBytes: number;
   /** nodes the volume was ControllerPublished to */
   publishedTo?: string[];
+  /** a CSI ephemeral inline volume: made by NodePublishVolume, deleted by NodeUnpublishVolume */
+  ephemeral?: boolean;
 }
 
 const err = (code: grpc.status, msg: string): CSIError => new CSIError(code, msg);
@@ -148,10 +150,7 @@ export class HostPathDriver {
       },
       DeleteVolume: async (req: { volumeId: string }) => {
         if (!req.volumeId) throw err(grpc.status.INVALID_ARGUMENT, 'Volume ID missing in request');
-        if (!this.read(req.volumeId)) return {};
-        fs.rmSync(this.volumePath(req.volumeId), { recursive: true, force: true });
-        fs.rmSync(path.join(this.records, `${req.volumeId}.json`), { force: true });
-        this.o.log?.(`deleted volume ${req.volumeId}`);
+        if (this.read(req.volumeId)) this.remove(req.volumeId);
         return {};
       },
       ValidateVolumeCapabilities: async (req: { volumeId: string; volumeCapabilities: VolumeCapability[] }) => {
@@ -183,6 +182,21 @@ export class HostPathDriver {
     };
   }
 
+  /** A CSI ephemeral inline volume, named by the kubelet's handle (`csi-<sha256>`). */
+  private createEphemeral(id: string): void {
+    if (!/^[A-Za-z0-9_.-]+$/.test(id) || id.startsWith('.')) throw err(grpc.status.INVALID_ARGUMENT, `invalid volume id ${JSON.stringify(id)}`);
+    fs.mkdirSync(this.volumePath(id), { recursive: true, mode: 0o777 });
+    fs.chmodSync(this.volumePath(id), 0o777);
+    this.write({ id, name: id, capacityBytes: 0, ephemeral: true });
+    this.o.log?.(`created ephemeral volume ${id} at ${this.volumePath(id)}`);
+  }
+
+  private remove(id: string): void {
+    fs.rmSync(this.volumePath(id), { recursive: true, force: true });
+    fs.rmSync(path.join(this.records, `${id}.json`), { force: true });
+    this.o.log?.(`deleted volume ${id}`);
+  }
+
   private volumeOf(r: VolumeRecord): object {
     return { volumeId: r.id, capacityBytes: r.capacityBytes, volumeContext: {}, accessibleTopology: [this.topology()] };
   }
@@ -211,6 +225,7 @@ export class HostPathDriver {
       NodePublishVolume: async (req: NodePublishVolumeRequest) => {
         if (!req.targetPath) throw err(grpc.status.INVALID_ARGUMENT, 'Target path missing in request');
         this.checkCapability(req.volumeCapability);
+        if (req.volumeContext?.['csi.storage.k8s.io/ephemeral'] === 'true' && !this.read(req.volumeId)) this.createEphemeral(req.volumeId);
         const r = this.mustGet(req.volumeId);
         const vol = this.volumePath(r.id);
         // staged: the staging path must hold the volume (the CO calls NodeStageVolume first)
@@ -223,6 +238,8 @@ export class HostPathDriver {
         if (!req.volumeId) throw err(grpc.status.INVALID_ARGUMENT, 'Volume ID missing in request');
         if (!req.targetPath) throw err(grpc.status.INVALID_ARGUMENT, 'Target path missing in request');
         unpublish(req.targetPath);
+        const r = this.read(req.volumeId);
+        if (r?.ephemeral) this.remove(r.id);
         return {};
       },
       NodeGetVolumeStats: async (req: { volumeId: string; volumePath: string }) => {
