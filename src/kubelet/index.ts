@@ -117,7 +117,6 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
   // CSI: drivers register through <kubelet-dir>/plugins_registry (pluginregistration.v1)
   const v4 = vlog(o.verbosity ?? 0, 4, 'kubelet');
   const csiDrivers = new CSIDrivers(o.client, o.nodeName, v4, vlog(o.verbosity ?? 0, 5, 'kubelet'));
-  await csiDrivers.initializeCSINode().catch((e: unknown) => o.log?.('creating CSINode failed', e));
   const plugins = new PluginWatcher(pluginsRegistryDir(kubeletDir), csiDrivers, clock, v4);
   plugins.start();
   const kubelet = new Kubelet({

@@ -2,9 +2,10 @@
  * The kubelet's CSI plugin registration handler (upstream csi_plugin.go
  * RegistrationHandler and nodeinfomanager): keeps the registered drivers (name →
  * socket, client, node capabilities); registering calls NodeGetInfo and records the
- * driver's node ID, topology keys and volume limit in this node's CSINode (created at
- * start, owned by the Node) and its topology segments as Node labels; deregistering
- * removes the driver from CSINode.
+ * driver's node ID, topology keys and volume limit in this node's CSINode (created,
+ * owned by the Node, when the first driver registers — upstream creates it at kubelet
+ * start) and its topology segments as Node labels; deregistering removes the driver
+ * from CSINode.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/csi_plugin.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/nodeinfomanager/nodeinfomanager.go
