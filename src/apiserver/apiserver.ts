@@ -8,6 +8,7 @@
  *
  * @see https://kubernetes.io/docs/concepts/security/controlling-access/
  */
+import type { RequestTracer } from '../trace/request-marks.js';
 import type { VirtualResource } from '../api/authorization/virtual.js';
 import type { GroupVersionResource, KObject, ObjectLookup, ResourceDefinition, UserInfo } from '../api/resource.js';
 import type { Storage } from '../storage/interface.js';
@@ -113,6 +114,8 @@ export interface APIServerOptions {
   aggregator?: { route(url: string): Handler | undefined };
   /** `--event-ttl`: Events (v1 and events.k8s.io/v1) expire this many seconds after their last write; default none */
   eventTTLSeconds?: number;
+  /** the pod creation trace of pod creates (src/trace); none = nothing traced */
+  requestTracer?: RequestTracer;
 }
 
 /**
@@ -199,6 +202,7 @@ export class APIServer implements StoreLookup {
       impersonation: opts.impersonation,
       maxInFlight: opts.maxInFlight,
       authorizer: opts.authorizer,
+      tracer: opts.requestTracer,
     });
   }
 

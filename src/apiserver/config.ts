@@ -38,6 +38,7 @@ import type { TokenAuthenticator } from './authn/types.js';
 import { ensureBootstrapPolicy } from './authz/bootstrap.js';
 import { NodeGraph } from './authz/node-graph.js';
 import { NodeAuthorizer } from './authz/node.js';
+import { podTraceReadAuthorizer } from './podtrace/authz.js';
 import { RBACEscalationGuard } from './authz/rbac/guard.js';
 import { RBACAuthorizer } from './authz/rbac/authorizer.js';
 import { accessReviews } from './authz/reviews.js';
@@ -116,7 +117,8 @@ export function buildServerConfig(o: ServerConfigOptions = {}): ServerConfig {
     if (m === 'RBAC') return rbac;
     return allowAll;
   });
-  const authorizer = new UnionAuthorizer(modes);
+  // PodTrace reads are decided as reads of their pods (src/apiserver/podtrace/authz.ts)
+  const authorizer = new UnionAuthorizer([podTraceReadAuthorizer(modes), ...modes]);
 
   // authentication: static tokens, then ServiceAccount JWTs, then bootstrap tokens
   const key = o.serviceAccountKey ?? (o.dataDir ? ensureServiceAccountKey(join(o.dataDir, 'tls')) : generateServiceAccountKey());

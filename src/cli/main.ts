@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
 import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
+import { traceCommand } from './trace.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
@@ -84,6 +85,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
+  .option('--pod-trace <bool>', "record each pod's creation trace (kubectl get podtraces, k8ts trace pod)", (v) => v !== 'false', true)
   .addOption(
     // tests only: lets a test see the header timeout of never-used connections in seconds
     new Option('--request-header-timeout-ms <ms>', "ms a connection may take to send a request's headers (default 60000)").argParser((v) => parseInt(v, 10)).hideHelp(),
@@ -155,6 +157,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       disableControllerManager: !!o.disableControllerManager,
       requestHeaderTimeoutMs: o.requestHeaderTimeoutMs,
       verbosity: o.v,
+      podTrace: o.podTrace,
     });
     stopOnSignals(() => s.stop());
   });
@@ -198,6 +201,7 @@ withRuntimeOptions(program.command('agent'))
 
 program.addCommand(runtimeCommand());
 program.addCommand(csiHostpathCommand());
+program.addCommand(traceCommand());
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as NodeJS.ErrnoException & { address?: string; port?: number };

@@ -3,6 +3,7 @@
  * simulated runtime), the kubelet's HTTPS server and the kubelet itself. Used by
  * `k8ts server` (the local node and simulated nodes) and `k8ts agent` (a joined node).
  */
+import type { PodTraceSink } from '../trace/recorder.js';
 import { join, resolve } from 'node:path';
 import { loadKubeletConfigFile } from '../kubelet/config/kubelet-config.js';
 import type { KeyPairPEM } from '../pki/pki.js';
@@ -67,6 +68,8 @@ export interface NodeOptions {
   /** kubelet --cluster-dns / --cluster-domain (default 10.96.0.10, cluster.local) */
   clusterDNS?: string;
   clusterDomain?: string;
+  /** the pod creation trace (src/trace) */
+  trace?: PodTraceSink;
 }
 
 export interface RunningNode {
@@ -149,6 +152,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       fileCheckFrequencyMs: fileConfig.fileCheckFrequencyMs,
       processPods: o.processPods,
       verbosity: o.runtime !== 'sim' ? o.runtime.verbosity : undefined,
+      trace: o.trace,
     });
   } catch (e) {
     await ks.close();

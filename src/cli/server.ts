@@ -47,6 +47,7 @@ import { Verbosity } from '../util/klog.js';
 import { controlPlanePods, kubeletDirOf } from './control-plane-pods.js';
 import { defaultClusterDNS, ensureKubeDNSService, startKubeDNSEndpoints } from '../dns/index.js';
 import { ensureStorageDefaults } from './csi-node.js';
+import { podTraceWiring } from './pod-trace.js';
 
 export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
@@ -92,6 +93,8 @@ export interface ServerOptions extends RuntimeFlags {
   requestHeaderTimeoutMs?: number;
   /** `--v`: the components' log verbosity (klog), changeable at run time with PUT /debug/flags/v */
   verbosity?: number;
+  /** `--pod-trace`: record each pod's creation trace (trace.k8ts.io PodTrace); default true */
+  podTrace?: boolean;
 }
 
 export interface RunningServer {
@@ -185,13 +188,19 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     ['controller-manager', o.disableControllerManager ? refused(10257) : ok],
     ['etcd-0', async () => (await storage.currentRevision(), { healthy: true, message: 'ok' })],
   ];
+  const trace = podTraceWiring(o.podTrace !== false);
   const api = new APIServer({
     readyChecks: { 'poststarthook/rbac/bootstrap-roles': () => bootstrapped },
     storage,
     ...config.apiServer,
-    virtualResources: [...(config.apiServer.virtualResources ?? []), bindings, componentStatusResource(componentProbes)],
-    storeConsumers: [...(config.apiServer.storeConsumers ?? []), bindings],
-    definitions: [...allDefinitions({ serviceCIDR: o.serviceClusterIPRange, rbacEscalationGuard: config.rbacEscalationGuard }), ...computedDefinitions()],
+    virtualResources: [...(config.apiServer.virtualResources ?? []), bindings, componentStatusResource(componentProbes), ...(trace?.apiServer.virtualResources ?? [])],
+    storeConsumers: [...(config.apiServer.storeConsumers ?? []), bindings, ...(trace?.apiServer.storeConsumers ?? [])],
+    definitions: [
+      ...allDefinitions({ serviceCIDR: o.serviceClusterIPRange, rbacEscalationGuard: config.rbacEscalationGuard }),
+      ...computedDefinitions(),
+      ...(trace?.apiServer.definitions ?? []),
+    ],
+    requestTracer: trace?.apiServer.requestTracer,
     subresources: [
       podBinding,
       podLogHandler(kubeletClient),
@@ -275,6 +284,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       config: o.schedulerConfig ? loadConfigFile(o.schedulerConfig) : undefined,
       metricsBindAddress: o.schedulerMetricsBindAddress,
       logger: cp.logger('kube-scheduler'),
+      trace: trace?.recorder,
     });
     stops.push(() => scheduler.stop());
     up.scheduler = true;
@@ -301,6 +311,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       clusterDomain: o.clusterDomain,
       kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
       processPods: local ? cp.pods : undefined,
+      trace: trace?.recorder,
     });
     if (local) localRuntime = node.runtimeDescription;
     stops.push(() => node.stop());

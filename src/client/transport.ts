@@ -57,6 +57,11 @@ export class HttpsTransport implements Transport {
     });
   }
 
+  /** Closes the kept-alive connections (a command-line client that is done). */
+  close(): void {
+    this.agent.destroy();
+  }
+
   private headers(h: Record<string, string>): Record<string, string> {
     return this.o.token ? { ...h, Authorization: `Bearer ${this.o.token}` } : h;
   }

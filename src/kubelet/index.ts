@@ -12,6 +12,7 @@
  *
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/
  */
+import type { PodTraceSink } from '../trace/recorder.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ClientEventRecorder, type EventRecorder } from '../client/events.js';
@@ -78,6 +79,8 @@ export interface KubeletOptions {
   log?: (msg: string, err?: unknown) => void;
   /** `--v`: log verbosity; at 4 the CSI calls are logged (klog format, stderr) */
   verbosity?: number;
+  /** the pod creation trace (src/trace) */
+  trace?: PodTraceSink;
 }
 
 export interface KubeletHandle {
@@ -135,6 +138,7 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     processPods: o.processPods,
     log: o.log,
     csi: new CSIVolumePlugin(kubeletDir, o.nodeName, o.client, csiDrivers, v4),
+    trace: o.trace,
   });
   await kubelet.start();
   return {

@@ -13,6 +13,8 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go
  */
+import type { PodTraceSink } from '../trace/recorder.js';
+import { traceStep } from './trace.js';
 import { TokenManager } from './token/manager.js';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -83,6 +85,8 @@ interface KubeletCoreOptions {
   log?: (msg: string, err?: unknown) => void;
   /** the CSI volume plugin (csi, PVC and generic ephemeral volumes) */
   csi?: CSIVolumePlugin;
+  /** the pod creation trace (src/trace) */
+  trace?: PodTraceSink;
 }
 
 type Phase = 'terminated';
@@ -109,6 +113,8 @@ const logTo = (o: KubeletCoreOptions, msg: string, e?: unknown): void => o.log?.
 export class Kubelet {
   private readonly pods = new Map<string, Pod>();
   private readonly states = new Map<string, Phase>();
+  /** pods whose volumes the trace has seen mounted (one VolumesMounted step per pod) */
+  private readonly volumesTraced = new Set<string>();
   private readonly podInformer: Informer<Pod & { [k: string]: unknown }>;
   private readonly svcInformer: Informer<Service & { [k: string]: unknown }>;
   private readonly workers: PodWorkers;
@@ -170,6 +176,7 @@ export class Kubelet {
     this.volumes = new VolumeManager(o.kubeletDir, o.clock, undefined, o.runtime.features.hostProcesses && process.getuid?.() === 0, o.csi);
     this.prober = new ProberManager(o.runtime, o.recorder, o.clock, o.network, (uid) => this.workers.wake(uid));
     const images = new ImageManager(o.runtime, o.recorder, o.clock, (ns, n) => this.getSecret(ns, n));
+    images.trace = o.trace;
     this.runtimeManager = new KubeRuntimeManager({
       runtime: o.runtime,
       recorder: o.recorder,
@@ -182,6 +189,7 @@ export class Kubelet {
       memoryCapacity: value(o.machine.memory),
       onSandboxIPs: (id, ips) => this.runtimeCache.noteSandboxIPs(id, ips),
       runtimeHandler: (name) => this.lookupRuntimeHandler(name),
+      trace: o.trace,
     });
     this.runtimeCache = new RuntimeStatusCache(o.runtime, () => this.runtimeName);
     this.workers = new PodWorkers(
@@ -265,6 +273,7 @@ export class Kubelet {
     if (!uid) return;
     const old = this.pods.get(uid);
     this.pods.set(uid, p);
+    if (!old) traceStep(this.o.trace, p, 'KubeletWatchReceived');
     // Status-only changes (mostly our own writes) are reconciled by the next resync, as upstream.
     if (old && isDeepStrictEqual(old.spec, p.spec) && sameMeta(old, p)) return;
     this.workers.wake(uid);
@@ -391,8 +400,16 @@ export class Kubelet {
           runtimeValues: this.runtimeValues(ps.ips),
           alloc: this.alloc(),
         },
-        (e) => this.o.recorder.event(podRef(pod), 'Warning', e.reason ?? Reason.FailedMountVolume, e.eventMessage ?? Msg.mountFailed(e.volume, e.message)),
+        (e) => {
+          const msg = e.eventMessage ?? Msg.mountFailed(e.volume, e.message);
+          this.o.recorder.event(podRef(pod), 'Warning', e.reason ?? Reason.FailedMountVolume, msg);
+          traceStep(this.o.trace, pod, 'FailedMount', { detail: e.volume, message: msg });
+        },
       );
+      if (!this.volumesTraced.has(uid)) {
+        this.volumesTraced.add(uid);
+        traceStep(this.o.trace, pod, 'VolumesMounted', { detail: `${volumes.size} volume(s)` });
+      }
     } catch {
       // FailedMount recorded; the mount is retried when its back-off ends
       return { failed: true, retryAt: this.volumes.retryAt(uid) ?? Infinity };
@@ -421,6 +438,7 @@ export class Kubelet {
       await this.terminate(latest, ps, false);
       return ok;
     }
+    if (res.changed) traceStep(this.o.trace, latest, 'StatusWrite', { detail: status.phase });
     await this.status.setPodStatus(latest, status);
     await this.runtimeManager.gcPod(ps);
     return { failed: res.failed, retryAt: Math.min(res.retryAt, mirrorAt) };
@@ -488,6 +506,7 @@ export class Kubelet {
     this.runtimeCache.forget(uid);
     this.status.forget(uid);
     this.states.delete(uid);
+    this.volumesTraced.delete(uid);
   }
 
   /** Finds runtime pods and pod directories whose pod is not bound here any more. */

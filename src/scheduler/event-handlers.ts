@@ -8,6 +8,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/eventhandlers.go
  */
+import { traceStep } from './trace.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ActionType, Events, type ClusterEvent, type EventResource } from './framework/types.js';
 import type { NodeObj, OptionalName, PodObj } from './informers.js';
@@ -37,6 +38,7 @@ function markGated(s: Scheduler, pod: Pod): void {
 
 function addPending(s: Scheduler, pod: PodObj): void {
   if (!s.responsible(pod)) return;
+  traceStep(s.trace, pod, 'WatchReceived');
   if (!s.queue.add(pod)) markGated(s, pod);
 }
 

@@ -7,6 +7,7 @@
  * @see https://kubernetes.io/docs/reference/command-line-tools-reference/kube-scheduler/
  */
 import type { Logger } from '../util/klog.js';
+import type { PodTraceSink } from '../trace/recorder.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -54,6 +55,8 @@ export interface StartSchedulerOptions {
   onLostLeadership?: () => void;
   /** kube-scheduler's own klog-style log */
   logger?: Logger;
+  /** the pod creation trace (src/trace) */
+  trace?: PodTraceSink;
 }
 
 export interface RunningScheduler {
@@ -77,6 +80,7 @@ export async function startScheduler(opts: StartSchedulerOptions): Promise<Runni
   const ownRecorder = opts.recorder ? undefined : newSchedulerEventRecorder(opts.client);
   const s = new Scheduler({
     client: opts.client,
+    trace: opts.trace,
     recorder: opts.recorder ?? ownRecorder!,
     clock: opts.clock,
     metrics,

@@ -6,6 +6,8 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/schedule_one.go
  */
 import { kObj } from '../util/klog.js';
+import { tracePlugins, traceStep } from './trace.js';
+import { preciseNow } from '../trace/recorder.js';
 import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../api/resource.js';
 import { rfc3339 } from '../client/events.js';
@@ -94,6 +96,7 @@ function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState
   const snap = sched.snapshot;
   const all = snap.list();
   const [preRes, s, pluginsWithNodes] = fwk.runPreFilterPlugins(state, pod);
+  traceStep(sched.trace, pod, 'PreFilter');
   for (const p of pluginsWithNodes) d.unschedulablePlugins.add(p);
   if (!isSuccess(s)) {
     if (!s!.isRejected()) throw new StatusError(s!);
@@ -120,6 +123,7 @@ function findNodesThatFitPod(sched: Scheduler, fwk: Framework, state: CycleState
     d.nodeToStatus.absentNodesStatus = new Status(Code.UnschedulableAndUnresolvable, [`node(s) didn't satisfy plugin(s) [${[...pluginsWithNodes].sort().join(' ')}]`]);
   }
   const feasible = findNodesThatPassFilters(sched, fwk, state, pod, d, nodes);
+  traceStep(sched.trace, pod, 'Filter');
   const processed = feasible.nodes.length + d.nodeToStatus.size;
   if (all.length) sched.nextStartNodeIndex = (sched.nextStartNodeIndex + processed) % all.length;
   return [feasible, d];
@@ -161,8 +165,10 @@ export function schedulePod(sched: Scheduler, fwk: Framework, state: CycleState,
   else {
     const ps = fwk.runPreScorePlugins(state, pod, feasible);
     if (ps) throw new StatusError(ps);
+    traceStep(sched.trace, pod, 'PreScore');
     const [t, s] = fwk.runScorePlugins(state, pod, feasible, f.idx);
     if (s) throw new StatusError(s);
+    traceStep(sched.trace, pod, 'Score');
     totals = t;
   }
   return {
@@ -204,6 +210,8 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
   const state = new CycleState();
   state.recordPluginMetrics = sched.random() < sched.pluginMetricsSampleRate;
   state.podInfo = qpi.podInfo;
+  traceStep(sched.trace, pod, 'QueueWait');
+  tracePlugins(sched.trace, state, pod);
   const t0 = performance.now();
   sched.cache.updateSnapshot(sched.snapshot);
   fwk.setSnapshot(sched.snapshot);
@@ -241,6 +249,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
   sched.queue.nominator.delete(assumed);
 
   const rs = fwk.runReservePluginsReserve(state, assumed, host);
+  traceStep(sched.trace, pod, 'Reserve');
   if (rs) {
     fwk.runReservePluginsUnreserve(state, assumed, host);
     sched.cache.forgetPod(assumed);
@@ -248,6 +257,7 @@ export async function scheduleOne(sched: Scheduler, qpi: QueuedPodInfo): Promise
     return;
   }
   const ps = fwk.runPermitPlugins(state, assumed, host);
+  traceStep(sched.trace, pod, 'Permit');
   if (ps && ps.code !== Code.Wait) {
     fwk.runReservePluginsUnreserve(state, assumed, host);
     sched.cache.forgetPod(assumed);
@@ -292,7 +302,12 @@ async function bindingCycle(
   }
   sched.queue.done(qpi.podInfo.uid);
   s = await fwk.runPreBindPlugins(state, assumed, host);
-  if (!s) s = await fwk.runBindPlugins(state, assumed, host);
+  if (!s) {
+    traceStep(sched.trace, assumed, 'PreBind');
+    const bindStart = preciseNow();
+    s = await fwk.runBindPlugins(state, assumed, host);
+    if (!s) traceStep(sched.trace, assumed, 'BindRequest', undefined, bindStart);
+  }
   sched.cache.finishBinding(assumed, qpi.podInfo.key);
   if (s) {
     recordAttempt(sched, fwk, 'error', t0);
@@ -353,6 +368,7 @@ export async function handleSchedulingFailure(sched: Scheduler, fwk: Framework, 
   }
   sched.queue.nominator.add(qpi.podInfo, nominating);
   fwk.eventRecorder.event(podRef(pod), 'Warning', 'FailedScheduling', truncateMessage(msg));
+  traceStep(sched.trace, pod, 'FailedScheduling', truncateMessage(msg));
   await updatePodStatus(sched, cached ?? pod, { type: 'PodScheduled', status: 'False', reason, message: msg }, nominating);
 }
 

@@ -8,6 +8,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/eventhandlers.go
  */
 import type { Logger } from '../util/klog.js';
+import type { PodTraceSink } from '../trace/recorder.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../client/events.js';
 import type { Client } from '../client/types.js';
@@ -52,6 +53,8 @@ export interface SchedulerOptions {
   pluginMetricsSampleRate?: number;
   /** kube-scheduler's own log (klog lines: binds at V(2), failures at V(2) / error) */
   logger?: Logger;
+  /** the pod creation trace (src/trace); none = nothing recorded */
+  trace?: PodTraceSink;
 }
 
 /** Node changes that matter to scheduling, as cluster events (upstream nodeSchedulingPropertiesChange). */
@@ -93,6 +96,8 @@ export class Scheduler {
   readonly informers: SchedulerInformers;
   readonly listers: ClusterListers;
   readonly pluginMetricsSampleRate: number;
+  /** the pod creation trace's sink, if tracing */
+  readonly trace?: PodTraceSink;
   /** where the next cycle starts examining nodes (round-robin across cycles) */
   nextStartNodeIndex = 0;
   /** kube-scheduler's own log */
@@ -121,6 +126,7 @@ export class Scheduler {
     this.metrics = opts.metrics ?? new SchedulerMetrics();
     this.pluginMetricsSampleRate = opts.pluginMetricsSampleRate ?? 0.1;
     this.logger = opts.logger;
+    this.trace = opts.trace;
     this.informers = new SchedulerInformers(opts.client);
     this.listers = this.informers.listers();
     let registry = newInTreeRegistry();

@@ -384,8 +384,12 @@ scheduling:
         .split('\n')
         .filter((l) => l && !l.startsWith('#'))
         .map((l) => l.split('|'));
-      const got = columns(ok(['api-resources']));
-      assert.deepEqual(got[0], ['NAME', 'SHORTNAMES', 'APIVERSION', 'NAMESPACED', 'KIND']);
+      const all = columns(ok(['api-resources']));
+      assert.deepEqual(all[0], ['NAME', 'SHORTNAMES', 'APIVERSION', 'NAMESPACED', 'KIND']);
+      // k8ts' own group (the pod creation trace, on by default) comes on top of upstream's rows
+      const own = all.slice(1).filter((r) => r[2] === 'trace.k8ts.io/v1alpha1');
+      assert.deepEqual(own, [['podtraces', 'pt', 'trace.k8ts.io/v1alpha1', 'true', 'PodTrace']]);
+      const got = [all[0], ...all.slice(1).filter((r) => r[2] !== 'trace.k8ts.io/v1alpha1')];
       assert.deepEqual(got.slice(1), want);
     });
 

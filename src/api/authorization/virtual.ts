@@ -19,13 +19,19 @@ export interface VirtualResource {
    */
   create?(body: KObject, ctx: { user: UserInfo; namespace: string; dryRun?: boolean }): Promise<KObject>;
   /**
-   * Computed reads (componentstatuses): the definition gives the table printer; `get`
-   * returns undefined for an unknown name (404).
+   * Computed reads (componentstatuses, podtraces): the definition gives the table printer;
+   * `get` returns undefined for an unknown name (404). `namespace` is '' for cluster-scoped
+   * resources and for lists across all namespaces.
    */
   read?: {
     def: ResourceDefinition;
-    get(name: string): Promise<KObject | undefined>;
-    list(): Promise<KObject[]>;
+    get(name: string, namespace: string): Promise<KObject | undefined>;
+    list(namespace: string): Promise<KObject[]>;
+    /**
+     * Watch (optional): calls `send` for every change in `namespace` ('' = all) from now on
+     * (DELETED with the object's last state) until the returned function is called.
+     */
+    watch?(namespace: string, send: (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KObject) => void): () => void;
   };
 }
 

@@ -5,6 +5,7 @@
  * @see https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/admission/interfaces.go
  */
+import type { RequestMarks } from '../../trace/request-marks.js';
 import type { GroupVersionResource, KObject, Obj, ObjectLookup, UserInfo } from '../../api/resource.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -38,6 +39,8 @@ export interface AdmissionAttributes {
    * share it (a field, not a WeakMap entry: no ephemeron per request for the GC).
    */
   requestLookup?: RequestLookup;
+  /** the pod creation trace's marks of the request (each plugin's end is marked) */
+  trace?: RequestMarks;
 }
 
 /**
@@ -129,16 +132,25 @@ export class AdmissionChain {
   async admit(a: AdmissionAttributes): Promise<void> {
     const lookup = this.lookupFor(a);
     const r = (a.reinvocation ??= new ReinvocationContext());
-    for (const p of this.admitters) await p.admit!(a, lookup);
+    for (const p of this.admitters) {
+      await p.admit!(a, lookup);
+      a.trace?.mark('MutatingAdmission', p.name);
+    }
     if (r.shouldReinvoke && !r.isReinvoke) {
       r.isReinvoke = true;
-      for (const p of this.admitters) await p.admit!(a, lookup);
+      for (const p of this.admitters) {
+        await p.admit!(a, lookup);
+        a.trace?.mark('MutatingAdmission', `${p.name} (reinvoked)`);
+      }
     }
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
     const lookup = this.lookupFor(a);
-    for (const p of this.validators) await p.validate!(a, lookup);
+    for (const p of this.validators) {
+      await p.validate!(a, lookup);
+      a.trace?.mark('ValidatingAdmission', p.name);
+    }
   }
 
   private lookupFor(a: AdmissionAttributes): RequestLookup {

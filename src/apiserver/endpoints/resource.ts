@@ -59,6 +59,7 @@ export function writeContext(c: ResourceContext): WriteContext {
     now: c.now,
     fieldManager: c.query.get('fieldManager') ?? undefined,
     fieldValidation: c.query.get('fieldValidation') ?? undefined,
+    trace: c.req.trace,
   };
 }
 
@@ -284,6 +285,7 @@ async function doCreate(c: ResourceContext, ns: string): Promise<void> {
   updateFields(undefined, o, managerOf(c, 'CreateOptions'), scopeOf(c, ''));
   const created = await c.store.create(ns, o, wc);
   sendObject(c, 201, created, neg, wc.warnings);
+  c.req.trace?.responded();
 }
 
 async function doUpdate(c: ResourceContext, ns: string, sub: string): Promise<void> {

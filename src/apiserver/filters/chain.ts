@@ -15,6 +15,9 @@
  * 9. the API handler — discovery, OpenAPI, health, metrics, and resource requests on
  *    the generic store (admission and validation run inside the store)
  *
+ * With a pod trace (src/trace), a traced request (a pod create) gets its marks after the
+ * request info, and notes the end of authentication and of authorization.
+ *
  * Nothing replaces a handler at run time: the chain is built once, from data.
  *
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/server/config.go (DefaultBuildHandlerChain)
@@ -31,6 +34,8 @@ import { withMaxInFlightLimit, type MaxInFlightLimits } from './max-in-flight.js
 import { withPanicRecovery } from './panic-recovery.js';
 import { withRequestInfo } from './request-info.js';
 import { withRequestReceivedTimestamp } from './request-received.js';
+import { withTraceBegin, withTraceMark } from './trace.js';
+import type { RequestTracer } from '../../trace/request-marks.js';
 import type { Handler } from './types.js';
 
 /** What the filters need; every part is optional (a bare test server has none). */
@@ -45,16 +50,21 @@ export interface HandlerChainConfig {
   maxInFlight?: MaxInFlightLimits;
   /** none = every authenticated request is allowed */
   authorizer?: Authorizer;
+  /** the pod creation trace (src/trace); none = nothing traced */
+  tracer?: RequestTracer;
 }
 
 /** Wraps the API handler in the filters, outermost last (see the module comment for the order a request sees). */
 export function buildHandlerChain(apiHandler: Handler, c: HandlerChainConfig): Handler {
   let h = apiHandler;
+  h = withTraceMark(h, 'Authorization', c.tracer);
   h = withAuthorization(h, c.authorizer);
   h = withMaxInFlightLimit(h, c.maxInFlight ?? { nonMutating: 0, mutating: 0 });
   h = withImpersonation(h, c.impersonation);
   h = withAudit(h, c.auditor);
+  h = withTraceMark(h, 'Authentication', c.tracer);
   h = withAuthentication(h, c.authentication, withAudit(unauthorizedHandler, c.auditor));
+  h = withTraceBegin(h, c.tracer);
   h = withRequestInfo(h);
   h = withRequestReceivedTimestamp(h);
   h = withPanicRecovery(h);

@@ -4,6 +4,7 @@
  * loopback transport the all-in-one server gives its components.
  */
 import type { UserInfo } from '../../api/resource.js';
+import type { RequestMarks } from '../../trace/request-marks.js';
 import type { RequestInfo } from './request-info.js';
 
 export interface ApiRequest {
@@ -25,6 +26,8 @@ export interface ApiRequest {
    * than a WeakMap entry, so a request costs the GC no ephemeron
    */
   requestInfo?: RequestInfo;
+  /** the pod creation trace's steps of this request (set by the tracing filter for traced requests; see src/trace) */
+  trace?: RequestMarks;
 }
 
 export interface ResponseWriter {

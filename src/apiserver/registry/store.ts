@@ -9,6 +9,7 @@
  *
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/registry/generic/registry/store.go
  */
+import type { RequestMarks } from '../../trace/request-marks.js';
 import type { Obj, ResourceDefinition, StatusStrategy, StrategyContext, UserInfo, ObjectLookup } from '../../api/resource.js';
 import { StatusError, newAlreadyExists, newBadRequest, newConflict, newInvalid, newNotFound, newResourceExpired, newGone } from '../../apimachinery/errors.js';
 import { Path, type FieldError } from '../../apimachinery/field-errors.js';
@@ -36,6 +37,8 @@ export interface WriteContext {
   fieldManager?: string;
   /** the `fieldValidation` query parameter (for the options admission webhooks see) */
   fieldValidation?: string;
+  /** the pod creation trace's marks of the request (src/trace) */
+  trace?: RequestMarks;
 }
 
 export interface ListParams {
@@ -343,12 +346,14 @@ export class Store {
     const key = this.key(ns, meta.name!);
     try {
       const enc = this.encodeFull(obj);
+      wc.trace?.committing(obj);
       const kv = await this.write(key, obj, enc, (v) => this.storage.create(key, v, this.writeOpts));
       const stored = this.adopt(key, obj, kv.modRevision, enc);
       const afterCreate = def.hooks?.afterCreate;
       if (afterCreate !== undefined) await afterCreate(obj, sctx);
       return stored;
     } catch (e) {
+      wc.trace?.aborted();
       if (e instanceof KeyExistsError) throw newAlreadyExists(this.groupResource, meta.name!);
       throw e;
     }
@@ -368,6 +373,7 @@ export class Store {
     await step.prepare();
     const errs = step.validate();
     if (errs.length) throw newInvalid(this.groupKind, obj.metadata.name ?? '', errs);
+    attrs?.trace?.mark('Validation');
     step.warn?.();
     this.def.canonicalize?.(obj);
     if (attrs !== undefined) {
@@ -717,6 +723,7 @@ export class Store {
       warnings: wc.warnings,
       options: operationOptions(op, wc, del),
       requestLookup: undefined,
+      trace: wc.trace,
     };
   }
 }

@@ -5,6 +5,8 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/images/image_manager.go
  */
+import type { PodTraceSink } from '../../trace/recorder.js';
+import { traceStep } from '../trace.js';
 import type { Container, Pod, Secret } from 'kubernetes-types/core/v1.js';
 import type { AuthConfig, Image, PodSandboxConfig, Runtime } from '../../cri/api.js';
 import type { EventRecorder } from '../../client/events.js';
@@ -26,6 +28,8 @@ type ImageResult = { ok: true; imageRef: string; image?: Image } | { ok: false; 
 
 export class ImageManager {
   readonly backoff: Backoff;
+  /** the pod creation trace (src/trace): the image check and the pull are steps */
+  trace?: PodTraceSink;
 
   constructor(
     private readonly runtime: Runtime,
@@ -78,6 +82,7 @@ export class ImageManager {
       return { ok: false, reason: 'ImageInspectError', message: msg };
     }
     const present = status?.id;
+    traceStep(this.trace, pod, 'ImageCheck', { detail: userImage });
     const policy = container.imagePullPolicy ?? defaultPullPolicy(userImage);
     const pull = policy === 'Always' || (policy === 'IfNotPresent' && !present);
     if (!pull) {
@@ -103,6 +108,7 @@ export class ImageManager {
       const pulled = await this.runtime.imageStatus({ image: ref }).catch(() => undefined);
       ev('Normal', Reason.PulledImage, Msg.pulled(userImage, formatDuration(took), formatDuration(took), pulled?.size ?? 0));
       this.backoff.gc();
+      traceStep(this.trace, pod, 'PullImage', { detail: userImage });
       return pulled ? { ok: true, imageRef: ref, image: pulled } : { ok: true, imageRef: ref };
     } catch (e) {
       const err = criErrorString(e);

@@ -7,6 +7,8 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_manager.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kuberuntime/kuberuntime_container.go
  */
+import type { PodTraceSink } from '../../trace/recorder.js';
+import { imageFailureStep, traceStep } from '../trace.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Container, EphemeralContainer, Pod } from 'kubernetes-types/core/v1.js';
@@ -48,6 +50,8 @@ interface RuntimeManagerDeps {
    * rejects when the class does not exist. Without it the class name is passed through.
    */
   runtimeHandler?: (runtimeClassName: string) => Promise<string>;
+  /** the pod creation trace (src/trace) */
+  trace?: PodTraceSink;
 }
 
 /** Per-sync inputs the kubelet provides. */
@@ -114,8 +118,10 @@ export class KubeRuntimeManager {
         const rcName = pod.spec?.runtimeClassName;
         const handler = rcName && this.d.runtimeHandler ? await this.d.runtimeHandler(rcName) : (rcName ?? undefined);
         sandboxId = await this.d.runtime.runPodSandbox(config, handler || undefined);
+        traceStep(this.d.trace, pod, 'RunPodSandbox');
       } catch (e) {
         this.event(pod, undefined, 'Warning', Reason.FailedCreatePodSandBox, Msg.createSandboxFailed(criErrorString(e)));
+        traceStep(this.d.trace, pod, 'FailedCreatePodSandBox', { message: Msg.createSandboxFailed(criErrorString(e)) });
         r.failed = true;
         return r;
       }
@@ -124,6 +130,7 @@ export class KubeRuntimeManager {
         const st = await this.d.runtime.podSandboxStatus(sandboxId);
         podIPs = st.network?.ip ? [st.network.ip, ...st.network.additionalIps.map((x) => x.ip)] : [];
         if (st.state === 'SANDBOX_READY') this.d.onSandboxIPs?.(sandboxId, podIPs);
+        traceStep(this.d.trace, pod, 'CNIAdd', { detail: podIPs.join(',') || undefined });
       } catch (e) {
         this.event(pod, undefined, 'Warning', Reason.FailedStatusPodSandBox, `Unable to get pod sandbox status: ${criErrorString(e)}`);
         r.failed = true;
@@ -168,6 +175,7 @@ export class KubeRuntimeManager {
       const backoff = this.crashBackoff.get(key);
       this.event(pod, c, 'Warning', Reason.BackOffStartContainer, Msg.backOffRestart(c.name, formatPod(pod)));
       this.d.reasons.set(pod.metadata!.uid!, c.name, WaitingReason.CrashLoopBackOff, Msg.crashLoop(formatDuration(backoff), c.name, formatPod(pod)));
+      traceStep(this.d.trace, pod, 'CrashLoopBackOff', { detail: c.name, message: Msg.crashLoop(formatDuration(backoff), c.name, formatPod(pod)) });
       r.failed = true;
       r.retryAt = Math.min(r.retryAt, st.finishedAt + backoff);
       return true;
@@ -207,6 +215,7 @@ export class KubeRuntimeManager {
       return 'failed';
     };
     const img = await this.d.images.ensureImageExists(pod, c, sandboxConfig, earlyImage);
+    if (!img.ok) traceStep(this.d.trace, pod, imageFailureStep(img.reason), { detail: c.image, message: `${img.reason}: ${img.message}` });
     if (!img.ok) {
       if (img.retryAt !== undefined) r.retryAt = Math.min(r.retryAt, img.retryAt);
       return fail(img.reason, img.message);
@@ -244,7 +253,9 @@ export class KubeRuntimeManager {
       if (targetId) withTargetPidNamespace(cfg, targetId);
       try {
         containerId = await this.d.runtime.createContainer(sandboxId, cfg, sandboxConfig);
+        traceStep(this.d.trace, pod, 'CreateContainer', { detail: c.name });
       } catch (e) {
+        traceStep(this.d.trace, pod, 'CreateContainerError', { detail: c.name, message: criErrorMessage(e) });
         return fail(WaitingReason.CreateContainerError, criErrorMessage(e));
       }
     } catch (e) {
@@ -254,6 +265,7 @@ export class KubeRuntimeManager {
     this.event(pod, c, 'Normal', Reason.CreatedContainer, Msg.created(c.name));
     try {
       await this.d.runtime.startContainer(containerId);
+      traceStep(this.d.trace, pod, 'StartContainer', { detail: c.name });
     } catch (e) {
       return fail(WaitingReason.RunContainerError, criErrorMessage(e));
     }

@@ -29,6 +29,11 @@ export class CycleState {
   skipScorePlugins: Set<string> = new Set();
   /** whether this cycle records per-plugin durations (upstream samples 10 % of cycles) */
   recordPluginMetrics = false;
+  /**
+   * called after each plugin run when set (the pod creation trace; t0 = performance.now()
+   * at the start; `rejected`: the nodes a Filter plugin rejected in that run)
+   */
+  pluginObserver?: (plugin: string, point: string, t0: number, rejected?: readonly string[]) => void;
   /** the parsed pod of this cycle (from the queue), when the runner knows it */
   podInfo: PodInfo | null = null;
 
@@ -59,6 +64,7 @@ export class CycleState {
     c.skipFilterPlugins = new Set(this.skipFilterPlugins);
     c.skipScorePlugins = new Set(this.skipScorePlugins);
     c.recordPluginMetrics = this.recordPluginMetrics;
+    c.pluginObserver = this.pluginObserver;
     c.podInfo = this.podInfo;
     return c;
   }

@@ -91,7 +91,8 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
   const nominatorEmpty = fwk.nominator.isEmpty?.() ?? false;
   const prio = pod.spec?.priority ?? 0;
   const uid = pod.metadata?.uid;
-  const sample = state.recordPluginMetrics;
+  const observed = state.pluginObserver !== undefined;
+  const sample = state.recordPluginMetrics || observed;
   let examined = 0;
   while (examined < n && feasible.length < toFind) {
     const need = toFind - feasible.length;
@@ -139,15 +140,19 @@ export function filterNodes(fwk: Framework, state: CycleState, pod: Pod, nodes: 
         }
       } else for (let i = 0; i < k; i++) out[i] = p.filter(state, pod, buf[i]!);
       let j = 0;
+      const rejected: string[] | undefined = observed ? [] : undefined;
       for (let i = 0; i < k; i++) {
         const s = out[i]!;
         if (s === null || s.code === Code.Success) {
           bufIdx[j] = bufIdx[i]!;
           buf[j++] = buf[i]!;
-        } else reject(d, p.name, buf[i]!, s);
+        } else {
+          reject(d, p.name, buf[i]!, s);
+          rejected?.push(buf[i]!.name);
+        }
       }
       k = j;
-      if (sample) fwk.observePlugin(state, p.name, 'Filter', t0, null);
+      if (sample) fwk.observePlugin(state, p.name, 'Filter', t0, null, rejected);
     }
     if (nf + k > feasibleIdx.length) feasibleIdx = grow(feasibleIdx, nf + k);
     for (let i = 0; i < k; i++) {

@@ -92,7 +92,8 @@ export class Framework implements I.Handle {
   }
 
   /** Records one plugin's duration when the cycle samples plugin metrics. */
-  observePlugin(state: CycleState, plugin: string, point: ExtensionPointName, t0: number, s: Status | null): void {
+  observePlugin(state: CycleState, plugin: string, point: ExtensionPointName, t0: number, s: Status | null, rejected?: readonly string[]): void {
+    state.pluginObserver?.(plugin, point, t0, rejected);
     if (!state.recordPluginMetrics || !this.metrics) return;
     this.metrics.pluginExecutionDuration.labels(plugin, point, s ? codeName(s.code) : 'Success').observe((performance.now() - t0) / 1000);
   }
