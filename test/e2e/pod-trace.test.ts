@@ -99,7 +99,7 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
     assert.ok(names.includes('PullImage') || names.includes('ImageCheck'), names.join(' '));
     assert.deepEqual(
       path.filter((s) => s.name === 'MutatingAdmission').map((s) => s.target),
-      ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass'],
+      ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook'],
     );
     assert.equal(path.find((s) => s.name === 'CreateContainer')?.target, 'nginx');
     assert.match(path.find((s) => s.name === 'CNIAdd')?.target ?? '', /^10\.42\.\d+\.\d+$/);
