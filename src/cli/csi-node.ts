@@ -23,6 +23,7 @@ import type { PublishMode } from '../csi/hostpath/mount.js';
 import { driverSocketPath, startRegistrar } from '../csi/registrar.js';
 import { startExternalProvisioner } from '../controllers/csi/provisioner.js';
 import { startExternalResizer } from '../controllers/csi/resizer.js';
+import { startExternalAttacher } from '../controllers/csi/attacher.js';
 import { vlog } from '../util/vlog.js';
 
 /** The default StorageClass k8ts creates, as k3s' local-path (but provisioned through CSI). */
@@ -107,6 +108,8 @@ export async function startNodeCSI(o: NodeCSIOptions): Promise<RunningNodeCSI> {
     const base = { client: o.client, csi, driverName: DRIVER_NAME, nodeName: o.nodeName, recorder, log: sidecarLog };
     const provisioner = await startExternalProvisioner(base);
     stops.push(() => provisioner.stop());
+    const attacher = await startExternalAttacher(base);
+    stops.push(() => attacher.stop());
     const resizer = await startExternalResizer({ ...base, recorder: new ClientEventRecorder(o.client, { component: 'external-resizer ' + DRIVER_NAME }) });
     stops.push(() => resizer.stop());
   } catch (e) {

@@ -39,6 +39,8 @@ import type { SigningCA } from './csr/sign.js';
 import { startRootCACertPublisher } from './rootcacertpublisher/controller.js';
 import { startPersistentVolumeController } from './volume/persistentvolume/controller.js';
 import { startPVCProtectionController, startPVProtectionController } from './volume/protection/controller.js';
+import { startEphemeralVolumeController } from './volume/ephemeral/controller.js';
+import { startAttachDetachController } from './volume/attachdetach/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from '../util/clock.js';
@@ -92,6 +94,8 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'persistent-volume-binder', component: 'persistentvolume-controller', start: startPersistentVolumeController },
   { name: 'pvc-protection-controller', component: 'pvc-protection-controller', start: startPVCProtectionController },
   { name: 'pv-protection-controller', component: 'pv-protection-controller', start: startPVProtectionController },
+  { name: 'ephemeral-volume-controller', component: 'ephemeral-volume-controller', start: startEphemeralVolumeController },
+  { name: 'attachdetach-controller', component: 'attachdetach-controller', start: startAttachDetachController },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {

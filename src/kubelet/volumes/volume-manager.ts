@@ -136,9 +136,11 @@ export class VolumeManager {
         out.set(v.name, target);
       } catch (e) {
         const err = e instanceof MountStepError ? new VolumeError(v.name, e.message, e.eventMessage, e.reason) : new VolumeError(v.name, (e as Error).message);
-        const delay = retry ? Math.min(retry.delay * 2, 122_000) : 500;
+        const quiet = e instanceof MountStepError && e.quiet;
+        // a wait (quiet) is polled at most every 2 s; a failure backs off to 2m2s
+        const delay = retry ? Math.min(retry.delay * 2, quiet ? 2000 : 122_000) : 500;
         this.retries.set(rkey, { delay, at: now + delay, err });
-        onError(err);
+        if (!quiet) onError(err);
         if (have) {
           out.set(v.name, have.hostPath); // keep serving the last good content
           continue;

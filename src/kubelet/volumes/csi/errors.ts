@@ -8,6 +8,8 @@ export class MountStepError extends Error {
     readonly eventMessage: string,
     /** the event reason (`FailedMount`, `FailedAttachVolume`) */
     readonly reason = 'FailedMount',
+    /** a wait that is part of the normal course (the volume is not attached yet): retried without an event */
+    readonly quiet = false,
   ) {
     super(eventMessage);
     this.name = 'MountStepError';

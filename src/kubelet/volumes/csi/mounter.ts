@@ -207,12 +207,14 @@ export class CSIVolumePlugin {
     try {
       va = await this.client.get<VolumeAttachment & KObject>(SR.volumeattachments, '', name);
     } catch (e) {
-      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume attachment ${name} has GET error: ${(e as Error).message}`);
+      // the attach/detach controller has not created it yet: wait
+      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume ${vol} has GET error for volume attachment ${name}: ${(e as Error).message}`, 'FailedMount', isNotFound(e));
     }
     if (va.metadata?.deletionTimestamp) throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume attachment is being deleted`);
     if (!va.status?.attached) {
       const why = va.status?.attachError?.message ? `attachment ${name} failed: ${va.status.attachError.message}` : `volume attachment ${name} is not attached yet`;
-      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : ${why}`);
+      // the attach/detach controller reports attach errors (FailedAttachVolume); the kubelet waits
+      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : ${why}`, 'FailedMount', true);
     }
     return va.status.attachmentMetadata ?? {};
   }
