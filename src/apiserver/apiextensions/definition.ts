@@ -19,6 +19,8 @@ import type { KObject, Obj, ResourceDefinition, StatusStrategy } from '../../api
 import { failureStatus, StatusError } from '../../apimachinery/errors.js';
 import { customResourcePrinter, parseSimpleJSONPath, valueAt } from './printer.js';
 import { defaultCustomResource, pruneCustomResource, validateCustomResource } from './schema.js';
+import { RuleValidator } from './validation-rules.js';
+import { type FieldError, invalid } from '../../apimachinery/field-errors.js';
 
 /** State shared by the definitions of one CRD that the CRD controller changes while serving. */
 export interface CustomResourceServingState {
@@ -55,7 +57,17 @@ function versionDefinition(
     pruneCustomResource(schema, o);
     defaultCustomResource(schema, o);
   };
-  const validate = (o: Obj): ReturnType<NonNullable<ResourceDefinition['validate']>> => (schema ? validateCustomResource(schema, o) : []);
+  const rules = RuleValidator.needed(schema) ? new RuleValidator(schema!) : undefined;
+  // schema errors, then list-type uniqueness and x-kubernetes-validations unless a type error blocks them (upstream hasBlockingErr)
+  const validate = (o: Obj, old?: Obj): FieldError[] => {
+    if (!schema) return [];
+    const errs = validateCustomResource(schema, o);
+    if (!rules) return errs;
+    if (errs.some((e) => e.type === 'FieldValueTypeInvalid' || e.type === 'FieldValueNotSupported'))
+      return [...errs, invalid('<nil>', 'null', 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation')];
+    return [...errs, ...rules.validate(o, old).errors];
+  };
+  const ratchetWarnings = (o: Obj, old: Obj): string[] => (rules && schema && validateCustomResource(schema, o).length === 0 ? rules.validate(o, old).warnings : []);
   const status: StatusStrategy | undefined = statusEnabled
     ? {
         prepareForUpdate(obj, old) {
@@ -72,7 +84,7 @@ function versionDefinition(
           m.generation = om.generation;
           for (const k of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) if (m[k] === undefined) delete m[k];
         },
-        validateUpdate: (obj) => validate(obj),
+        validateUpdate: (obj, old) => validate(obj, old),
       }
     : undefined;
   const def: ResourceDefinition = {
@@ -100,7 +112,8 @@ function versionDefinition(
       obj.metadata.generation = contentEqualExcept(obj, old, skip) ? old.metadata.generation : (old.metadata.generation ?? 0) + 1;
     },
     validate: (obj) => validate(obj),
-    validateUpdate: (obj) => validate(obj),
+    validateUpdate: (obj, old) => validate(obj, old),
+    warningsOnUpdate: (obj, old) => ratchetWarnings(obj, old),
     table: customResourcePrinter(v.additionalPrinterColumns),
     fieldSelectorAttrs: selectableFieldAttrs(v),
     status,

@@ -32,7 +32,7 @@ export interface CRSchema extends Omit<JSONSchemaProps, 'properties' | 'items' |
   'x-kubernetes-list-type'?: string;
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: string;
-  /** CEL rules: accepted and stored, not evaluated by k8ts */
+  /** CEL rules, evaluated by the API server on custom resources (src/apiserver/apiextensions/validation-rules.ts) */
   'x-kubernetes-validations'?: unknown[];
 }
 

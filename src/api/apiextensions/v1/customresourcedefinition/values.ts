@@ -6,8 +6,9 @@
  * validator produces as apiextensions-apiserver converts them (`spec.replicas: Invalid
  * value: "string": spec.replicas in body must be of type integer: "string"`).
  *
- * Not done: `x-kubernetes-validations` (CEL rules are accepted and ignored), list-type
- * set/map uniqueness, ratcheting of unchanged invalid values.
+ * `x-kubernetes-validations` (CEL) and list-type set/map uniqueness are checked by the API
+ * server (src/apiserver/apiextensions/validation-rules.ts). Not done here: ratcheting of
+ * unchanged values that fail the schema.
  *
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apiserver/validation/validation.go
  * @see https://github.com/kubernetes/kube-openapi/blob/master/pkg/validation/errors/schema.go
