@@ -4,10 +4,12 @@
  * bound; Filter checks that bound PVs exist and their node affinity admits the node,
  * and that unbound WaitForFirstConsumer claims can be met on the node (a matching
  * available PV, or a StorageClass with a provisioner); PreBind marks claims to be
- * provisioned with `volume.kubernetes.io/selected-node`.
+ * provisioned with `volume.kubernetes.io/selected-node` and binds the static PVs Filter
+ * chose to their claims (the PV's claimRef, `pv.kubernetes.io/bound-by-controller`),
+ * which the PV controller completes on the claim's side.
  *
- * Not implemented: binding static PVs to claims in PreBind and waiting for the PV
- * controller; storage capacity tracking (CSIStorageCapacity).
+ * Not implemented: waiting in PreBind for the PV controller to finish binding (the
+ * kubelet waits for the claim instead); storage capacity tracking (CSIStorageCapacity).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/binder.go
@@ -41,6 +43,8 @@ class StateData_ implements StateData {
     readonly delayed: PersistentVolumeClaim[],
     /** node name → claims to provision there (filled by Filter) */
     readonly toProvision = new Map<string, PersistentVolumeClaim[]>(),
+    /** node name → static volumes to bind to claims there (filled by Filter) */
+    readonly toBind = new Map<string, { pvc: PersistentVolumeClaim; pv: PersistentVolume }[]>(),
   ) {}
   clone(): StateData {
     return this;
@@ -135,27 +139,51 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlug
       if (!pvNodeAffinityMatches(pv, node) && !reasons.includes(ErrReasonNodeConflict)) reasons.push(ErrReasonNodeConflict);
     }
     const provision: PersistentVolumeClaim[] = [];
+    const bindings: { pvc: PersistentVolumeClaim; pv: PersistentVolume }[] = [];
     for (const pvc of s.delayed) {
       const cls = this.handle.listers.storageClass(pvc.spec!.storageClassName!);
-      const staticPV = this.findPV(pvc, node);
-      if (staticPV) continue;
+      // each claim of the pod needs its own volume
+      const staticPV = this.findPV(pvc, node, new Set(bindings.map((b) => b.pv.metadata?.name ?? '')));
+      if (staticPV) {
+        bindings.push({ pvc, pv: staticPV });
+        continue;
+      }
       const prov = cls?.provisioner;
       if (prov && prov !== 'kubernetes.io/no-provisioner' && allowedTopologiesMatch(cls?.allowedTopologies, node)) provision.push(pvc);
       else if (!reasons.includes(ErrReasonBindConflict)) reasons.push(ErrReasonBindConflict);
     }
     if (reasons.length) return new Status(Code.UnschedulableAndUnresolvable, reasons);
     if (provision.length) s.toProvision.set(nodeInfo.name, provision);
+    if (bindings.length) s.toBind.set(nodeInfo.name, bindings);
     return null;
   }
 
-  private findPV(pvc: PersistentVolumeClaim, node: Node): PersistentVolume | undefined {
-    const all = this.handle.listers.pvs();
-    return all.find((pv) => pvMatches(pv, pvc) && pvNodeAffinityMatches(pv, node));
+  /** The smallest matching available volume the node can reach (upstream FindMatchingVolume with the node). */
+  private findPV(pvc: PersistentVolumeClaim, node: Node, taken: Set<string> = new Set()): PersistentVolume | undefined {
+    const size = (pv: PersistentVolume): number => resourceFromList({ 'ephemeral-storage': pv.spec?.capacity?.storage ?? '0' }).ephemeralStorage;
+    const fits = this.handle.listers.pvs().filter((pv) => !taken.has(pv.metadata?.name ?? '') && pvMatches(pv, pvc) && pvNodeAffinityMatches(pv, node));
+    return fits.sort((a, b) => size(a) - size(b))[0];
   }
 
   async preBind(state: CycleState, _pod: Pod, nodeName: string): Promise<Status | null> {
     const s = state.get<StateData_>(stateKey);
     if (!s) return null;
+    for (const { pvc, pv } of s.toBind.get(nodeName) ?? []) {
+      const m = pvc.metadata ?? {};
+      if (pv.spec?.claimRef?.uid === m.uid) continue;
+      try {
+        // a Conflict (another pod took the volume) fails this cycle; the pod is retried
+        await this.handle.client.update(R.persistentvolumes, '', {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          ...pv,
+          metadata: { ...pv.metadata, annotations: { ...(pv.metadata?.annotations ?? {}), 'pv.kubernetes.io/bound-by-controller': 'yes' } },
+          spec: { ...pv.spec, claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: m.namespace, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion } },
+        } as never);
+      } catch (e) {
+        return asStatus(e);
+      }
+    }
     for (const pvc of s.toProvision.get(nodeName) ?? []) {
       if (pvc.metadata?.annotations?.[ANN_SELECTED_NODE] === nodeName) continue;
       try {

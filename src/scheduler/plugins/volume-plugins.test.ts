@@ -120,4 +120,22 @@ describe('VolumeBinding', () => {
     const got = client.peek(R.persistentvolumeclaims, 'default', 'c');
     assert.equal(got?.metadata?.annotations?.[VB.ANN_SELECTED_NODE], 'b');
   });
+
+  it('WaitForFirstConsumer with static PVs: PreBind binds the smallest fitting volume on the chosen node to the claim', async () => {
+    const pod = makePod().name('p').volume(claimVol('c')).obj();
+    const claim = pvc('c', { storageClassName: 'wait', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }, { metadata: { name: 'c', namespace: 'default', uid: 'uid-c' } } as never);
+    const big = pv('big-a', 'A', { storageClassName: 'wait', capacity: { storage: '50Gi' } });
+    const small = pv('small-a', 'A', { storageClassName: 'wait', capacity: { storage: '2Gi' } });
+    const client = new FakeClient();
+    for (const v of [big, small]) await client.create(R.persistentvolumes, '', { apiVersion: 'v1', kind: 'PersistentVolume', ...v } as never);
+    const objs = { pvcs: [claim], storageClasses: [sc('wait', 'WaitForFirstConsumer', 'kubernetes.io/no-provisioner')], pvs: [big, small] };
+    const r = run('VB', pod, nodes(), objs, client);
+    assert.deepEqual(r.nodes, { a: 'ok', b: `UnschedulableAndUnresolvable: ${VB.ErrReasonBindConflict}` });
+    assert.equal(await (r.pl as VB.VolumeBinding).preBind(r.state, pod, 'a'), null);
+    const got = client.peek(R.persistentvolumes, '', 'small-a') as PersistentVolume | undefined;
+    assert.equal(got?.spec?.claimRef?.name, 'c');
+    assert.equal(got?.spec?.claimRef?.namespace, 'default');
+    assert.equal(got?.metadata?.annotations?.['pv.kubernetes.io/bound-by-controller'], 'yes');
+    assert.equal((client.peek(R.persistentvolumes, '', 'big-a') as PersistentVolume | undefined)?.spec?.claimRef, undefined);
+  });
 });
