@@ -40,24 +40,24 @@ describe('storage admission plugins', () => {
     assert.equal(defaultClass(classes as never)?.metadata?.name, 'new-default');
     const a = attrs('persistentvolumeclaims', 'CREATE', { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } });
     await defaultStorageClass.admit!(a, lookupOf(classes));
-    assert.equal((a.object as { spec: { storageClassName?: string } }).spec.storageClassName, 'new-default');
+    assert.equal((a.object as unknown as { spec: { storageClassName?: string } }).spec.storageClassName, 'new-default');
     for (const cls of ['', 'plain']) {
       const b = attrs('persistentvolumeclaims', 'CREATE', { metadata: { name: 'data' }, spec: { storageClassName: cls } });
       await defaultStorageClass.admit!(b, lookupOf(classes));
-      assert.equal((b.object as { spec: { storageClassName?: string } }).spec.storageClassName, cls);
+      assert.equal((b.object as unknown as { spec: { storageClassName?: string } }).spec.storageClassName, cls);
     }
     const none = attrs('persistentvolumeclaims', 'CREATE', { metadata: { name: 'data' }, spec: {} });
     await defaultStorageClass.admit!(none, lookupOf([classes[2]!]));
-    assert.equal((none.object as { spec: { storageClassName?: string } }).spec.storageClassName, undefined);
+    assert.equal((none.object as unknown as { spec: { storageClassName?: string } }).spec.storageClassName, undefined);
   });
 
   it('StorageObjectInUseProtection: the protection finalizers on new claims and volumes', async () => {
     const c = attrs('persistentvolumeclaims', 'CREATE', { metadata: { name: 'data', finalizers: ['x'] }, spec: {} });
     await storageObjectInUseProtection.admit!(c, lookupOf([]));
-    assert.deepEqual((c.object as { metadata: { finalizers: string[] } }).metadata.finalizers, ['x', 'kubernetes.io/pvc-protection']);
+    assert.deepEqual((c.object as unknown as { metadata: { finalizers: string[] } }).metadata.finalizers, ['x', 'kubernetes.io/pvc-protection']);
     const v = attrs('persistentvolumes', 'CREATE', { metadata: { name: 'pv' }, spec: {} });
     await storageObjectInUseProtection.admit!(v, lookupOf([]));
-    assert.deepEqual((v.object as { metadata: { finalizers: string[] } }).metadata.finalizers, ['kubernetes.io/pv-protection']);
+    assert.deepEqual((v.object as unknown as { metadata: { finalizers: string[] } }).metadata.finalizers, ['kubernetes.io/pv-protection']);
   });
 
   it('PersistentVolumeClaimResize: growing a bound claim needs allowVolumeExpansion', async () => {
