@@ -3,7 +3,7 @@
  * 127.0.0.1, certificate from a CA made for the test, registered by `url` with that
  * `caBundle`) denies a labelled pod with upstream's text, mutates another (a label added
  * by a JSONPatch, visible in `kubectl get`), returns a warning kubectl prints, is skipped
- * by objectSelector and namespaceSelector, times out after `timeoutSeconds`; with the
+ * by objectSelector, namespaceSelector and matchConditions, times out after `timeoutSeconds`; with the
  * webhook down, `failurePolicy: Fail` gives upstream's `failed calling webhook` error
  * and `Ignore` admits.
  *
@@ -50,6 +50,9 @@ webhooks:
     namespaceSelector:
       matchExpressions:
         - { key: webhooks, operator: NotIn, values: ["off"] }
+    matchConditions:
+      - name: not-cel-exempt
+        expression: "!has(object.metadata.labels) || !('cel-exempt' in object.metadata.labels)"
 `;
 
 const mutating = (port: number, caBundle: string) => `apiVersion: admissionregistration.k8s.io/v1
@@ -145,8 +148,10 @@ describe('admission webhooks (e2e, kubectl)', { timeout: 180_000 }, () => {
     assert.match(r.stderr, /^Warning: this pod is labelled warn=true$/m);
   });
 
-  it('objectSelector and namespaceSelector skip the webhook', async () => {
+  it('objectSelector, namespaceSelector and matchConditions (CEL) skip the webhook', async () => {
     const before = hook.reviews.length;
+    const cel = await k(['run', 'cel-exempted', '--image=nginx', '--labels=deny=true,cel-exempt=yes']);
+    assert.equal(cel.code, 0, cel.stderr);
     const r = await k(['run', 'skipped', '--image=nginx', '--labels=deny=true,skip-webhook=yes']);
     assert.equal(r.code, 0, r.stderr);
     const ns = manifestFile(c.dir, 'ns.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: quiet\n  labels:\n    webhooks: "off"\n');

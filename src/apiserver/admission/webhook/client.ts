@@ -62,6 +62,16 @@ interface Target {
   dial(): Promise<ResolvedEndpoint>;
 }
 
+/** The HTTP answer of a webhook. */
+interface Answer {
+  code: number;
+  contentType: string;
+  text: string;
+}
+
+/** A reused connection was closed under the request: try once more. */
+class RetryOnNewConnection extends Error {}
+
 const agents = new Map<string, Agent>();
 const MAX_AGENTS = 200;
 
@@ -146,34 +156,49 @@ export async function postJSON(cc: HookClientConfig, body: string, o: CallOption
     throw new CallFailure(prefix + (e instanceof Error ? e.message : String(e)), newBadRequest('error calling webhook'));
   }
   const ca = cc.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : '';
-  const res = await new Promise<{ code: number; contentType: string; text: string }>((resolve, reject) => {
-    const req = request({
-      host: ep.host,
-      port: ep.port,
-      method: 'POST',
-      path: t.path + `?timeout=${o.timeoutSeconds}s`,
-      servername: isIP(t.serverName) ? undefined : t.serverName,
-      agent: agentFor(ca),
-      signal: deadline,
-      headers: {
-        host: joinHostPort(t.host, t.port),
-        'content-type': 'application/json',
-        accept: 'application/json, */*',
-        'user-agent': 'kube-apiserver-admission',
-        'content-length': Buffer.byteLength(body),
-      },
+  const send = (): Promise<Answer> =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = request({
+        host: ep.host,
+        port: ep.port,
+        method: 'POST',
+        path: t.path + `?timeout=${o.timeoutSeconds}s`,
+        servername: isIP(t.serverName) ? undefined : t.serverName,
+        agent: agentFor(ca),
+        signal: deadline,
+        headers: {
+          host: joinHostPort(t.host, t.port),
+          'content-type': 'application/json',
+          accept: 'application/json, */*',
+          'user-agent': 'kube-apiserver-admission',
+          'content-length': Buffer.byteLength(body),
+        },
+      });
+      let answered = false;
+      req.on('response', (r) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => resolve({ code: r.statusCode ?? 0, contentType: String(r.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+        r.on('error', reject);
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        // a kept-alive connection the server closed meanwhile: send again on a new one, as
+        // Go's transport does for a request that got no answer on a reused connection
+        if (req.reusedSocket && !answered && (e.code === 'ECONNRESET' || e.message === 'socket hang up')) reject(new RetryOnNewConnection());
+        else reject(e);
+      });
+      req.end(body);
     });
-    req.on('response', (r) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => resolve({ code: r.statusCode ?? 0, contentType: String(r.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
-      r.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  }).catch((e: unknown) => {
-    throw new CallFailure(prefix + goTransportError(e, t, ep), newBadRequest('error calling webhook'));
-  });
+  let res: Answer;
+  try {
+    res = await send().catch((e: unknown) => (e instanceof RetryOnNewConnection ? send() : Promise.reject(e)));
+  } catch (e) {
+    throw new CallFailure(
+      prefix + goTransportError(e instanceof RetryOnNewConnection ? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) : e, t, ep),
+      newBadRequest('error calling webhook'),
+    );
+  }
   return decodeResponse(res.code, res.contentType, res.text);
 }
 

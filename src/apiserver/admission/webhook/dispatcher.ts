@@ -2,7 +2,7 @@
  * What the mutating and validating webhook plugins share (upstream generic.Webhook and the
  * dispatchers' callHook): deciding whether a webhook is called for a request
  * (namespaceSelector → objectSelector → rules, with matchPolicy Equivalent trying the
- * equivalent resources; matchConditions), and calling it (sideEffects against dryRun,
+ * equivalent resources; matchConditions through src/cel), and calling it (sideEffects against dryRun,
  * AdmissionReview version, the POST, response checks, audit annotations, warnings,
  * denial).
  *
@@ -17,8 +17,9 @@ import { addAuditAnnotation } from '../../audit/context.js';
 import type { AdmissionAttributes } from '../types.js';
 import { CallFailure, type HookClientConfig, postJSON } from './client.js';
 import type { EquivalentResources } from './equivalence.js';
-import { CallingWebhookError, goQuote, newDryRunUnsupported, toStatusErr, WebhookRejection } from './errors.js';
+import { CallingWebhookError, newDryRunUnsupported, toStatusErr, WebhookRejection } from './errors.js';
 import { admissionReview, type GroupVersionKind, reviewVersion, type VerifiedResponse, verifyAdmissionResponse } from './review.js';
+import { evaluateMatchConditions } from './match-conditions.js';
 import { ruleMatches, type RuleAttributes } from './rules.js';
 import { resolveServiceEndpoint } from './service-resolver.js';
 import type { ParsedSelector, WebhookAccessor } from './source.js';
@@ -134,11 +135,39 @@ export async function shouldCallHook(
   if (ns.error) throw ns.error;
   if (obj.error) throw obj.error;
   if ((h.hook.matchConditions ?? []).length) {
-    // matchConditions need a CEL evaluator, which k8ts does not have yet: fail closed as
-    // upstream does when a condition cannot be evaluated
-    throw newForbidden(a.resource, a.name, `webhook ${goQuote(h.name)}: matchConditions are not supported by k8ts (no CEL evaluator)`);
+    const r = evaluateMatchConditions(h.matchConditions(), conditionActivation(inv, a, object, ctx), h.hook.failurePolicy);
+    if (r.error !== undefined) throw newForbidden(a.resource, a.name, r.error);
+    if (!r.matches) return undefined;
   }
   return inv;
+}
+
+/** `object`, `oldObject` and `request` for matchConditions, in the invocation's version (upstream CreateAdmissionRequest). */
+function conditionActivation(inv: Invocation, a: AdmissionAttributes, object: Obj | undefined, ctx: DispatchContext): Record<string, unknown> {
+  const same = inv.resource.group === a.resource.group && inv.resource.version === a.resource.version;
+  const conv = (o: Obj | undefined): Obj | undefined => (o && !same && ctx.equivalents ? ctx.equivalents.convert(o, a.resource, inv.resource) : o);
+  const review = admissionReview('v1', {
+    uid: '',
+    kind: inv.kind,
+    resource: inv.resource,
+    subresource: inv.subresource,
+    requestKind: a.kind,
+    requestResource: a.resource,
+    requestSubResource: a.subresource,
+    name: a.name,
+    namespace: requestNamespace(a),
+    operation: a.operation,
+    user: a.user,
+    object: undefined,
+    oldObject: undefined,
+    dryRun: a.dryRun,
+    options: a.options,
+  });
+  const request = review.request as Record<string, unknown>;
+  delete request.uid;
+  delete request.object;
+  delete request.oldObject;
+  return { object: conv(object) ?? null, oldObject: conv(a.oldObject) ?? null, request };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { MutatingWebhook, ValidatingWebhook } from 'kubernetes-types/admiss
 import { StatusError } from '../../../apimachinery/errors.js';
 import { labelSelectorAsSelector, type Selector } from '../../../apimachinery/labels.js';
 import type { Store } from '../../registry/store.js';
+import { compileMatchConditions } from './match-conditions.js';
 
 /** A parsed selector, or the error parsing it gave (reported only when the webhook's rules match). */
 export type ParsedSelector = { selector: Selector } | { error: string };
@@ -27,6 +28,8 @@ export interface WebhookAccessor {
   readonly hook: MutatingWebhook | ValidatingWebhook;
   readonly namespaceSelector: ParsedSelector;
   readonly objectSelector: ParsedSelector;
+  /** the compiled matchConditions (compiled on first use) */
+  matchConditions(): ReturnType<typeof compileMatchConditions>;
 }
 
 function parse(ls: LabelSelector | undefined): ParsedSelector {
@@ -44,7 +47,9 @@ export function accessorsOf(configurationName: string, hooks: readonly (Mutating
   return hooks.map((hook) => {
     const n = seen.get(hook.name) ?? 0;
     seen.set(hook.name, n + 1);
+    let compiled: ReturnType<typeof compileMatchConditions> | undefined;
     return {
+      matchConditions: () => (compiled ??= compileMatchConditions(hook.matchConditions ?? [])),
       uid: `${configurationName}/${hook.name}/${n}`,
       configurationName,
       name: hook.name,
