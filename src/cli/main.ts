@@ -4,6 +4,7 @@
  */
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { parseGoDuration } from '../util/duration.js';
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
@@ -86,6 +87,8 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
   .option('--pod-trace <bool>', "record each pod's creation trace (kubectl get podtraces, k8ts trace pod)", (v) => v !== 'false', true)
+  .option('--disable <components>', 'packaged components not to run (comma-separated; k3s names): metrics-server')
+  .option('--metric-resolution <duration>', "how often the metrics server scrapes the kubelets (metrics-server's flag, e.g. 15s)", '15s')
   .addOption(
     // tests only: lets a test see the header timeout of never-used connections in seconds
     new Option('--request-header-timeout-ms <ms>', "ms a connection may take to send a request's headers (default 60000)").argParser((v) => parseInt(v, 10)).hideHelp(),
@@ -112,6 +115,26 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       // kube-apiserver's aggregate of its option errors
       console.error(`Error: ${admissionErrs.length === 1 ? admissionErrs[0] : `[${admissionErrs.join(', ')}]`}`);
       process.exit(1);
+    }
+    const disabled = String(o.disable ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    const unknownComponent = disabled.find((d) => d !== 'metrics-server');
+    if (unknownComponent) {
+      console.error(`error: --disable: unknown component ${JSON.stringify(unknownComponent)} (supported: metrics-server)`);
+      process.exit(2);
+    }
+    let resolutionMs = 0;
+    try {
+      resolutionMs = parseGoDuration(String(o.metricResolution));
+    } catch (err) {
+      console.error(`error: --metric-resolution: ${(err as Error).message}`);
+      process.exit(2);
+    }
+    if (resolutionMs <= 0) {
+      console.error('error: --metric-resolution: must be positive');
+      process.exit(2);
     }
     let storage: StorageConfig;
     try {
@@ -158,6 +181,8 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       requestHeaderTimeoutMs: o.requestHeaderTimeoutMs,
       verbosity: o.v,
       podTrace: o.podTrace,
+      disableMetricsServer: disabled.includes('metrics-server'),
+      metricResolutionMs: resolutionMs,
     });
     stopOnSignals(() => s.stop());
   });

@@ -14,6 +14,8 @@ import { SimRuntime } from '../cri/sim/index.js';
 import { startKubelet, type KubeletHandle, type ProcessPod } from '../kubelet/index.js';
 import { startNodeRuntime, type NodeRuntime } from '../cri/runtime-setup.js';
 import { startKubeletServer } from '../kubelet/server/server.js';
+import { kubeletStats } from '../kubelet/stats/index.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import { pauseImageLayout } from './pause-image.js';
 import { startNodeNetwork, type NodeNetwork } from './node-network.js';
 import { startNodeCSI, type RunningNodeCSI } from './csi-node.js';
@@ -123,7 +125,11 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
     throw e;
   }
   let k: KubeletHandle | undefined;
+  const runningPods = (): Pod[] => (k ? k.kubelet.knownPods().map((p) => ({ ...p, status: k!.kubelet.status.get(p.metadata!.uid!) ?? p.status })) : []);
+  const cgroupRoot = runtime.kind === 'remote' ? (o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/' : undefined;
+  const stats = kubeletStats(runtime, o.nodeName, runningPods, cgroupRoot);
   const ks = await startKubeletServer({
+    ...stats,
     runtime,
     nodeName: o.nodeName,
     podLookup: (ns, name) => {
@@ -146,7 +152,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       kubeletPort: ks.port,
       clusterDNS,
       clusterDomain,
-      cgroupRoot: runtime.kind === 'remote' ? (o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/' : undefined,
+      cgroupRoot,
       recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
       staticPodPath: staticPodPath ? resolve(staticPodPath) : undefined,
       fileCheckFrequencyMs: fileConfig.fileCheckFrequencyMs,

@@ -18,6 +18,7 @@ import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
 import { ensureFrontProxyPKI, ensurePKI } from '../pki/pki.js';
 import { Aggregator } from '../apiserver/aggregator/aggregator.js';
 import { ensureAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
+import { MetricsServer } from '../apiserver/metricsapi/metrics-server.js';
 import { listen } from '../apiserver/server.js';
 import { bindingsResource, podBinding } from '../apiserver/subresources/pod-binding.js';
 import { scaleSubresources } from '../apiserver/subresources/scale.js';
@@ -89,6 +90,10 @@ export interface ServerOptions extends RuntimeFlags {
   /** do not run the controllers in this process (k3s --disable-controller-manager) */
   disableControllerManager?: boolean;
   quiet?: boolean;
+  /** k3s `--disable metrics-server`: do not serve metrics.k8s.io */
+  disableMetricsServer?: boolean;
+  /** metrics-server's `--metric-resolution`: how often kubelets are scraped, ms (default 15 000) */
+  metricResolutionMs?: number;
   /** ms a connection may take to send a request's headers (listener default 60 000); tests shorten it */
   requestHeaderTimeoutMs?: number;
   /** `--v`: the components' log verbosity (klog), changeable at run time with PUT /debug/flags/v */
@@ -216,6 +221,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     eventTTLSeconds: o.eventTTLSeconds ?? 3600,
     aggregator,
   });
+  const metricsServer = o.disableMetricsServer ? undefined : new MetricsServer({ kubelets: kubeletClient, resolutionMs: o.metricResolutionMs });
+  metricsServer?.install(aggregator, api.discovery, api.lookup);
   await api.start();
   const upgrades = createUpgradeHandler(api);
   const server = await listen(
@@ -247,6 +254,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   await ensureFlowControlBootstrap(clientFor(identities.apiserver));
   await ensureAuthenticationConfigMap(clientFor(identities.apiserver), { clientCA: pki.ca.cert, requestHeaderCA: frontProxy.ca.cert });
   await aggregator.start(clientFor(identities.apiserver), api.discovery);
+  await metricsServer?.start(clientFor(identities.apiserver));
   const nodeTokenFile = join(dataDir, 'node-token');
   await ensureNodeToken(clientFor(identities.apiserver), nodeTokenFile, pki.ca.cert);
   const clusterDNS = o.clusterDNS ?? defaultClusterDNS(o.serviceClusterIPRange);
@@ -255,7 +263,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   bootstrapped = true;
   up.apiserver = true;
 
-  const stops: (() => Promise<void>)[] = [async () => aggregator.stop()];
+  const stops: (() => Promise<void>)[] = [async () => aggregator.stop(), async () => metricsServer?.stop()];
   if (!o.disableControllerManager) {
     const ctrlClient = controllerClient(clientFor, 'namespace-controller');
     const controllers = await startControllers({

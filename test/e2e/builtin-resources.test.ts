@@ -36,8 +36,9 @@ function rows(out: string, ageColumn = 'AGE'): string[][] {
 describe('e2e: built-in resources beyond the workload core', () => {
   let c: Cluster;
   before(async () => {
-    // no built-in CSI driver: the storage.k8s.io tables below list only what this test creates
-    c = await startCluster({ args: ['--no-csi-hostpath'] });
+    // no built-in CSI driver: the storage.k8s.io tables below list only what this test creates;
+    // no aggregated APIs: k3s' switch for its packaged metrics-server
+    c = await startCluster({ args: ['--no-csi-hostpath', '--disable', 'metrics-server'] });
   });
   after(async () => {
     await c?.stop();

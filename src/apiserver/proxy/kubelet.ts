@@ -235,6 +235,25 @@ export class KubeletClient {
     });
   }
 
+  /**
+   * GETs `path` from the kubelet and reads the whole answer (the metrics scraper's
+   * `/metrics/resource`).
+   * @throws Error with the connection error, or `timeout awaiting response headers` after `timeoutMs`
+   */
+  getText(loc: KubeletLocation, path: string, timeoutMs = 10_000): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = https.request({ ...this.options(loc, 'GET', path, {}), agent: this.agent, timeout: timeoutMs }, (kres) => {
+        const chunks: Buffer[] = [];
+        kres.on('data', (c: Buffer) => chunks.push(c));
+        kres.on('end', () => resolve({ status: kres.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        kres.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`timeout awaiting response headers from ${loc.host}:${loc.port}`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   close(): void {
     this.agent.destroy();
   }

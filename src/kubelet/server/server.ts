@@ -8,6 +8,8 @@
  * - `/attach/{ns}/{pod}[/{uid}]/{container}?stdin&stdout&stderr&tty`
  * - `/portForward/{ns}/{pod}[/{uid}]` (SPDY/3.1, raw or tunnelled in a WebSocket)
  * - `GET /healthz`
+ * - `GET /stats/summary` (stats/v1alpha1 Summary, JSON) and `GET /metrics/resource` (the
+ *   resource metrics metrics-server scrapes), from `stats` (src/kubelet/stats)
  *
  * Callers authenticate with a client certificate signed by `tls.clientCA`; the
  * authorizer (default: system:masters only) decides per request.
@@ -32,6 +34,8 @@ import { servePortForward } from './portforward.js';
 import { serveSpdyRemoteCommand, serveWebSocketRemoteCommand } from './remotecommand.js';
 import { parsePortForwardPorts, serveWebSocketPortForward, WEBSOCKET_PORT_FORWARD_PROTOCOLS } from './portforward-websocket.js';
 import { prepareAttach, prepareExec, preparePortForward, type RemoteCommandRunner, type StreamOptions } from './streams.js';
+import type { StatsProvider } from '../stats/types.js';
+import { PROMETHEUS_TEXT, resourceMetricsText } from '../stats/resource-metrics.js';
 
 /** Options of {@link startKubeletServer}. */
 interface KubeletServerOptions {
@@ -61,6 +65,10 @@ interface KubeletServerOptions {
   streamCreationTimeoutMs?: number;
   /** ms since epoch (sinceSeconds); default Date.now */
   now?: () => number;
+  /** the node's and pods' resource statistics; none = /stats/summary and /metrics/resource answer 404 */
+  stats?: StatsProvider;
+  /** a `#` comment line heading /metrics/resource (the simulated runtime names its figures synthetic) */
+  statsComment?: string;
 }
 
 /** A running kubelet server. */
@@ -74,6 +82,8 @@ export interface KubeletServer {
 
 type Route =
   | { kind: 'healthz' }
+  | { kind: 'statsSummary' }
+  | { kind: 'metricsResource' }
   | { kind: 'containerLogs'; ns: string; pod: string; container: string }
   | { kind: 'exec' | 'attach'; ns: string; pod: string; uid?: string; container: string }
   | { kind: 'portForward'; ns: string; pod: string; uid?: string };
@@ -89,6 +99,10 @@ function route(path: string): Route | undefined {
   switch (head) {
     case 'healthz':
       return rest.length === 0 ? { kind: 'healthz' } : undefined;
+    case 'stats':
+      return rest.length === 1 && rest[0] === 'summary' ? { kind: 'statsSummary' } : undefined;
+    case 'metrics':
+      return rest.length === 1 && rest[0] === 'resource' ? { kind: 'metricsResource' } : undefined;
     case 'containerLogs':
       return rest.length === 3 ? { kind: 'containerLogs', ns: rest[0]!, pod: rest[1]!, container: rest[2]! } : undefined;
     case 'exec':
@@ -144,7 +158,9 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
     if (r.kind === 'healthz') return undefined;
     const user = certificateUser(req);
     if (!user) return { status: 401, text: 'Unauthorized' };
-    const a = { user, verb: verbOf(req.method), subresource: 'proxy', nodeName: o.nodeName, path: req.url ?? '/' };
+    // upstream's node subresources: nodes/stats, nodes/metrics, nodes/proxy for the rest
+    const subresource = r.kind === 'statsSummary' ? 'stats' : r.kind === 'metricsResource' ? 'metrics' : 'proxy';
+    const a = { user, verb: verbOf(req.method), subresource, nodeName: o.nodeName, path: req.url ?? '/' };
     if (!(await authorize(a))) return { status: 403, text: forbiddenText(a) };
     return undefined;
   }
@@ -212,6 +228,14 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
       case 'containerLogs':
         if (req.method !== 'GET' && req.method !== 'HEAD') return writeText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
         return containerLogs(res, r, url.searchParams);
+      case 'statsSummary':
+      case 'metricsResource': {
+        if (!o.stats) return writeText(res, 404, '404 page not found');
+        if (req.method !== 'GET') return writeText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
+        const summary = await o.stats.summary();
+        if (r.kind === 'statsSummary') return writeText(res, 200, JSON.stringify(summary, null, 2), { 'Content-Type': 'application/json' });
+        return writeText(res, 200, resourceMetricsText(summary, o.statsComment), { 'Content-Type': PROMETHEUS_TEXT });
+      }
       default:
         return writeText(res, 400, 'Upgrade request required');
     }
@@ -234,7 +258,8 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     const r = route(url.pathname);
-    if (!r || r.kind === 'healthz' || r.kind === 'containerLogs') return writeRawText(socket, r ? 400 : 404, r ? 'upgrade not supported on this endpoint' : '404 page not found');
+    if (!r || r.kind === 'healthz' || r.kind === 'containerLogs' || r.kind === 'statsSummary' || r.kind === 'metricsResource')
+      return writeRawText(socket, r ? 400 : 404, r ? 'upgrade not supported on this endpoint' : '404 page not found');
     const refused = await admit(req, r);
     if (refused) return writeRawText(socket, refused.status, refused.text);
     const upgrade = (req.headers.upgrade ?? '').toLowerCase();
