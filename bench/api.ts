@@ -21,9 +21,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'node:https';
-import { parse } from 'yaml';
+import type { Agent } from 'node:https';
 import { ensureBuilt, freePort, ROOT } from '../test/e2e/harness.js';
+import { httpsCall, kubeconfigAgent } from './support/https.js';
 import { startTestEtcd, type TestEtcd } from '../test/support/etcd.js';
 
 const args = process.argv.slice(2);
@@ -95,28 +95,11 @@ async function main(backend: string): Promise<void> {
   );
   const kc = join(dir, 'kubeconfig.yaml');
   let agent: Agent | undefined;
-  const call = (method: string, path: string, body?: string): Promise<{ status: number; body: string }> =>
-    new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'Content-Type': 'application/json' } : {} }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const call = (method: string, path: string, body?: string) => httpsCall(port, agent, method, path, body);
   for (;;) {
     if (existsSync(kc)) {
       if (!agent) {
-        const cfg = parse(readFileSync(kc, 'utf8'));
-        const b = (s: string) => Buffer.from(s, 'base64').toString();
-        agent = new Agent({
-          keepAlive: true,
-          maxSockets: CONC,
-          ca: b(cfg.clusters[0].cluster['certificate-authority-data']),
-          cert: b(cfg.users[0].user['client-certificate-data']),
-          key: b(cfg.users[0].user['client-key-data']),
-        });
+        agent = kubeconfigAgent(kc, CONC);
       }
       try {
         const r = await call('GET', '/readyz');

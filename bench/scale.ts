@@ -22,8 +22,8 @@ import { Agent, request } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
 import { ensureBuilt, freePort, ROOT } from '../test/e2e/harness.js';
+import { httpsCall, kubeconfigAgent } from './support/https.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -86,29 +86,12 @@ async function startServer(args: string[]): Promise<Server> {
   });
   const kc = join(dir, 'kubeconfig.yaml');
   let agent: Agent | undefined;
-  const call: Server['call'] = (method, path, body) =>
-    new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method, path, agent, headers: body ? { 'Content-Type': 'application/json' } : {} }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const call: Server['call'] = (method, path, body) => httpsCall(port, agent, method, path, body);
   const t0 = performance.now();
   for (;;) {
     if (!agent && existsSync(kc)) {
       try {
-        const cfg = parse(readFileSync(kc, 'utf8'));
-        const b = (s: string) => Buffer.from(s, 'base64').toString();
-        agent = new Agent({
-          keepAlive: true,
-          maxSockets: CONC + 4,
-          ca: b(cfg.clusters[0].cluster['certificate-authority-data']),
-          cert: b(cfg.users[0].user['client-certificate-data']),
-          key: b(cfg.users[0].user['client-key-data']),
-        });
+        agent = kubeconfigAgent(kc, CONC + 4);
       } catch {
         /* half-written */
       }
