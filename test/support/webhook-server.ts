@@ -49,11 +49,14 @@ export interface TestWebhookServer {
 
 /**
  * Starts the server. `answer` returns the response for a review, or `'hang'` to never answer.
- * @param port listen on this port (to restart on the same one), default any free port
+ * @param o `port` to listen on (default any free port), the CA to issue from, extra DNS names of the certificate
  */
-export async function startWebhookServer(answer: (r: ReceivedReview) => ReviewResponse | 'hang', o: { port?: number; ca?: KeyPairPEM } = {}): Promise<TestWebhookServer> {
+export async function startWebhookServer(
+  answer: (r: ReceivedReview) => ReviewResponse | 'hang',
+  o: { port?: number; ca?: KeyPairPEM; dnsNames?: string[] } = {},
+): Promise<TestWebhookServer> {
   const ca = o.ca ?? (await createCA('webhook-test-ca'));
-  const serving = await issueCert(ca, { commonName: 'webhook', ipAddresses: ['127.0.0.1'], usage: 'server' });
+  const serving = await issueCert(ca, { commonName: 'webhook', ipAddresses: ['127.0.0.1'], dnsNames: o.dnsNames, usage: 'server' });
   const reviews: ReceivedReview[] = [];
   const server: Server = createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
     const chunks: Buffer[] = [];

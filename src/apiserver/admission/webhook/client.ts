@@ -324,6 +324,7 @@ function hostnameError(host: string, cert: PeerCertificate | undefined): string 
   const sans = (cert?.subjectaltname ?? '').split(', ').filter(Boolean);
   const ip = isIP(host) !== 0;
   const valid = sans.filter((s) => s.startsWith(ip ? 'IP Address:' : 'DNS:')).map((s) => s.slice(s.indexOf(':') + 1));
+  if (ip && !valid.length) return `x509: cannot validate certificate for ${host} because it doesn't contain any IP SANs`;
   if (valid.length) return `x509: certificate is valid for ${valid.join(', ')}, not ${host}`;
   return `x509: certificate is not valid for any names, but wanted to match ${host}`;
 }
