@@ -86,6 +86,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
+  .option('--tracing-config-file <file>', 'export pod creation traces over OTLP/HTTP (apiserver.config.k8s.io TracingConfiguration: endpoint, samplingRatePerMillion)')
   .option('--pod-trace <bool>', "record each pod's creation trace (kubectl get podtraces, k8ts trace pod)", (v) => v !== 'false', true)
   .option('--disable <components>', 'packaged components not to run (comma-separated; k3s names): metrics-server')
   .option('--metric-resolution <duration>', "how often the metrics server scrapes the kubelets (metrics-server's flag, e.g. 15s)", '15s')
@@ -183,6 +184,7 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       podTrace: o.podTrace,
       disableMetricsServer: disabled.includes('metrics-server'),
       metricResolutionMs: resolutionMs,
+      tracingConfigFile: o.tracingConfigFile,
     });
     stopOnSignals(() => s.stop());
   });

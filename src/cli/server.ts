@@ -100,6 +100,8 @@ export interface ServerOptions extends RuntimeFlags {
   verbosity?: number;
   /** `--pod-trace`: record each pod's creation trace (trace.k8ts.io PodTrace); default true */
   podTrace?: boolean;
+  /** `--tracing-config-file`: export pod traces over OTLP/HTTP (apiserver.config.k8s.io TracingConfiguration) */
+  tracingConfigFile?: string;
 }
 
 export interface RunningServer {
@@ -193,7 +195,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     ['controller-manager', o.disableControllerManager ? refused(10257) : ok],
     ['etcd-0', async () => (await storage.currentRevision(), { healthy: true, message: 'ok' })],
   ];
-  const trace = podTraceWiring(o.podTrace !== false);
+  const trace = podTraceWiring(o.podTrace !== false, o.tracingConfigFile);
   const api = new APIServer({
     readyChecks: { 'poststarthook/rbac/bootstrap-roles': () => bootstrapped },
     storage,
@@ -223,6 +225,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   });
   const metricsServer = o.disableMetricsServer ? undefined : new MetricsServer({ kubelets: kubeletClient, resolutionMs: o.metricResolutionMs });
   metricsServer?.install(aggregator, api.discovery, api.lookup);
+  trace?.attach(api);
   await api.start();
   const upgrades = createUpgradeHandler(api);
   const server = await listen(
@@ -362,6 +365,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       api.stop();
       await storage.close();
       await config.close();
+      await trace?.stop();
     },
   };
 }

@@ -168,6 +168,15 @@ export class PodTraceRecorder implements PodTraceSink {
     this.changed(t);
   }
 
+  /**
+   * Starts the trace of a pod before its first step, with the W3C `traceparent` its
+   * create request carried (OpenTelemetry export continues that trace).
+   */
+  begin(pod: PodKey, traceparent?: string): void {
+    const t = this.traceFor(pod);
+    if (traceparent) t.traceparent = traceparent;
+  }
+
   /** Notes the W3C `traceparent` the pod's create request carried (OpenTelemetry export continues that trace). */
   setTraceParent(uid: string, traceparent: string): void {
     const t = this.traces.get(uid);

@@ -59,8 +59,8 @@ class PodCreateMarks implements RequestMarks {
     const pod: PodKey = { uid: m.uid, namespace: m.namespace ?? '', name: m.name };
     this.pod = pod;
     const r = this.recorder;
+    r.begin(pod, this.traceparent);
     r.step(pod, 'RequestReceived', { end: toEpoch(this.receivedAt) });
-    if (this.traceparent) r.setTraceParent(pod.uid, this.traceparent);
     for (const [step, end, detail] of this.buffered) r.step(pod, step, { end, detail });
     this.buffered.length = 0;
     this.written = r.now();

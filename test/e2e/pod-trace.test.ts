@@ -128,6 +128,18 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
     assert.ok(ms(path[0]!.startTime) < Date.parse(pod.metadata.creationTimestamp) + 1000);
   });
 
+  it('serves k8ts_pod_creation_step_duration_seconds{step} and kubelet_pod_start_sli_duration_seconds on /metrics', () => {
+    const m = c.kubectl(['get', '--raw', '/metrics']);
+    assert.equal(m.code, 0, m.stderr);
+    assert.match(m.stdout, /^# TYPE k8ts_pod_creation_step_duration_seconds histogram$/m);
+    for (const step of ['Authentication', 'StorageCommit', 'QueueWait', 'Filter', 'RunPodSandbox', 'StartContainer', 'Running']) {
+      assert.match(m.stdout, new RegExp(`^k8ts_pod_creation_step_duration_seconds_count\\{step="${step}"\\} [1-9]\\d*$`, 'm'), step);
+    }
+    assert.match(m.stdout, /^# TYPE kubelet_pod_start_sli_duration_seconds histogram$/m);
+    assert.match(m.stdout, /^kubelet_pod_start_sli_duration_seconds_bucket\{le="0.5"\} \d+$/m);
+    assert.match(m.stdout, /^kubelet_pod_start_sli_duration_seconds_count [1-9]\d*$/m);
+  });
+
   it('prints POD TOTAL SCHEDULED SANDBOX IMAGES STARTED READY SLOWEST STEP, and is in discovery as pt', () => {
     const g = c.kubectl(['get', 'podtraces']);
     assert.equal(g.code, 0, g.stderr);
