@@ -8,8 +8,9 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/plugin.go (compilePolicy)
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiserver/pkg/admission/plugin/cel/composition.go
  */
-import type { AuditAnnotation, MatchCondition, Validation, ValidatingAdmissionPolicy } from 'kubernetes-types/admissionregistration/v1.js';
+import type { AuditAnnotation, Validation, ValidatingAdmissionPolicy } from 'kubernetes-types/admissionregistration/v1.js';
 import { type CelProgram, CelError, compile, type VariableDecl } from '../../../../cel/index.js';
+import { type CompiledMatchCondition, compileMatchConditions } from '../match-conditions.js';
 
 /** The variables every policy expression may use. */
 export const POLICY_VARIABLES: readonly VariableDecl[] = [
@@ -37,7 +38,7 @@ export interface CompiledValidation {
 
 export interface CompiledPolicy {
   policy: ValidatingAdmissionPolicy;
-  matchConditions: (Compiled & { name: string })[];
+  matchConditions: CompiledMatchCondition[];
   variables: (Compiled & { name: string })[];
   validations: CompiledValidation[];
   auditAnnotations: (Compiled & { key: string })[];
@@ -54,7 +55,7 @@ export function compilePolicy(policy: ValidatingAdmissionPolicy): CompiledPolicy
   const spec = policy.spec ?? {};
   return {
     policy,
-    matchConditions: (spec.matchConditions ?? []).map((m: MatchCondition) => ({ name: m.name, ...compileOne(m.expression, ['bool']) })),
+    matchConditions: compileMatchConditions(spec.matchConditions ?? [], POLICY_VARIABLES),
     variables: (spec.variables ?? []).map((v) => ({ name: v.name, ...compileOne(v.expression) })),
     validations: (spec.validations ?? []).map((v) => ({
       validation: v,

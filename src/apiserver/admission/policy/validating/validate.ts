@@ -10,6 +10,7 @@
 import { chargeCost } from '../../../../cel/cost.js';
 import { celError } from '../../../../cel/errors.js';
 import { MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from '../../../../cel/index.js';
+import { evaluateMatchConditions } from '../match-conditions.js';
 import type { Compiled, CompiledPolicy } from './compile.js';
 
 /** upstream PolicyDecision. */
@@ -88,18 +89,6 @@ function withVariables(p: CompiledPolicy, activation: Activation): Activation {
   return act;
 }
 
-/** upstream matchconditions.Matcher.Match: false if any condition is false; errors after that. */
-function matchConditions(p: CompiledPolicy, ev: Evaluation): { matches: boolean; error?: string } {
-  const errors: string[] = [];
-  for (const m of p.matchConditions) {
-    const r = ev.run(m);
-    if (r.error !== undefined) errors.push(r.error);
-    else if (r.value === false) return { matches: false };
-  }
-  if (errors.length) return { matches: true, error: errors.length === 1 ? errors[0] : `[${errors.join(', ')}]` };
-  return { matches: true };
-}
-
 /**
  * upstream validator.Validate for one binding and one param.
  * @param failPolicy the policy's failurePolicy (Fail unless Ignore)
@@ -110,9 +99,9 @@ export function validatePolicy(p: CompiledPolicy, activation: Activation, failPo
   const ev = new Evaluation(act);
   try {
     if (p.matchConditions.length) {
-      const m = matchConditions(p, ev);
-      if (m.error !== undefined && failPolicy === 'Fail') return { decisions: [{ action: 'Deny', evaluation: 'Error', message: m.error }], auditAnnotations: [] };
-      if (!m.matches || m.error !== undefined) return { decisions: [], auditAnnotations: [] };
+      const m = evaluateMatchConditions(p.matchConditions, act, failPolicy, { run: (c) => ev.run(c) });
+      if (m.error !== undefined) return { decisions: [{ action: 'Deny', evaluation: 'Error', message: m.error }], auditAnnotations: [] };
+      if (!m.matches) return { decisions: [], auditAnnotations: [] };
     }
     const results = p.validations.map((v) => ev.run(v.condition));
     const decisions: PolicyDecision[] = results.map((r, i) => {
