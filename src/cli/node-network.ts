@@ -7,7 +7,10 @@
  * the work is in src/dns and src/netpol.
  */
 import type { Client } from '../client/types.js';
-import { startNodeDNS, type ClusterRecords } from '../dns/index.js';
+import { ClusterRecords, startNodeDNS, watchClusterRecords } from '../dns/index.js';
+import type { ClusterNetDeps } from '../cri/sim/cluster-http.js';
+import { SimPodDirectory, type SimClusterNetwork } from '../cri/sim/cluster-net.js';
+import type { Endpoint } from '../netpol/policy.js';
 import { installDNSRedirect, type DNSRedirect } from '../dns/dnat.js';
 import { NetworkPolicyController } from '../netpol/controller.js';
 import { IptablesApplier } from '../netpol/iptables-applier.js';
@@ -76,6 +79,53 @@ export async function startNodeNetwork(o: NodeNetworkOptions): Promise<NodeNetwo
       await applier?.remove().catch((e) => log('network policy: removing the chains', e));
       await redirect?.remove().catch((e) => log('cluster DNS: removing the redirect', e));
       await dns.stop();
+    },
+  };
+}
+
+/** The SIMULATED cluster network of a process's simulated nodes (one, shared by them all). */
+export interface SimNetworkHandle {
+  deps: ClusterNetDeps;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the SIMULATED cluster network: names from the cluster DNS records, Service
+ * ClusterIPs to their endpoints, NetworkPolicies evaluated per connection (the kube-dns
+ * ClusterIP stands for the DNS server, labelled as CoreDNS pods are), pods of every
+ * simulated runtime registered in one directory.
+ */
+export async function startSimClusterNetwork(o: {
+  client: Client;
+  nodeName: string;
+  clusterDNS: string;
+  clusterDomain: string;
+  log?: (m: string, e?: unknown) => void;
+}): Promise<SimNetworkHandle> {
+  const records = new ClusterRecords({ domain: o.clusterDomain });
+  const watch = watchClusterRecords(o.client, records);
+  const policies = new NetworkPolicyController({ client: o.client, nodeName: o.nodeName, applier: { apply: async () => undefined }, log: o.log });
+  void policies.start().catch((e) => o.log?.('simulated network policy: start failed', e));
+  const dnsPeer: Endpoint = {
+    namespace: 'kube-system',
+    name: 'kube-dns',
+    ip: o.clusterDNS,
+    labels: { 'k8s-app': 'kube-dns' },
+    ports: [
+      { name: 'dns', port: 53, protocol: 'UDP' },
+      { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+    ],
+  };
+  const net: SimClusterNetwork = {
+    resolve: (name, conf) => records.resolve(name, conf),
+    service: (ip, port, protocol) => records.serviceEndpoint(ip, port, protocol),
+    allowed: (from, to, port, protocol) => policies.allowed(from, to, port, protocol, [dnsPeer]),
+  };
+  return {
+    deps: { net, pods: new SimPodDirectory() },
+    async stop() {
+      policies.stop();
+      watch.stop();
     },
   };
 }

@@ -17,8 +17,8 @@ import { startKubeletServer } from '../kubelet/server/server.js';
 import { kubeletStats } from '../kubelet/stats/index.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { pauseImageLayout } from './pause-image.js';
-import { startNodeNetwork, type NodeNetwork } from './node-network.js';
 import { startNodeCSI, type RunningNodeCSI } from './csi-node.js';
+import { startNodeNetwork, startSimClusterNetwork, type SimNetworkHandle } from './node-network.js';
 
 /** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
 export interface RuntimeFlags {
@@ -72,6 +72,8 @@ export interface NodeOptions {
   clusterDomain?: string;
   /** the pod creation trace (src/trace) */
   trace?: PodTraceSink;
+  /** the SIMULATED cluster network shared by the process's simulated nodes (default: one of its own) */
+  simNetwork?: () => Promise<SimNetworkHandle>;
 }
 
 export interface RunningNode {
@@ -117,9 +119,15 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const flags = o.runtime === 'sim' ? undefined : o.runtime;
   const clusterDNS = [o.clusterDNS ?? flags?.clusterDNS ?? '10.96.0.10'];
   const clusterDomain = o.clusterDomain ?? flags?.clusterDomain ?? 'cluster.local';
-  let network: NodeNetwork;
+  let network: { stop(): Promise<void> };
   try {
-    network = await startNodeNetwork({ client: o.client, nodeName: o.nodeName, podCIDR: o.podCIDR, clusterDNS, clusterDomain, podNetwork: runtime.features.podNetwork });
+    if (runtime instanceof SimRuntime) {
+      // simulated pods: the SIMULATED cluster network, shared by the process's simulated nodes when given
+      const own = !o.simNetwork;
+      const sim: SimNetworkHandle = await (o.simNetwork?.() ?? startSimClusterNetwork({ client: o.client, nodeName: o.nodeName, clusterDNS: clusterDNS[0]!, clusterDomain }));
+      runtime.setClusterNetwork(sim.deps);
+      network = { stop: async () => (own ? sim.stop() : undefined) };
+    } else network = await startNodeNetwork({ client: o.client, nodeName: o.nodeName, podCIDR: o.podCIDR, clusterDNS, clusterDomain, podNetwork: runtime.features.podNetwork });
   } catch (e) {
     await stopRuntime();
     throw e;

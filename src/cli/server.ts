@@ -49,6 +49,7 @@ import { controlPlanePods, kubeletDirOf } from './control-plane-pods.js';
 import { defaultClusterDNS, ensureKubeDNSService, startKubeDNSEndpoints } from '../dns/index.js';
 import { ensureStorageDefaults } from './csi-node.js';
 import { podTraceWiring } from './pod-trace.js';
+import { startSimClusterNetwork } from './node-network.js';
 
 export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
@@ -308,6 +309,16 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   // one serving certificate for every in-process kubelet (they share this host's addresses)
   const kubeletCert = nodes.length ? await issueKubeletServingCert(pki.ca, nodes[0]!.name, { dnsNames: nodes.map((n) => n.name) }) : undefined;
   let localRuntime = '(none)';
+  // one SIMULATED cluster network for every simulated node of this process (started when the first needs it)
+  let simNet: ReturnType<typeof startSimClusterNetwork> | undefined;
+  const simNetwork = () =>
+    (simNet ??= startSimClusterNetwork({
+      client: clientFor(identities.node(nodes[0]!.name)),
+      nodeName: nodes[0]!.name,
+      clusterDNS,
+      clusterDomain: o.clusterDomain ?? 'cluster.local',
+    }));
+  stops.push(async () => void (await (await simNet)?.stop()));
   for (const n of nodes) {
     const local = n.name === o.nodeName && !o.disableAgent;
     const node = await startNode({
@@ -320,6 +331,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       clientCA: pki.ca.cert,
       clusterDNS,
       clusterDomain: o.clusterDomain,
+      simNetwork,
       kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
       processPods: local ? cp.pods : undefined,
       trace: trace?.recorder,

@@ -165,3 +165,20 @@ test('NXDOMAIN (with the SOA) for other names in the zone; names outside it are 
   assert.deepEqual(data(other.answer('web.shop.svc.k8s.example', 'A')), ['10.96.5.5']);
   assert.equal(other.answer('web.shop.svc.cluster.local', 'A'), undefined);
 });
+
+test('the simulated network: stub-resolver search path (ndots) and ClusterIP → ready endpoint by port name, round-robin', () => {
+  const r = cluster();
+  const conf = { search: ['default.svc.cluster.local', 'svc.cluster.local', 'cluster.local'], ndots: 5 };
+  assert.deepEqual(r.resolve('kubernetes', conf), { name: 'kubernetes.default.svc.cluster.local', addresses: ['10.3.0.1'] });
+  assert.deepEqual(r.resolve('kubernetes.default', conf), { name: 'kubernetes.default.svc.cluster.local', addresses: ['10.3.0.1'] });
+  assert.deepEqual(r.resolve('kubernetes.default.svc.cluster.local.', conf), { name: 'kubernetes.default.svc.cluster.local', addresses: ['10.3.0.1'] });
+  assert.equal(r.resolve('kubernetes', { search: [], ndots: 1 }), undefined);
+  assert.equal(r.resolve('nope', conf), undefined);
+  r.setService(svc('web', 'default', { clusterIP: '10.3.0.50', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] }));
+  assert.equal(r.serviceEndpoint('10.3.0.50', 80, 'TCP'), 'refused', 'no endpoints yet');
+  r.setEndpointSlice(slice('web', 'default', [{ ip: '10.42.0.5' }, { ip: '10.42.0.6' }, { ip: '10.42.0.7', ready: false }], [{ name: 'http', port: 8080, protocol: 'TCP' }]));
+  const picks = new Set([1, 2, 3, 4].map(() => JSON.stringify(r.serviceEndpoint('10.3.0.50', 80, 'TCP'))));
+  assert.deepEqual([...picks].sort(), ['{"ip":"10.42.0.5","port":8080}', '{"ip":"10.42.0.6","port":8080}']);
+  assert.equal(r.serviceEndpoint('10.3.0.50', 81, 'TCP'), 'refused');
+  assert.equal(r.serviceEndpoint('10.3.0.99', 80, 'TCP'), undefined);
+});

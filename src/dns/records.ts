@@ -131,6 +131,54 @@ export class ClusterRecords {
     if (m && !m.size) this.slices.delete(key);
   }
 
+  /**
+   * Where a connection to a Service's ClusterIP goes (what a service proxy does, for the
+   * SIMULATED network): one ready endpoint of the Service port `port`/`protocol`, chosen
+   * round-robin; `refused` when the Service has no such port or no ready endpoint for it;
+   * undefined when `ip` is no Service's ClusterIP.
+   */
+  serviceEndpoint(ip: string, port: number, protocol: string): { ip: string; port: number } | 'refused' | undefined {
+    for (const [key, svc] of this.services) {
+      const spec = svc.spec ?? {};
+      if (spec.clusterIP === 'None' || spec.type === 'ExternalName') continue;
+      const ips = spec.clusterIPs?.length ? spec.clusterIPs : spec.clusterIP ? [spec.clusterIP] : [];
+      if (!ips.includes(ip)) continue;
+      const sp = (spec.ports ?? []).find((p) => p.port === port && (p.protocol ?? 'TCP') === protocol);
+      if (!sp) return 'refused';
+      const targets: { ip: string; port: number }[] = [];
+      for (const s of this.slices.get(key)?.values() ?? []) {
+        const p = (s.ports ?? []).find((x) => (x.name ?? '') === (sp.name ?? '') && (x.protocol ?? 'TCP') === protocol);
+        if (!p?.port) continue;
+        for (const e of s.endpoints ?? []) if (e.conditions?.ready !== false && e.addresses?.[0]) targets.push({ ip: e.addresses[0], port: p.port });
+      }
+      if (!targets.length) return 'refused';
+      this.rr = (this.rr + 1) % 1_000_000;
+      return targets[this.rr % targets.length];
+    }
+    return undefined;
+  }
+
+  private rr = 0;
+
+  /**
+   * Resolves `name` as a pod's stub resolver does (glibc: with at least `ndots` dots the
+   * name as given first, then each search domain; a trailing dot: only the name): the
+   * first name with A records and its addresses, or undefined. Only the cluster zone is
+   * known (for the SIMULATED network, which reaches nothing outside).
+   */
+  resolve(name: string, conf: { search: string[]; ndots: number }): { name: string; addresses: string[] } | undefined {
+    const absolute = name.endsWith('.');
+    const bare = name.replace(/\.$/, '');
+    const dots = bare.split('.').length - 1;
+    const candidates = absolute ? [bare] : dots >= conf.ndots ? [bare, ...conf.search.map((d) => `${bare}.${d}`)] : [...conf.search.map((d) => `${bare}.${d}`), bare];
+    for (const c of candidates) {
+      const a = this.answer(c, 'A');
+      const ips = a?.answers.filter((x) => x.type === 'A').map((x) => (x as StringAnswer).data) ?? [];
+      if (a?.rcode === 'NOERROR' && ips.length) return { name: c, addresses: ips };
+    }
+    return undefined;
+  }
+
   /** The zone's SOA (owner: the zone). */
   soa(): SoaAnswer {
     return {

@@ -14,7 +14,7 @@ import type { NetworkPolicy } from 'kubernetes-types/networking/v1.js';
 import type { KObject } from '../api/resource.js';
 import { Informer } from '../client/informer.js';
 import { R, type Client, type ResourceRef } from '../client/types.js';
-import { PolicyView, type Endpoint, type PodFilter } from './policy.js';
+import { flowAllowed, PolicyView, type Endpoint, type PodFilter } from './policy.js';
 
 /** networking.k8s.io/v1 networkpolicies */
 export const NETWORK_POLICIES: ResourceRef = { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true };
@@ -120,6 +120,33 @@ export class NetworkPolicyController {
     for (const i of [this.pods, this.namespaces, this.policies, this.dnsSlices] as Informer<KObject>[]) i.stop();
   }
 
+  private cache?: { generation: number; view: PolicyView; byIP: Map<string, Endpoint> };
+  private generation = 0;
+
+  /**
+   * Whether NetworkPolicies let the pod at `from` open `to:port/protocol` (any pod of the
+   * cluster, for the SIMULATED network): evaluated on the informers' current state, with
+   * `extra` endpoints (e.g. the kube-dns ClusterIP standing for the DNS server) as peers.
+   */
+  allowed(from: string, to: string, port: number, protocol: string, extra: Endpoint[] = []): boolean {
+    if (!this.cache || this.cache.generation !== this.generation) {
+      const pods = this.pods.list().filter(onPodNetwork).map(podEndpoint);
+      const peers = [...pods, ...dnsEndpoints(this.dnsSlices.list()), ...extra];
+      const view = new PolicyView(
+        peers,
+        this.namespaces.list().map((n) => ({ name: n.metadata?.name ?? '', labels: n.metadata?.labels ?? {} })),
+      );
+      this.cache = { generation: this.generation, view, byIP: new Map(pods.map((p) => [p.ip!, p])) };
+    }
+    const { view, byIP } = this.cache;
+    const policies = this.policies.list();
+    const src = byIP.get(from);
+    const dst = byIP.get(to);
+    const [fs] = src ? view.filters([src], policies) : [];
+    const [fd] = dst ? view.filters([dst], policies) : [];
+    return flowAllowed(fs?.pod === src ? fs : undefined, fd?.pod === dst ? fd : undefined, from, to, port, protocol);
+  }
+
   /** The filters for the current state of the informers. */
   compute(): PodFilter[] {
     const pods = this.pods.list().filter(onPodNetwork);
@@ -132,6 +159,7 @@ export class NetworkPolicyController {
   }
 
   private kick(): void {
+    this.generation++;
     if (this.stopped) return;
     if (!this.dirtySince) this.dirtySince = Date.now();
     if (this.timer) return;

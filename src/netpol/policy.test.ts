@@ -162,3 +162,19 @@ test('rendered chains: conntrack first, egress then ingress jumps, mark/drop per
   );
   assert.deepEqual(renderRules(prefix, f), { chains, rules }, 'deterministic');
 });
+
+test('one flow: egress of the sender and ingress of the receiver must both allow it; ipBlock except; port ranges', async () => {
+  const { flowAllowed, inCIDR } = await import('./policy.js');
+  assert.ok(inCIDR('10.42.0.7', '10.42.0.0/24') && !inCIDR('10.42.1.7', '10.42.0.0/24') && inCIDR('1.2.3.4', '0.0.0.0/0'));
+  const [dst] = view.filters(
+    [web],
+    [np('in', { podSelector: {}, ingress: [{ from: [{ ipBlock: { cidr: '10.42.0.0/16', except: ['10.42.0.12/32'] } }], ports: [{ port: 8000, endPort: 9000 }] }] })],
+  );
+  assert.equal(flowAllowed(undefined, dst, '10.42.0.11', '10.42.0.10', 8080, 'TCP'), true);
+  assert.equal(flowAllowed(undefined, dst, '10.42.0.12', '10.42.0.10', 8080, 'TCP'), false, 'except');
+  assert.equal(flowAllowed(undefined, dst, '10.42.0.11', '10.42.0.10', 80, 'TCP'), false, 'port outside the range');
+  assert.equal(flowAllowed(undefined, dst, '10.42.0.11', '10.42.0.10', 8080, 'UDP'), false, 'protocol');
+  const [src] = view.filters([client], [np('out', { podSelector: {}, policyTypes: ['Egress'] })]);
+  assert.equal(flowAllowed(src, undefined, '10.42.0.11', '10.42.0.10', 8080, 'TCP'), false, 'egress deny');
+  assert.equal(flowAllowed(undefined, undefined, '10.42.0.11', '10.42.0.10', 1, 'TCP'), true, 'no isolation');
+});

@@ -197,3 +197,41 @@ export class PolicyView {
     return out;
   }
 }
+
+/** `a.b.c.d` → 32-bit number (undefined when not an IPv4 address). */
+function ipv4(ip: string): number | undefined {
+  const p = ip.split('.');
+  if (p.length !== 4 || !p.every((x) => /^\d{1,3}$/.test(x) && Number(x) <= 255)) return undefined;
+  return ((Number(p[0]) << 24) | (Number(p[1]) << 16) | (Number(p[2]) << 8) | Number(p[3])) >>> 0;
+}
+
+/** Is `ip` inside `cidr` (IPv4; `a.b.c.d/n`)? */
+export function inCIDR(ip: string, cidr: string): boolean {
+  const [base, bits = '32'] = cidr.split('/');
+  const a = ipv4(ip);
+  const b = ipv4(base ?? '');
+  const n = Number(bits);
+  if (a === undefined || b === undefined || !(n >= 0 && n <= 32)) return false;
+  const mask = n === 0 ? 0 : (0xffffffff << (32 - n)) >>> 0;
+  return (a & mask) === (b & mask);
+}
+
+/** Does one {@link Match} allow the flow with peer `peer` to `port`/`protocol`? */
+export function matchAllows(m: Match, peer: string, port: number, protocol: string): boolean {
+  if (m.cidr && (!inCIDR(peer, m.cidr) || (m.except ?? []).some((x) => inCIDR(peer, x)))) return false;
+  if (!m.protocol) return true;
+  if (m.protocol !== protocol) return false;
+  if (m.port === undefined) return true;
+  return m.endPort !== undefined ? port >= m.port && port <= m.endPort : port === m.port;
+}
+
+/**
+ * Whether the flow `from` → `to:port/protocol` passes: the sender's egress filter (when
+ * it is isolated for egress) and the receiver's ingress filter (when isolated for
+ * ingress) must each have a match; ends without a filter pass.
+ */
+export function flowAllowed(src: PodFilter | undefined, dst: PodFilter | undefined, from: string, to: string, port: number, protocol: string): boolean {
+  if (src?.egress && !src.egress.some((m) => matchAllows(m, to, port, protocol))) return false;
+  if (dst?.ingress && !dst.ingress.some((m) => matchAllows(m, from, port, protocol))) return false;
+  return true;
+}

@@ -8,12 +8,21 @@
  * - `wget [-q] [-O FILE|-] [--spider] URL` — busybox wget's: `bad address 'HOST'`,
  *   `can't connect to remote host (IP): Connection refused`, `server returned error`;
  * - `nslookup NAME`, `getent hosts|ahosts|passwd|group KEY` — names from /etc/hosts
- *   (the kubelet-managed file); any other name gets no answer (no DNS server is reachable).
+ *   (the kubelet-managed file); without a cluster network any other name gets no answer.
+ * - `nc [-w SEC] [-z] HOST PORT` — busybox nc: sends stdin, prints what an HTTP server
+ *   answers (`nc: timed out` with -w when nothing answers).
+ *
+ * With a SIMULATED cluster network (SimRuntime.setClusterNetwork) names also resolve
+ * through the cluster DNS (the resolv.conf search path), Services lead to their endpoints
+ * on any simulated node and NetworkPolicies apply: a denied connection times out
+ * (`wget: download timed out` with -T, `nc: timed out` with -w, curl's (28)), a denied
+ * DNS query leaves nslookup with `;; connection timed out; no servers could be reached`.
  */
 import * as path from 'node:path';
 import { flagsOf } from './commands-fs.js';
 import { FsError } from './fs.js';
 import type { CmdCtx, Command, HttpAnswer } from './shell-io.js';
+import { clusterResolve } from './cluster-http.js';
 
 /** `[scheme://]host[:port][/path]` → parts (http default port 80, https 443). */
 export function parseUrl(url: string): { scheme: string; host: string; port: number; path: string } | undefined {
@@ -91,6 +100,11 @@ const curl: Command = async (args, c) => {
   if (!r) return fail(3, 'URL using bad/illegal format or missing URL');
   const a = r.answer;
   if (a.kind === 'unresolved') return fail(6, `Could not resolve host: ${r.host}`);
+  if (a.kind === 'timeout') {
+    const t = Number(vals.get('--connect-timeout') ?? vals.get('-m') ?? vals.get('--max-time') ?? 0) * 1000 || 0;
+    if (t) await c.io.sleep(t);
+    return fail(28, `Failed to connect to ${r.host} port ${r.port} after ${t || 134000} ms: Timeout was reached`);
+  }
   if (a.kind !== 'response') return fail(7, `Failed to connect to ${r.host} port ${r.port} after 0 ms: Couldn't connect to server`);
   if (has('-f', '--fail') && a.status >= 400) return fail(22, `The requested URL returned error: ${a.status}`);
   let text = head ? headerBlock(a) : has('-i', '--include') ? headerBlock(a) + a.body : a.body;
@@ -113,12 +127,14 @@ const wget: Command = async (args, c) => {
   let out: string | undefined;
   let quiet = false;
   let spider = false;
+  let timeoutSec = 0;
   let url: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '-O') out = args[++i];
     else if (a.startsWith('--output-document=')) out = a.slice(18);
-    else if (a === '-T' || a === '-t' || a === '-U' || a === '--header') i++;
+    else if (a === '-T') timeoutSec = Number(args[++i]) || 0;
+    else if (a === '-t' || a === '-U' || a === '--header') i++;
     else if (a === '--spider') spider = true;
     else if (a === '-q' || a === '--quiet') quiet = true;
     else if (/^-[a-zA-Z]/.test(a)) {
@@ -128,6 +144,7 @@ const wget: Command = async (args, c) => {
         else if (f === 'O' || f === 'T' || f === 't' || f === 'U') {
           const v = a.slice(j + 1) || args[++i];
           if (f === 'O') out = v;
+          if (f === 'T') timeoutSec = Number(v) || 0;
           break;
         }
       }
@@ -148,6 +165,13 @@ const wget: Command = async (args, c) => {
     return 1;
   }
   if (!quiet) c.err.write(`Connecting to ${r.host}${r.port !== 80 ? `:${r.port}` : ''} (${a.ip}:${r.port})\n`);
+  if (a.kind === 'timeout') {
+    if (timeoutSec) {
+      await c.io.sleep(timeoutSec * 1000);
+      c.err.write('wget: download timed out\n');
+    } else c.err.write(`wget: can't connect to remote host (${a.ip}): Connection timed out\n`);
+    return 1;
+  }
   if (a.kind !== 'response') {
     c.err.write(`wget: can't connect to remote host (${a.ip}): ${a.kind === 'refused' ? 'Connection refused' : 'Network is unreachable'}\n`);
     return 1;
@@ -201,6 +225,22 @@ const nslookup: Command = async (args, c) => {
   }
   const server = /^\s*nameserver\s+(\S+)/m.exec(c.fs.read('/etc/resolv.conf') ?? '')?.[1] ?? '127.0.0.1';
   const hits = hostsEntries(c).filter((e) => e.names.includes(name));
+  const cluster = c.io.cluster?.();
+  if (!hits.length && cluster) {
+    const r = clusterResolve(name, cluster.podIP, cluster.resolvConf, cluster.net);
+    if (r === 'timeout') {
+      await c.io.sleep(5000);
+      c.out.write(';; connection timed out; no servers could be reached\n\n');
+      return 1;
+    }
+    c.out.write(`Server:\t\t${server}\nAddress:\t${server}:53\n\n`);
+    if (r === 'unresolved') {
+      c.out.write(`** server can't find ${name}: NXDOMAIN\n\n`);
+      return 1;
+    }
+    for (const ip of r.addresses) c.out.write(`Name:\t${r.name}\nAddress: ${ip}\n\n`);
+    return 0;
+  }
   if (!hits.length) {
     c.out.write(';; connection timed out; no servers could be reached\n\n');
     return 1;
@@ -240,5 +280,45 @@ const getent: Command = async (args, c) => {
   return 1;
 };
 
+/** busybox `nc [-w SEC] [-z] HOST PORT`: stdin sent, an HTTP server's answer printed. */
+const nc: Command = async (args, c) => {
+  let wait = 0;
+  let zero = false;
+  const ops: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-w') wait = Number(args[++i]) || 0;
+    else if (a.startsWith('-w')) wait = Number(a.slice(2)) || 0;
+    else if (a === '-z') zero = true;
+    else if (a.startsWith('-') && a.length > 1) continue;
+    else ops.push(a);
+  }
+  const [host, portS] = ops;
+  if (!host || !portS) {
+    c.err.write('BusyBox nc: missing HOST PORT\n');
+    return 1;
+  }
+  const input = zero ? '' : await c.stdin.text();
+  const line = /^(GET|HEAD) (\S+)/.exec(input);
+  const a: HttpAnswer = c.io.http?.({ method: line?.[1] === 'HEAD' ? 'HEAD' : 'GET', host, port: Number(portS), path: line?.[2] ?? '/' }) ?? { kind: 'unresolved' };
+  if (a.kind === 'unresolved') {
+    c.err.write(`nc: bad address '${host}'\n`);
+    return 1;
+  }
+  if (a.kind === 'timeout') {
+    if (wait) {
+      await c.io.sleep(wait * 1000);
+      c.err.write('nc: timed out\n');
+    } else c.err.write(`nc: can't connect to remote host (${a.ip}): Connection timed out\n`);
+    return 1;
+  }
+  if (a.kind !== 'response') {
+    c.err.write(`nc: can't connect to remote host (${a.ip}): ${a.kind === 'refused' ? 'Connection refused' : 'Network is unreachable'}\n`);
+    return 1;
+  }
+  if (!zero && line) c.out.write(headerBlock(a).replace('HTTP/1.1', input.includes('HTTP/1.0') ? 'HTTP/1.0' : 'HTTP/1.1') + a.body);
+  return 0;
+};
+
 /** The network commands by name. */
-export const netCommands: Record<string, Command> = { curl, wget, nslookup, getent };
+export const netCommands: Record<string, Command> = { curl, wget, nslookup, getent, nc };

@@ -19,9 +19,11 @@ import { SimFs, type SimFsSnapshot } from './fs.js';
 import { imageProfile } from './image-profiles.js';
 import { CRILogWriter } from './logs.js';
 import { podHttp, type PodServer } from './pod-http.js';
+import { clusterHttp, type ClusterNetDeps } from './cluster-http.js';
 import { homeOf, hostEtcHosts, processEnv, resolvConf, SimProcess, type SimClock } from './process.js';
 import type { ContainerRec, SandboxRec } from './records.js';
 import { KilledError, NOT_SERVERS, runProgram, type ShellIO } from './shell.js';
+import type { HttpAnswer, HttpRequest } from './shell-io.js';
 import { StreamStdin, stringStdin, type Stdin } from './stdin.js';
 import { onlcr, TtyLineDiscipline } from './tty.js';
 
@@ -42,6 +44,8 @@ export interface HostDeps {
   writableHostRoots?: string[];
   /** something worth saving changed */
   changed(): void;
+  /** the simulated cluster network (names, Services, other pods, NetworkPolicies); none: the pod's own only */
+  cluster?(): ClusterNetDeps | undefined;
 }
 
 export class ProcessHost {
@@ -102,14 +106,27 @@ export class ProcessHost {
       isKilled: () => proc.killed,
       takeInterrupt: () => proc.takeInterrupt(),
       processes: () => this.processes(c),
-      http: (req) =>
-        podHttp(req, {
-          ip: s.ip ?? '',
-          hostname: sandboxHostname(s),
-          servers: () => this.servers(s),
-          now: () => this.d.clock.now(),
-        }),
+      http: (req) => {
+        const own = { ip: s.ip ?? '', hostname: sandboxHostname(s), servers: () => this.servers(s), now: () => this.d.clock.now() };
+        const local = podHttp(req, own);
+        const cluster = this.d.cluster?.();
+        if (!cluster || (local.kind !== 'unresolved' && local.kind !== 'unreachable')) return local;
+        return clusterHttp(req, own.ip, fs.read('/etc/resolv.conf') ?? '', cluster);
+      },
+      cluster: () => {
+        const cluster = this.d.cluster?.();
+        return cluster && { net: cluster.net, podIP: s.ip ?? '', resolvConf: fs.read('/etc/resolv.conf') ?? '' };
+      },
     };
+  }
+
+  /** What the pod with IP `ip` answers to `req`, when it is one of `sandboxes` (requests from other pods). */
+  serveAt(ip: string, req: HttpRequest, sandboxes: Iterable<SandboxRec>): HttpAnswer | undefined {
+    for (const s of sandboxes) {
+      if (s.ip !== ip || s.state !== 'SANDBOX_READY') continue;
+      return podHttp({ ...req, host: ip }, { ip, hostname: sandboxHostname(s), servers: () => this.servers(s), now: () => this.d.clock.now() });
+    }
+    return undefined;
   }
 
   /** PID 1 and the exec sessions of a container, for `ps`. */

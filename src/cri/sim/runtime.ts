@@ -44,6 +44,8 @@ import {
   type VersionInfo,
 } from '../api.js';
 import { containerBehavior, resolveBehavior, type SimImageRule } from './behavior.js';
+import type { ClusterNetDeps } from './cluster-http.js';
+import type { SimPodHost } from './cluster-net.js';
 import { ProcessHost, type SimExecSession } from './host.js';
 import { ImageStore, normalizeImage } from './images.js';
 import { Ipam } from './ipam.js';
@@ -89,6 +91,8 @@ export interface SimRuntimeOptions {
   stateDir?: string;
   /** ms between a change and the state write (default 500) */
   stateDebounceMs?: number;
+  /** the SIMULATED cluster network (see {@link SimRuntime.setClusterNetwork}) */
+  network?: ClusterNetDeps;
 }
 
 const ns = (ms: number): number => ms * 1e6;
@@ -120,13 +124,29 @@ export class SimRuntime implements Runtime {
       containersOf: (sandboxId) => [...this.containers.values()].filter((c) => c.sandboxId === sandboxId),
       writableHostRoots: opts.writableHostRoots,
       changed: () => this.changed(),
+      cluster: () => this.network,
     });
+    if (opts.network) this.setClusterNetwork(opts.network);
     if (opts.stateDir) {
       this.store = new StateStore(opts.stateDir, this.clock, () => this.snapshot(), opts.stateDebounceMs ?? 500);
       const saved = this.store.load();
       if (saved) this.restore(saved);
     }
     for (const i of opts.images ?? []) this.images.add(i);
+  }
+
+  private network?: ClusterNetDeps;
+  private readonly podHost: SimPodHost = { serveAt: (ip, req) => this.host.serveAt(ip, req, this.sandboxes.values()) };
+
+  /**
+   * Connects the pods to a SIMULATED cluster network: names resolve through `deps.net`,
+   * Services lead to their endpoints, NetworkPolicies apply, and this runtime's pods
+   * answer requests from the pods of every runtime sharing `deps.pods`.
+   */
+  setClusterNetwork(deps: ClusterNetDeps | undefined): void {
+    this.network?.pods.unregister(this.podHost);
+    this.network = deps;
+    deps?.pods.register(this.podHost);
   }
 
   private changed(): void {
@@ -490,6 +510,7 @@ export class SimRuntime implements Runtime {
   async close(): Promise<void> {
     this.store?.close();
     this.closed = true;
+    this.setClusterNetwork(undefined);
     for (const c of this.containers.values()) if (c.state === 'CONTAINER_RUNNING') this.host.kill(c, 137);
   }
 

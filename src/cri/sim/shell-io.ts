@@ -4,6 +4,7 @@
  * its container (environment, filesystem, user, clock, terminal, the pod's network)
  * and how it ends (exit, kill, interrupt).
  */
+import type { SimClusterNetwork } from './cluster-net.js';
 import type { SimFs } from './fs.js';
 import type { Stdin } from './stdin.js';
 
@@ -56,6 +57,8 @@ export interface HttpRequest {
 export type HttpAnswer =
   | { kind: 'unresolved' }
   | { kind: 'refused' | 'unreachable'; ip: string }
+  /** no answer at all (a NetworkPolicy drops the packets): the client's connect times out */
+  | { kind: 'timeout'; ip: string }
   | { kind: 'response'; ip: string; status: number; reason: string; headers: [string, string][]; body: string };
 
 /** What a program sees of its container. */
@@ -96,6 +99,8 @@ export interface ShellIO {
   processes?(): ProcessInfo[];
   /** HTTP from inside the pod (default: no network) */
   http?(req: HttpRequest): HttpAnswer;
+  /** the SIMULATED cluster network for nslookup/nc (default: none, names do not resolve) */
+  cluster?(): { net: SimClusterNetwork; podIP: string; resolvConf: string } | undefined;
 }
 
 /** What a command gets. */
