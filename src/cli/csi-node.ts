@@ -24,6 +24,7 @@ import { driverSocketPath, startRegistrar } from '../csi/registrar.js';
 import { startExternalProvisioner } from '../controllers/csi/provisioner.js';
 import { startExternalResizer } from '../controllers/csi/resizer.js';
 import { startExternalAttacher } from '../controllers/csi/attacher.js';
+import { startCapacityTracking } from '../controllers/csi/capacity.js';
 import { vlog } from '../util/vlog.js';
 
 /** The default StorageClass k8ts creates, as k3s' local-path (but provisioned through CSI). */
@@ -108,6 +109,8 @@ export async function startNodeCSI(o: NodeCSIOptions): Promise<RunningNodeCSI> {
     const base = { client: o.client, csi, driverName: DRIVER_NAME, nodeName: o.nodeName, recorder, log: sidecarLog };
     const provisioner = await startExternalProvisioner(base);
     stops.push(() => provisioner.stop());
+    const capacity = await startCapacityTracking(base);
+    stops.push(() => capacity.stop());
     const attacher = await startExternalAttacher(base);
     stops.push(() => attacher.stop());
     const resizer = await startExternalResizer({ ...base, recorder: new ClientEventRecorder(o.client, { component: 'external-resizer ' + DRIVER_NAME }) });
@@ -130,7 +133,7 @@ export async function ensureStorageDefaults(client: Client): Promise<void> {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSIDriver',
     metadata: { name: DRIVER_NAME },
-    spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], fsGroupPolicy: 'File', storageCapacity: false, requiresRepublish: false },
+    spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], fsGroupPolicy: 'File', storageCapacity: true, requiresRepublish: false },
   };
   const sc: StorageClass & KObject = {
     apiVersion: 'storage.k8s.io/v1',

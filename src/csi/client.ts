@@ -94,6 +94,11 @@ export class CSIClient {
     const r = await this.call<{ volume: Volume }>('Controller', 'CreateVolume', req);
     return r.volume;
   }
+  /** GetCapacity for a topology segment (bytes). */
+  async getCapacity(accessibleTopology: { segments: Record<string, string> } | null, parameters: Record<string, string> = {}): Promise<number> {
+    const r = await this.call<{ availableCapacity: number }>('Controller', 'GetCapacity', { accessibleTopology, parameters, volumeCapabilities: [] });
+    return r.availableCapacity;
+  }
   async deleteVolume(volumeId: string, secrets: Record<string, string> = {}): Promise<void> {
     await this.call('Controller', 'DeleteVolume', { volumeId, secrets });
   }

@@ -104,6 +104,8 @@ export function addEventHandlers(s: Scheduler): void {
     ['persistentvolumeclaims', 'PersistentVolumeClaim', 'Pvc'],
     ['persistentvolumes', 'PersistentVolume', 'Pv'],
     ['storageclasses', 'StorageClass', 'StorageClass'],
+    ['csidrivers', 'CSIDriver', 'CSIDriver'],
+    ['csistoragecapacities', 'CSIStorageCapacity', 'CSIStorageCapacity'],
   ];
   for (const [name, resource, label] of storage) {
     inf.optional.get(name)?.addEventHandler({

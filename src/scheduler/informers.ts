@@ -20,6 +20,8 @@ export type NodeObj = Node & KObject;
 /** Resources beyond the well-known `R` set. */
 export const SR = {
   storageclasses: { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', kind: 'StorageClass', namespaced: false },
+  csidrivers: { group: 'storage.k8s.io', version: 'v1', resource: 'csidrivers', kind: 'CSIDriver', namespaced: false },
+  csistoragecapacities: { group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity', namespaced: true },
   poddisruptionbudgets: { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true },
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true },
   statefulsets: { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet', namespaced: true },
@@ -33,6 +35,8 @@ export const OPTIONAL = {
   persistentvolumeclaims: R.persistentvolumeclaims,
   persistentvolumes: R.persistentvolumes,
   storageclasses: SR.storageclasses,
+  csidrivers: SR.csidrivers,
+  csistoragecapacities: SR.csistoragecapacities,
   poddisruptionbudgets: SR.poddisruptionbudgets,
   replicasets: SR.replicasets,
   statefulsets: SR.statefulsets,
@@ -100,6 +104,8 @@ export class SchedulerInformers {
       pv: (name) => get('persistentvolumes', '', name),
       pvs: () => list('persistentvolumes'),
       storageClass: (name) => get('storageclasses', '', name),
+      csiDriver: (name) => get('csidrivers', '', name),
+      csiStorageCapacities: () => list('csistoragecapacities'),
       pdbs: () => list('poddisruptionbudgets'),
       pod: (ns, name) => this.pods.getByName(ns, name),
     };

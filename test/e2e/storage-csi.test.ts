@@ -89,6 +89,14 @@ describe('e2e: volumes through CSI (sim runtime)', { timeout: 180_000 }, () => {
       return n?.spec.drivers?.length ? n : undefined;
     }, 30_000);
     assert.deepEqual(csinode.spec.drivers, [{ name: 'hostpath.csi.k8ts.io', nodeID: 'e2e-node', topologyKeys: ['topology.hostpath.csi.k8ts.io/node'] }]);
+    // storage capacity tracking: the driver's capacity for local-path on this node
+    const caps = await eventually(() => {
+      const r = c.kubectl(['get', 'csistoragecapacities', '-n', 'kube-system', '-o', 'json']);
+      const items = (JSON.parse(r.stdout) as { items: { storageClassName: string; nodeTopology: unknown }[] }).items;
+      return items.length ? items : undefined;
+    }, 30_000);
+    assert.equal(caps[0]!.storageClassName, 'local-path');
+    assert.deepEqual(caps[0]!.nodeTopology, { matchLabels: { 'topology.hostpath.csi.k8ts.io/node': 'e2e-node' } });
     const node = get(['node', 'e2e-node']) as unknown as { metadata: { labels: Record<string, string> } };
     assert.equal(node.metadata.labels['topology.hostpath.csi.k8ts.io/node'], 'e2e-node');
   });

@@ -238,6 +238,7 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(RW, 'storage.k8s.io', ['storageclasses', 'csinodes', 'csidrivers']),
       rule(['get', 'list', 'watch', 'update', 'patch'], 'storage.k8s.io', ['volumeattachments']),
       rule(['update', 'patch'], 'storage.k8s.io', ['volumeattachments/status']),
+      rule(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'], 'storage.k8s.io', ['csistoragecapacities']),
       rule(['get', 'list', 'watch'], '', ['nodes']),
       eventsRule(),
     ]),

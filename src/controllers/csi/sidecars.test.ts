@@ -24,6 +24,8 @@ import { attachmentName, startAttachDetachController } from '../volume/attachdet
 import { startExternalProvisioner } from './provisioner.js';
 import { startExternalAttacher, attacherFinalizer } from './attacher.js';
 import { startExternalResizer } from './resizer.js';
+import { startCapacityTracking } from './capacity.js';
+import type { CSIStorageCapacity } from 'kubernetes-types/storage/v1.js';
 
 const DRIVER = 'attach.csi.k8ts.io';
 const NODE = 'node-1';
@@ -64,7 +66,7 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
     const ctx = { client, recorder: c.recorder, informers: c.informers };
     running.push(await startPersistentVolumeController(ctx), await startAttachDetachController(ctx));
     const side = { client, csi, driverName: DRIVER, nodeName: NODE, recorder: c.recorder };
-    running.push(await startExternalProvisioner(side), await startExternalAttacher(side), await startExternalResizer(side));
+    running.push(await startExternalProvisioner(side), await startExternalAttacher(side), await startExternalResizer(side), await startCapacityTracking(side));
   });
   after(async () => {
     for (const r of running.reverse()) await r.stop();
@@ -130,6 +132,17 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
     await waitFor(async () => !(await client.get(R.persistentvolumes, '', pv.metadata!.name!).catch(() => undefined)), 20_000, 'PV deleted');
     assert.equal(fs.existsSync(driver.volumePath(handle)), false);
     assert.ok(calls.includes('/csi.v1.Controller/DeleteVolume'));
+  });
+
+  it('publishes the node’s capacity per StorageClass (GetCapacity)', async () => {
+    const list = await waitFor(async () => {
+      const l = await c.client.list<CSIStorageCapacity & KObject>({ group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity', namespaced: true }, 'kube-system');
+      return l.items.length ? l.items : undefined;
+    }, 10_000, 'CSIStorageCapacity');
+    assert.equal(list.length, 1);
+    assert.equal(list[0]!.storageClassName, 'fast');
+    assert.deepEqual(list[0]!.nodeTopology, { matchLabels: { [TOPOLOGY_KEY]: `${NODE}-id` } });
+    assert.match(String(list[0]!.capacity), /^\d+(Ki|Mi|Gi|Ti)?$/);
   });
 
   it('reports a failed attach as FailedAttachVolume with the driver’s error', async () => {

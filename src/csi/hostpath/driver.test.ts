@@ -30,7 +30,9 @@ describe('csi-hostpath over gRPC', () => {
     assert.equal((await c.getPluginInfo()).name, DRIVER_NAME);
     assert.deepEqual(await c.getPluginCapabilities(), { services: ['CONTROLLER_SERVICE', 'VOLUME_ACCESSIBILITY_CONSTRAINTS'], expansion: ['ONLINE'] });
     assert.equal(await c.probe(), true);
-    assert.deepEqual(await c.controllerGetCapabilities(), ['CREATE_DELETE_VOLUME', 'EXPAND_VOLUME']);
+    assert.deepEqual(await c.controllerGetCapabilities(), ['CREATE_DELETE_VOLUME', 'EXPAND_VOLUME', 'GET_CAPACITY']);
+    assert.ok((await c.getCapacity({ segments: { [TOPOLOGY_KEY]: 'n1' } })) > 0);
+    assert.equal(await c.getCapacity({ segments: { [TOPOLOGY_KEY]: 'n2' } }), 0);
     assert.deepEqual(await c.nodeGetCapabilities(), ['STAGE_UNSTAGE_VOLUME', 'GET_VOLUME_STATS', 'EXPAND_VOLUME']);
     assert.deepEqual(await c.nodeGetInfo(), { nodeId: 'n1', maxVolumesPerNode: 0, accessibleTopology: { segments: { [TOPOLOGY_KEY]: 'n1' } } });
   });

@@ -122,7 +122,7 @@ export class HostPathDriver {
 
   // ---- Controller
   private controller(): Record<string, UnaryImpl> {
-    const caps = ['CREATE_DELETE_VOLUME', 'EXPAND_VOLUME', ...(this.o.attachRequired ? ['PUBLISH_UNPUBLISH_VOLUME'] : [])];
+    const caps = ['CREATE_DELETE_VOLUME', 'EXPAND_VOLUME', 'GET_CAPACITY', ...(this.o.attachRequired ? ['PUBLISH_UNPUBLISH_VOLUME'] : [])];
     return {
       ControllerGetCapabilities: async () => ({ capabilities: caps.map((type) => ({ rpc: { type } })) }),
       CreateVolume: async (req: CreateVolumeRequest) => {
@@ -147,6 +147,13 @@ export class HostPathDriver {
         this.write(r);
         this.o.log?.(`created volume ${r.id} (${req.name}, ${want} bytes) at ${this.volumePath(r.id)}`);
         return { volume: this.volumeOf(r) };
+      },
+      // the free space of the file system holding <data-dir>/storage, for this node's topology only
+      GetCapacity: async (req: { accessibleTopology: Topology | null }) => {
+        const seg = req.accessibleTopology?.segments ?? {};
+        if (Object.keys(seg).length && seg[TOPOLOGY_KEY] !== this.o.nodeId) return { availableCapacity: 0 };
+        const st = fs.statfsSync(this.storage);
+        return { availableCapacity: Number(st.bavail) * Number(st.bsize) };
       },
       DeleteVolume: async (req: { volumeId: string }) => {
         if (!req.volumeId) throw err(grpc.status.INVALID_ARGUMENT, 'Volume ID missing in request');

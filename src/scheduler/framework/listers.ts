@@ -9,7 +9,7 @@
 import type { Namespace, PersistentVolume, PersistentVolumeClaim, Pod, ReplicationController, Service } from 'kubernetes-types/core/v1.js';
 import type { ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { CSIDriver, CSIStorageCapacity, StorageClass } from 'kubernetes-types/storage/v1.js';
 
 export interface ClusterListers {
   namespace(name: string): Namespace | undefined;
@@ -22,6 +22,10 @@ export interface ClusterListers {
   pv(name: string): PersistentVolume | undefined;
   pvs(): PersistentVolume[];
   storageClass(name: string): StorageClass | undefined;
+  /** CSIDriver objects (VolumeBinding's storage capacity check) */
+  csiDriver?(name: string): CSIDriver | undefined;
+  /** every CSIStorageCapacity (VolumeBinding's storage capacity check) */
+  csiStorageCapacities?(): CSIStorageCapacity[];
   pdbs(): PodDisruptionBudget[];
   /** the latest version of a pod the scheduler watches (pending or assigned) */
   pod(namespace: string, name: string): Pod | undefined;
@@ -37,6 +41,8 @@ export interface StaticObjects {
   pvcs?: PersistentVolumeClaim[];
   pvs?: PersistentVolume[];
   storageClasses?: StorageClass[];
+  csiDrivers?: CSIDriver[];
+  csiStorageCapacities?: CSIStorageCapacity[];
   pdbs?: PodDisruptionBudget[];
   pods?: Pod[];
 }
@@ -57,6 +63,8 @@ export function staticListers(o: StaticObjects = {}): ClusterListers {
     pv: (name) => o.pvs?.find((p) => p.metadata?.name === name),
     pvs: () => o.pvs ?? [],
     storageClass: (name) => o.storageClasses?.find((p) => p.metadata?.name === name),
+    csiDriver: (name) => o.csiDrivers?.find((p) => p.metadata?.name === name),
+    csiStorageCapacities: () => o.csiStorageCapacities ?? [],
     pdbs: () => o.pdbs ?? [],
     pod: (ns, name) => byNsName(o.pods, ns, name),
   };

@@ -170,7 +170,7 @@ export function newQueuedPodInfo(pod: Pod, now: number): QueuedPodInfo {
 }
 
 /** What a cluster event is about. */
-export type EventResource = 'Pod' | 'Node' | 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | '*';
+export type EventResource = 'Pod' | 'Node' | 'PersistentVolume' | 'PersistentVolumeClaim' | 'StorageClass' | 'CSIDriver' | 'CSIStorageCapacity' | '*';
 
 /** Bit flags of what happened, as upstream's `framework.ActionType`. */
 export const ActionType = {

@@ -8,13 +8,19 @@
  * chose to their claims (the PV's claimRef, `pv.kubernetes.io/bound-by-controller`),
  * which the PV controller completes on the claim's side.
  *
+ * Storage capacity tracking: a claim to be provisioned by a CSI driver whose CSIDriver
+ * has `storageCapacity: true` fits a node only where a CSIStorageCapacity of its class
+ * whose nodeTopology matches the node reports enough capacity (maximumVolumeSize when
+ * set, else capacity).
+ *
  * Not implemented: waiting in PreBind for the PV controller to finish binding (the
- * kubelet waits for the claim instead); storage capacity tracking (CSIStorageCapacity).
+ * kubelet waits for the claim instead).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/binder.go
  */
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import { R } from '../../client/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, FilterPlugin, Handle, PreBindPlugin, PreFilterPlugin } from '../framework/interface.js';
@@ -34,6 +40,7 @@ export const ErrReasonBindConflict = "node(s) didn't find available persistent v
 export const ErrReasonNodeConflict = 'node(s) had volume node affinity conflict';
 export const ErrReasonPVNotExist = 'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
 export const ErrUnboundImmediate = 'pod has unbound immediate PersistentVolumeClaims';
+export const ErrReasonNotEnoughSpace = 'node(s) did not have enough free storage';
 /** The annotation PreBind sets on claims to be provisioned for the chosen node. */
 export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 
@@ -149,13 +156,29 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlug
         continue;
       }
       const prov = cls?.provisioner;
-      if (prov && prov !== 'kubernetes.io/no-provisioner' && allowedTopologiesMatch(cls?.allowedTopologies, node)) provision.push(pvc);
-      else if (!reasons.includes(ErrReasonBindConflict)) reasons.push(ErrReasonBindConflict);
+      if (prov && prov !== 'kubernetes.io/no-provisioner' && allowedTopologiesMatch(cls?.allowedTopologies, node)) {
+        if (this.hasEnoughCapacity(prov, pvc, node)) provision.push(pvc);
+        else if (!reasons.includes(ErrReasonNotEnoughSpace)) reasons.push(ErrReasonNotEnoughSpace);
+      } else if (!reasons.includes(ErrReasonBindConflict)) reasons.push(ErrReasonBindConflict);
     }
     if (reasons.length) return new Status(Code.UnschedulableAndUnresolvable, reasons);
     if (provision.length) s.toProvision.set(nodeInfo.name, provision);
     if (bindings.length) s.toBind.set(nodeInfo.name, bindings);
     return null;
+  }
+
+  /** upstream hasEnoughCapacity: only for CSI drivers that publish CSIStorageCapacity */
+  private hasEnoughCapacity(provisioner: string, pvc: PersistentVolumeClaim, node: Node): boolean {
+    const l = this.handle.listers;
+    if (!l.csiDriver?.(provisioner)?.spec?.storageCapacity) return true;
+    const cls = pvc.spec?.storageClassName ?? '';
+    const want = resourceFromList({ 'ephemeral-storage': pvc.spec?.resources?.requests?.storage ?? '0' }).ephemeralStorage;
+    return (l.csiStorageCapacities?.() ?? []).some((c) => {
+      if (c.storageClassName !== cls) return false;
+      const have = c.maximumVolumeSize ?? c.capacity;
+      if (have === undefined || resourceFromList({ 'ephemeral-storage': have }).ephemeralStorage < want) return false;
+      return labelSelectorMatches(c.nodeTopology, node.metadata?.labels ?? {});
+    });
   }
 
   /** The smallest matching available volume the node can reach (upstream FindMatchingVolume with the node). */
@@ -200,11 +223,28 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlug
   eventsToRegister(): ClusterEventWithHint[] {
     return [
       { event: { resource: 'StorageClass', actionType: ActionType.Add | ActionType.Update, label: 'StorageClassChange' } },
+      { event: { resource: 'CSIDriver', actionType: ActionType.Add | ActionType.Update, label: 'CSIDriverChange' } },
+      { event: { resource: 'CSIStorageCapacity', actionType: ActionType.Add | ActionType.Update, label: 'CSIStorageCapacityChange' } },
       { event: { resource: 'PersistentVolumeClaim', actionType: ActionType.Add | ActionType.Update, label: 'PvcChange' } },
       { event: { resource: 'PersistentVolume', actionType: ActionType.Add | ActionType.Update, label: 'PvChange' } },
       { event: { resource: 'Node', actionType: ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeTaint, label: 'NodeChange' } },
     ];
   }
+}
+
+/** A metav1.LabelSelector against labels (nil selects nothing, as for CSIStorageCapacity.nodeTopology). */
+function labelSelectorMatches(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!sel) return false;
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of sel.matchExpressions ?? []) {
+    const v = labels[e.key];
+    const vals = e.values ?? [];
+    if (e.operator === 'In' && (v === undefined || !vals.includes(v))) return false;
+    if (e.operator === 'NotIn' && v !== undefined && vals.includes(v)) return false;
+    if (e.operator === 'Exists' && v === undefined) return false;
+    if (e.operator === 'DoesNotExist' && v !== undefined) return false;
+  }
+  return true;
 }
 
 function allowedTopologiesMatch(topos: { matchLabelExpressions?: { key: string; values: string[] }[] }[] | undefined, node: Node): boolean {

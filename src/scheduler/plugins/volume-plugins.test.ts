@@ -138,4 +138,19 @@ describe('VolumeBinding', () => {
     assert.equal(got?.metadata?.annotations?.['pv.kubernetes.io/bound-by-controller'], 'yes');
     assert.equal((client.peek(R.persistentvolumes, '', 'big-a') as PersistentVolume | undefined)?.spec?.claimRef, undefined);
   });
+
+  it('storage capacity: a CSI driver with storageCapacity provisions only where a CSIStorageCapacity of the class has room', () => {
+    const pod = makePod().name('p').volume(claimVol('c')).obj();
+    const claim = pvc('c', { storageClassName: 'local', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } });
+    const cap = (name: string, zone: string, capacity: string) => ({ metadata: { name, namespace: 'kube-system' }, storageClassName: 'local', nodeTopology: { matchLabels: { zone } }, capacity });
+    const objs = {
+      pvcs: [claim],
+      storageClasses: [sc('local', 'WaitForFirstConsumer', 'local.csi.example.com')],
+      csiDrivers: [{ metadata: { name: 'local.csi.example.com' }, spec: { storageCapacity: true } }],
+      csiStorageCapacities: [cap('a', 'A', '10Gi'), cap('b', 'B', '100Mi')],
+    };
+    assert.deepEqual(run('VB', pod, nodes(), objs).nodes, { a: 'ok', b: `UnschedulableAndUnresolvable: ${VB.ErrReasonNotEnoughSpace}` });
+    // without storageCapacity in its CSIDriver, capacity is not consulted
+    assert.deepEqual(run('VB', pod, nodes(), { ...objs, csiDrivers: [] }).nodes, { a: 'ok', b: 'ok' });
+  });
 });
