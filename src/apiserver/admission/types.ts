@@ -54,14 +54,15 @@ export class ReinvocationContext {
   isReinvoke = false;
   /** set by a plugin during the first run to have the chain run again */
   shouldReinvoke = false;
-  private readonly values = new Map<string, unknown>();
+  /** made on first use (most requests meet no plugin that keeps state) */
+  private values?: Map<string, unknown>;
 
   value<T>(plugin: string): T | undefined {
-    return this.values.get(plugin) as T | undefined;
+    return this.values?.get(plugin) as T | undefined;
   }
 
   setValue(plugin: string, v: unknown): void {
-    this.values.set(plugin, v);
+    (this.values ??= new Map()).set(plugin, v);
   }
 }
 

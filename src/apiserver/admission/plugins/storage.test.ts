@@ -69,7 +69,10 @@ describe('storage admission plugins', () => {
     );
     assert.ok(err instanceof StatusError);
     assert.equal(err.status.code, 403);
-    assert.equal(err.status.message, 'persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+    assert.equal(
+      err.status.message,
+      'persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+    );
     await persistentVolumeClaimResize.validate!(grow, lookupOf([sc('fixed', '2024-01-01T00:00:00Z', false, { allowVolumeExpansion: true })]));
     // shrinking or unchanged: not this plugin's concern
     await persistentVolumeClaimResize.validate!(attrs('persistentvolumeclaims', 'UPDATE', claim('1Gi'), claim('1Gi')), lookupOf([]));

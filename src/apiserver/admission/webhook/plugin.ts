@@ -59,7 +59,8 @@ export function webhookAdmission(): WebhookAdmission {
       name: MUTATING_PLUGIN_NAME,
       async admit(a, lookup) {
         if (skip(a)) return;
-        await mutatingSource.synced();
+        const syncing = mutatingSource.synced();
+        if (syncing) await syncing;
         const hooks = mutatingSource.webhooks();
         if (hooks.length) await dispatchMutating(hooks, a, ctx!, lookup);
       },
@@ -68,7 +69,8 @@ export function webhookAdmission(): WebhookAdmission {
       name: VALIDATING_PLUGIN_NAME,
       async validate(a, lookup) {
         if (skip(a)) return;
-        await validatingSource.synced();
+        const syncing = validatingSource.synced();
+        if (syncing) await syncing;
         const hooks = validatingSource.webhooks();
         if (hooks.length) await dispatchValidating(hooks, a, ctx!, lookup);
       },

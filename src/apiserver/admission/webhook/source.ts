@@ -65,6 +65,8 @@ export function accessorsOf(configurationName: string, hooks: readonly (Mutating
 export class WebhookSource {
   private store?: Store;
   private cached?: WebhookAccessor[];
+  /** set once the configurations are loaded (synced() then costs nothing) */
+  private loaded: Promise<void> | true | undefined;
   /** accessors by configuration name and resourceVersion (unchanged configurations keep theirs) */
   private readonly perConfig = new Map<string, { rv: number; accessors: WebhookAccessor[] }>();
 
@@ -80,9 +82,15 @@ export class WebhookSource {
     );
   }
 
-  /** Resolves once the configurations have been loaded (upstream HasSynced). */
-  async synced(): Promise<void> {
-    await this.store?.cache.start();
+  /** Resolves once the configurations have been loaded (upstream HasSynced); undefined when they are. */
+  synced(): Promise<void> | undefined {
+    if (this.loaded === true || !this.store) return undefined;
+    if (this.loaded === undefined) {
+      this.loaded = this.store.cache.start().then(() => {
+        this.loaded = true;
+      });
+    }
+    return this.loaded;
   }
 
   /** Every webhook, configurations in name order. */
