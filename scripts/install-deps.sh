@@ -14,7 +14,7 @@
 set -euo pipefail
 
 PKGS=(containerd runc containernetworking-plugins busybox-static umoci gcc libc6-dev
-      docker-registry etcd-server etcd-client iproute2 iptables)
+      docker-registry etcd-server etcd-client iproute2 iptables chromium)
 
 missing=()
 for p in "${PKGS[@]}"; do

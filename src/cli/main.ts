@@ -11,6 +11,7 @@ import { runServer } from './server.js';
 import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
 import { traceCommand } from './trace.js';
+import { dashboardCommand } from './dashboard.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
@@ -229,6 +230,7 @@ withRuntimeOptions(program.command('agent'))
 program.addCommand(runtimeCommand());
 program.addCommand(csiHostpathCommand());
 program.addCommand(traceCommand());
+program.addCommand(dashboardCommand());
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as NodeJS.ErrnoException & { address?: string; port?: number };

@@ -30,6 +30,7 @@ export const PACKAGES = {
   'etcd-client': { program: 'etcdctl' },
   iproute2: { program: 'ip' },
   iptables: { program: 'iptables' },
+  chromium: { program: 'chromium' },
 } as const satisfies Record<string, Probe>;
 
 /** A package name of {@link PACKAGES}. */
