@@ -67,9 +67,14 @@ interface Retry {
   err: VolumeError;
 }
 
+/** upstream podAttachAndMountTimeout: 2m3s */
+export const ATTACH_AND_MOUNT_TIMEOUT_MS = 123_000;
+
 export class VolumeManager {
   private readonly mounted = new Map<string, Map<string, Mounted>>();
   private readonly retries = new Map<string, Retry>();
+  /** pod uid → when its volumes first failed to be ready, and when the timeout was last reported (ms) */
+  private readonly waiting = new Map<string, { since: number; reported?: number }>();
 
   /**
    * @param canMount whether tmpfs may be mounted (root); else medium Memory is a plain directory
@@ -94,6 +99,38 @@ export class VolumeManager {
    * @throws VolumeError for the first volume that is not ready (still failing or in back-off)
    */
   async mountPod(pod: Pod, deps: SourceDeps, onError: (e: VolumeError) => void): Promise<Map<string, string>> {
+    const uid = pod.metadata?.uid ?? '';
+    try {
+      const out = await this.mountAll(pod, deps, onError);
+      this.waiting.delete(uid);
+      return out;
+    } catch (e) {
+      this.reportTimeout(pod, onError);
+      throw e;
+    }
+  }
+
+  /**
+   * Upstream WaitForAttachAndMount's timeout: once a pod's volumes have not been ready
+   * for 2m3s, a FailedMount naming the unmounted volumes, again every 2m3s.
+   */
+  private reportTimeout(pod: Pod, onError: (e: VolumeError) => void): void {
+    const uid = pod.metadata?.uid ?? '';
+    const now = this.clock.now();
+    const w = this.waiting.get(uid) ?? { since: now };
+    this.waiting.set(uid, w);
+    if (now - w.since < ATTACH_AND_MOUNT_TIMEOUT_MS || (w.reported !== undefined && now - w.reported < ATTACH_AND_MOUNT_TIMEOUT_MS)) return;
+    w.reported = now;
+    const m = this.mounted.get(uid);
+    const unmounted = (pod.spec?.volumes ?? [])
+      .map((v) => v.name)
+      .filter((n) => !m?.has(n))
+      .sort();
+    const msg = `Unable to attach or mount volumes: unmounted volumes=[${unmounted.join(' ')}], unattached volumes=[], failed to process volumes=[]: context deadline exceeded`;
+    onError(new VolumeError(unmounted[0] ?? '', msg, msg));
+  }
+
+  private async mountAll(pod: Pod, deps: SourceDeps, onError: (e: VolumeError) => void): Promise<Map<string, string>> {
     const uid = pod.metadata?.uid ?? '';
     let m = this.mounted.get(uid);
     if (!m) this.mounted.set(uid, (m = new Map()));
@@ -166,6 +203,7 @@ export class VolumeManager {
    */
   async cleanupPod(uid: string): Promise<void> {
     this.mounted.delete(uid);
+    this.waiting.delete(uid);
     for (const k of this.retries.keys()) if (k.startsWith(`${uid}/`)) this.retries.delete(k);
     const dir = this.podDir(uid);
     await this.csi?.tearDownPod(uid);
