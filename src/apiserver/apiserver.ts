@@ -31,6 +31,7 @@ import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
 import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.js';
 import { CustomResourceDefinitionController } from './apiextensions/controller.js';
+import { installExpressionCompiler } from './admission/policy/expressions.js';
 import { APIServerMetrics } from './metrics/metrics.js';
 
 /** Authorization decision input (upstream authorizer.Attributes). */
@@ -158,6 +159,7 @@ export class APIServer implements StoreLookup {
   constructor(private readonly opts: APIServerOptions) {
     this.storage = opts.storage;
     this.now = opts.now ?? (() => new Date());
+    installExpressionCompiler(); // admission configuration's CEL expressions are compiled when written
     this.virtual = new VirtualResources(opts.virtualResources ?? []);
     this.definitions = opts.definitions;
     this.lookup = {

@@ -105,3 +105,26 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
     assert.equal(validatePolicy(broken, act(1), 'Ignore').decisions[0]!.action, 'Admit');
   });
 });
+
+describe('ValidatingAdmissionPolicy expressions compiled when written', () => {
+  it('refuses expressions that do not compile with upstream field errors', async () => {
+    const { installExpressionCompiler } = await import('./expressions.js');
+    const { policyExpressionErrors } = await import('../../../api/admissionregistration/v1/expressions.js');
+    const { Path, fieldErrorString } = await import('../../../apimachinery/field-errors.js');
+    installExpressionCompiler();
+    const errs = policyExpressionErrors(
+      {
+        validations: [{ expression: 'object.spec.replicas <=' }, { expression: 'params.max > 1' }, { expression: "'x'" }],
+        auditAnnotations: [{ key: 'k', valueExpression: "'name ' + object.metadata.name" }],
+      },
+      Path.root('spec'),
+    ).map(fieldErrorString);
+    assert.equal(errs.length, 3);
+    assert.match(errs[0]!, /^spec\.validations\[0\]\.expression: Invalid value: "object\.spec\.replicas <=": compilation failed: ERROR: <input>:1:/);
+    assert.equal(
+      errs[1],
+      `spec.validations[1].expression: Invalid value: "params.max > 1": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.max > 1\n | ^`,
+    );
+    assert.equal(errs[2], `spec.validations[2].expression: Invalid value: "'x'": must evaluate to bool but got string`);
+  });
+});

@@ -2,8 +2,8 @@
  * admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy (cluster-scoped, category
  * `api-extensions`) with its status subresource: defaults (failurePolicy Fail, match
  * constraints' matchPolicy Equivalent and empty selectors, rule scope `*`), validation as
- * upstream ValidateValidatingAdmissionPolicy (CEL expressions are checked for presence,
- * not compiled: k8ts has no CEL compiler), generation 1 on create and +1 on spec changes,
+ * upstream ValidateValidatingAdmissionPolicy (CEL expressions compiled when the API server
+ * installed its compiler: ../expressions.ts), generation 1 on create and +1 on spec changes,
  * printer NAME VALIDATIONS PARAMKIND AGE. Enforcing policies is another component's job.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/admissionregistration/validatingadmissionpolicy/strategy.go
@@ -16,6 +16,7 @@ import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../
 import { validateQualifiedName } from '../../../core/v1/shared/validation.js';
 import { clone, type K, mutableMeta, type O } from '../../../core/v1/shared/types.js';
 import type { Mutable, ResourceDefinition } from '../../../resource.js';
+import { policyExpressionErrors } from '../expressions.js';
 import { FAILURE_POLICIES, validateMatchConditions, validateMatchResources } from '../rules.js';
 
 const SPEC = Path.root('spec');
@@ -138,6 +139,7 @@ function validateValidatingAdmissionPolicy(obj: O<ValidatingAdmissionPolicy>, ch
     return errs;
   }
   validations.forEach((v, i) => errs.push(...validateValidation(v, SPEC.child('validations').index(i))));
+  errs.push(...policyExpressionErrors(spec, SPEC));
   if (spec.auditAnnotations) {
     if (audits.length > MAX_AUDIT_ANNOTATIONS) errs.push(invalid(SPEC.child('auditAnnotations'), audits, `must not have more than ${MAX_AUDIT_ANNOTATIONS} auditAnnotations`));
     const keys = new Set<string>();
