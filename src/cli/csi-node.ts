@@ -81,7 +81,20 @@ export async function startNodeCSI(o: NodeCSIOptions): Promise<RunningNodeCSI> {
   let proc: ChildProcess | undefined;
   let inProcess: HostPathDriver | undefined;
   if (self) {
-    const args = ['csi-hostpath', '--endpoint', `unix://${sock}`, '--node-id', o.nodeName, '--data-dir', o.dataDir, '--publish-mode', o.publishMode, '--v', String(verbosity), '--exit-with-parent'];
+    const args = [
+      'csi-hostpath',
+      '--endpoint',
+      `unix://${sock}`,
+      '--node-id',
+      o.nodeName,
+      '--data-dir',
+      o.dataDir,
+      '--publish-mode',
+      o.publishMode,
+      '--v',
+      String(verbosity),
+      '--exit-with-parent',
+    ];
     proc = spawn(self[0]!, [...self.slice(1), ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
   } else {
     inProcess = new HostPathDriver({ nodeId: o.nodeName, dataDir: o.dataDir, endpoint: sock, publishMode: o.publishMode, log: vlog(verbosity, 4, 'csi-hostpath') });
@@ -133,7 +146,14 @@ export async function ensureStorageDefaults(client: Client): Promise<void> {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSIDriver',
     metadata: { name: DRIVER_NAME },
-    spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], fsGroupPolicy: 'File', storageCapacity: true, requiresRepublish: false },
+    spec: {
+      attachRequired: false,
+      podInfoOnMount: true,
+      volumeLifecycleModes: ['Persistent', 'Ephemeral'],
+      fsGroupPolicy: 'File',
+      storageCapacity: true,
+      requiresRepublish: false,
+    },
   };
   const sc: StorageClass & KObject = {
     apiVersion: 'storage.k8s.io/v1',

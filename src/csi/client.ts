@@ -8,7 +8,16 @@
  * @see https://github.com/kubernetes-csi/csi-lib-utils/blob/master/protosanitizer/protosanitizer.go
  */
 import { csiServices, grpc, toCSIError, unixTarget } from './grpc.js';
-import type { ControllerExpandVolumeResponse, CreateVolumeRequest, NodeGetInfoResponse, NodePublishVolumeRequest, NodeStageVolumeRequest, Volume, VolumeCapability, VolumeUsage } from './types.js';
+import type {
+  ControllerExpandVolumeResponse,
+  CreateVolumeRequest,
+  NodeGetInfoResponse,
+  NodePublishVolumeRequest,
+  NodeStageVolumeRequest,
+  Volume,
+  VolumeCapability,
+  VolumeUsage,
+} from './types.js';
 
 /** upstream csiTimeout for node calls (2 min), ms */
 export const DEFAULT_CSI_TIMEOUT_MS = 120_000;
@@ -102,14 +111,24 @@ export class CSIClient {
   async deleteVolume(volumeId: string, secrets: Record<string, string> = {}): Promise<void> {
     await this.call('Controller', 'DeleteVolume', { volumeId, secrets });
   }
-  async controllerPublishVolume(req: { volumeId: string; nodeId: string; volumeCapability: VolumeCapability; readonly: boolean; volumeContext: Record<string, string> }): Promise<Record<string, string>> {
+  async controllerPublishVolume(req: {
+    volumeId: string;
+    nodeId: string;
+    volumeCapability: VolumeCapability;
+    readonly: boolean;
+    volumeContext: Record<string, string>;
+  }): Promise<Record<string, string>> {
     const r = await this.call<{ publishContext: Record<string, string> }>('Controller', 'ControllerPublishVolume', req);
     return r.publishContext;
   }
   async controllerUnpublishVolume(volumeId: string, nodeId: string): Promise<void> {
     await this.call('Controller', 'ControllerUnpublishVolume', { volumeId, nodeId });
   }
-  controllerExpandVolume(req: { volumeId: string; capacityRange: { requiredBytes: number; limitBytes?: number }; volumeCapability?: VolumeCapability }): Promise<ControllerExpandVolumeResponse> {
+  controllerExpandVolume(req: {
+    volumeId: string;
+    capacityRange: { requiredBytes: number; limitBytes?: number };
+    volumeCapability?: VolumeCapability;
+  }): Promise<ControllerExpandVolumeResponse> {
     return this.call('Controller', 'ControllerExpandVolume', req);
   }
 

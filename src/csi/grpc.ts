@@ -105,6 +105,7 @@ export function unixTarget(endpoint: string): string {
 }
 
 /** A unary method: request object in, response object out; throw a CSIError for a status. */
+// biome-ignore lint/suspicious/noExplicitAny: each method declares its own request message shape
 export type UnaryImpl = (req: any) => Promise<object>;
 
 /**

@@ -58,11 +58,18 @@ export async function startExternalAttacher(ctx: SidecarContext): Promise<Runnin
     if (va.metadata?.deletionTimestamp) {
       if (!va.metadata.finalizers?.includes(finalizer)) return;
       try {
-        const pv = pvName ? await client.get<PersistentVolume & KObject>(R.persistentvolumes, '', pvName).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e))) : undefined;
+        const pv = pvName
+          ? await client.get<PersistentVolume & KObject>(R.persistentvolumes, '', pvName).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)))
+          : undefined;
         const handle = pv?.spec?.csi?.volumeHandle;
         if (handle) await csi.controllerUnpublishVolume(handle, await nodeID());
       } catch (e) {
-        await client.update(SR.volumeattachments, '', { ...va, status: { ...va.status, attached: va.status?.attached ?? false, detachError: { time: now(), message: (e as Error).message } } }, { subresource: 'status' });
+        await client.update(
+          SR.volumeattachments,
+          '',
+          { ...va, status: { ...va.status, attached: va.status?.attached ?? false, detachError: { time: now(), message: (e as Error).message } } },
+          { subresource: 'status' },
+        );
         throw e;
       }
       await client.update(SR.volumeattachments, '', { ...va, metadata: { ...va.metadata, finalizers: va.metadata.finalizers.filter((f) => f !== finalizer) } });
@@ -80,7 +87,10 @@ export async function startExternalAttacher(ctx: SidecarContext): Promise<Runnin
       const publishContext = await csi.controllerPublishVolume({
         volumeId: src.volumeHandle,
         nodeId: await nodeID(),
-        volumeCapability: { mount: { fsType: src.fsType ?? '', mountFlags: pv.spec?.mountOptions ?? [] }, accessMode: { mode: csiAccessModeOf(pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce') } },
+        volumeCapability: {
+          mount: { fsType: src.fsType ?? '', mountFlags: pv.spec?.mountOptions ?? [] },
+          accessMode: { mode: csiAccessModeOf(pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce') },
+        },
         readonly: !!src.readOnly,
         volumeContext: src.volumeAttributes ?? {},
       });

@@ -25,13 +25,7 @@ import { bytesQuantity, quantityBytes, volumeOnNode, type SidecarContext } from 
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { SharedInformers } from '../util/informers.js';
 import type { RunningController } from '../util/context.js';
-import {
-  ANN_BETA_STORAGE_PROVISIONER,
-  ANN_DYNAMICALLY_PROVISIONED,
-  ANN_SELECTED_NODE,
-  ANN_STORAGE_PROVISIONER,
-  Ev,
-} from '../volume/persistentvolume/util.js';
+import { ANN_BETA_STORAGE_PROVISIONER, ANN_DYNAMICALLY_PROVISIONED, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER, Ev } from '../volume/persistentvolume/util.js';
 
 type PVC = PersistentVolumeClaim & KObject;
 type PV = PersistentVolume & KObject;
@@ -89,7 +83,12 @@ export async function startExternalProvisioner(ctx: SidecarContext): Promise<Run
       log(`successfully created PV ${pvName} for PVC ${ns}/${name} and csi volume name ${pv.spec?.csi?.volumeHandle}`);
       recorder.event(pvcRef(pvc), 'Normal', Ev.ProvisioningSucceeded, `Successfully provisioned volume ${pvName}`);
     } catch (e) {
-      recorder.event(pvcRef(pvc), 'Warning', Ev.ProvisioningFailed, `failed to provision volume with StorageClass ${JSON.stringify(cls.metadata?.name ?? '')}: ${(e as Error).message}`);
+      recorder.event(
+        pvcRef(pvc),
+        'Warning',
+        Ev.ProvisioningFailed,
+        `failed to provision volume with StorageClass ${JSON.stringify(cls.metadata?.name ?? '')}: ${(e as Error).message}`,
+      );
       throw e;
     }
   }
@@ -130,14 +129,23 @@ export async function startExternalProvisioner(ctx: SidecarContext): Promise<Run
       kind: 'PersistentVolume',
       metadata: {
         name: pvName,
-        annotations: { [ANN_DYNAMICALLY_PROVISIONED]: driverName, 'volume.kubernetes.io/provisioner-deletion-secret-name': '', 'volume.kubernetes.io/provisioner-deletion-secret-namespace': '' },
+        annotations: {
+          [ANN_DYNAMICALLY_PROVISIONED]: driverName,
+          'volume.kubernetes.io/provisioner-deletion-secret-name': '',
+          'volume.kubernetes.io/provisioner-deletion-secret-namespace': '',
+        },
         finalizers: [PROVISIONER_FINALIZER],
       },
       spec: {
         accessModes,
         capacity: { storage: bytesQuantity(vol.capacityBytes || requiredBytes) },
         claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: m.namespace, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion },
-        csi: { driver: driverName, volumeHandle: vol.volumeId, ...(fsType ? { fsType } : {}), volumeAttributes: { ...vol.volumeContext, 'storage.kubernetes.io/csiProvisionerIdentity': `${driverName}-${nodeName}` } },
+        csi: {
+          driver: driverName,
+          volumeHandle: vol.volumeId,
+          ...(fsType ? { fsType } : {}),
+          volumeAttributes: { ...vol.volumeContext, 'storage.kubernetes.io/csiProvisionerIdentity': `${driverName}-${nodeName}` },
+        },
         persistentVolumeReclaimPolicy: cls.reclaimPolicy ?? 'Delete',
         storageClassName: cls.metadata?.name,
         volumeMode,
@@ -175,7 +183,10 @@ export async function startExternalProvisioner(ctx: SidecarContext): Promise<Run
   async function dropFinalizer(pv: PV): Promise<PV | undefined> {
     if (!pv.metadata?.finalizers?.includes(PROVISIONER_FINALIZER)) return pv;
     try {
-      return await client.update<PV>(R.persistentvolumes, '', { ...pv, metadata: { ...pv.metadata, finalizers: pv.metadata.finalizers.filter((f) => f !== PROVISIONER_FINALIZER) } });
+      return await client.update<PV>(R.persistentvolumes, '', {
+        ...pv,
+        metadata: { ...pv.metadata, finalizers: pv.metadata.finalizers.filter((f) => f !== PROVISIONER_FINALIZER) },
+      });
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;

@@ -84,10 +84,14 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
       metadata: { name: 'data', namespace: 'default' },
       spec: { storageClassName: 'fast', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Mi' } } },
     });
-    const pvc = await waitFor(async () => {
-      const p = await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data');
-      return p.status?.phase === 'Bound' ? p : undefined;
-    }, 20_000, 'claim Bound');
+    const pvc = await waitFor(
+      async () => {
+        const p = await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data');
+        return p.status?.phase === 'Bound' ? p : undefined;
+      },
+      20_000,
+      'claim Bound',
+    );
     assert.equal(pvc.metadata?.annotations?.['volume.kubernetes.io/selected-node'], NODE, 'Immediate: this node claimed it');
     assert.deepEqual(pvc.status?.capacity, { storage: '1Mi' });
     const pv = await client.get<PersistentVolume & KObject>(R.persistentvolumes, '', pvc.spec!.volumeName!);
@@ -104,10 +108,14 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
       spec: { nodeName: NODE, containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }] },
     });
     const vaName = attachmentName(handle, DRIVER, NODE);
-    const va = await waitFor(async () => {
-      const v = await client.get<VolumeAttachment & KObject>(SR.volumeattachments, '', vaName).catch(() => undefined);
-      return v?.status?.attached ? v : undefined;
-    }, 20_000, 'attached');
+    const va = await waitFor(
+      async () => {
+        const v = await client.get<VolumeAttachment & KObject>(SR.volumeattachments, '', vaName).catch(() => undefined);
+        return v?.status?.attached ? v : undefined;
+      },
+      20_000,
+      'attached',
+    );
     assert.deepEqual(va.spec, { attacher: DRIVER, nodeName: NODE, source: { persistentVolumeName: pv.metadata!.name } });
     assert.deepEqual(va.status?.attachmentMetadata, { node: `${NODE}-id` });
     assert.deepEqual(va.metadata?.finalizers, [attacherFinalizer(DRIVER)]);
@@ -117,7 +125,11 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
     // expansion
     const cur = await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data');
     await client.update(R.persistentvolumeclaims, 'default', { ...cur, spec: { ...cur.spec, resources: { requests: { storage: '2Mi' } } } });
-    await waitFor(async () => (await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data')).status?.capacity?.storage === '2Mi', 20_000, 'resized');
+    await waitFor(
+      async () => (await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data')).status?.capacity?.storage === '2Mi',
+      20_000,
+      'resized',
+    );
     assert.equal((await client.get<PersistentVolume & KObject>(R.persistentvolumes, '', pv.metadata!.name!)).spec?.capacity?.storage, '2Mi');
     assert.ok(c.recorder.lines().includes(`Resizing: External resizer is resizing volume ${pv.metadata!.name}`));
     assert.ok(calls.includes('/csi.v1.Controller/ControllerExpandVolume'));
@@ -135,10 +147,17 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
   });
 
   it('publishes the node’s capacity per StorageClass (GetCapacity)', async () => {
-    const list = await waitFor(async () => {
-      const l = await c.client.list<CSIStorageCapacity & KObject>({ group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity', namespaced: true }, 'kube-system');
-      return l.items.length ? l.items : undefined;
-    }, 10_000, 'CSIStorageCapacity');
+    const list = await waitFor(
+      async () => {
+        const l = await c.client.list<CSIStorageCapacity & KObject>(
+          { group: 'storage.k8s.io', version: 'v1', resource: 'csistoragecapacities', kind: 'CSIStorageCapacity', namespaced: true },
+          'kube-system',
+        );
+        return l.items.length ? l.items : undefined;
+      },
+      10_000,
+      'CSIStorageCapacity',
+    );
     assert.equal(list.length, 1);
     assert.equal(list[0]!.storageClassName, 'fast');
     assert.deepEqual(list[0]!.nodeTopology, { matchLabels: { [TOPOLOGY_KEY]: `${NODE}-id` } });
@@ -152,7 +171,13 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: { name: 'ghost' },
-      spec: { capacity: { storage: '1Mi' }, accessModes: ['ReadWriteOnce'], storageClassName: '', persistentVolumeReclaimPolicy: 'Retain', csi: { driver: DRIVER, volumeHandle: 'no-such-volume' } },
+      spec: {
+        capacity: { storage: '1Mi' },
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: '',
+        persistentVolumeReclaimPolicy: 'Retain',
+        csi: { driver: DRIVER, volumeHandle: 'no-such-volume' },
+      },
     });
     await client.create(R.persistentvolumeclaims, 'default', {
       apiVersion: 'v1',

@@ -47,7 +47,9 @@ describe('csi-hostpath over gRPC', () => {
     assert.equal(e1.message, 'rpc error: code = InvalidArgument desc = Name missing in request');
     const e2 = await c.createVolume({ name: 'pvc-1', capacityRange: { requiredBytes: 4096 }, volumeCapabilities: [MOUNT] }).catch((e: unknown) => e);
     assert.equal((e2 as Error).message, 'rpc error: code = AlreadyExists desc = Volume with the same name: pvc-1 but with different size already exist');
-    const e3 = await c.createVolume({ name: 'pvc-2', volumeCapabilities: [MOUNT], accessibilityRequirements: { requisite: [{ segments: { [TOPOLOGY_KEY]: 'n2' } }], preferred: [] } }).catch((e: unknown) => e);
+    const e3 = await c
+      .createVolume({ name: 'pvc-2', volumeCapabilities: [MOUNT], accessibilityRequirements: { requisite: [{ segments: { [TOPOLOGY_KEY]: 'n2' } }], preferred: [] } })
+      .catch((e: unknown) => e);
     assert.equal((e3 as CSIError).codeName, 'ResourceExhausted');
   });
 

@@ -11,7 +11,10 @@ export type PublishMode = 'bind' | 'symlink';
 
 function run(args: string[]): void {
   const r = spawnSync('mount', args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`mount failed: ${r.error?.message ?? `exit status ${r.status}`}\nMounting command: mount\nMounting arguments: ${args.join(' ')}\nOutput: ${(r.stderr ?? '').trim()}`);
+  if (r.status !== 0)
+    throw new Error(
+      `mount failed: ${r.error?.message ?? `exit status ${r.status}`}\nMounting command: mount\nMounting arguments: ${args.join(' ')}\nOutput: ${(r.stderr ?? '').trim()}`,
+    );
 }
 
 /** Is `p` itself a mount point (per /proc/self/mountinfo)? */

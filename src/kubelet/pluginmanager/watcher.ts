@@ -20,7 +20,7 @@ interface Known {
   retryAt?: number;
 }
 
-type Unary = (req: object, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res: any) => void) => void;
+type Unary = (req: object, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, res: unknown) => void) => void;
 
 function callReg<T>(socket: string, method: string, req: object, timeoutMs = 10_000): Promise<T> {
   const Reg = registrationServices().Registration!;

@@ -22,7 +22,16 @@ test('CSI volumes: the plugin’s event text; quiet waits; the 2m3s attach-and-m
     let fail: MountStepError = new MountStepError('MountVolume.SetUp failed for volume "pv-1" : rpc error: code = Internal desc = boom');
     const csi = { handles: (v: { persistentVolumeClaim?: unknown }) => !!v.persistentVolumeClaim, setUp: async () => Promise.reject(fail), tearDownPod: async () => undefined };
     const vm = new VolumeManager(d.path, clock, undefined, false, csi as unknown as CSIVolumePlugin);
-    const pod: Pod = { metadata: { uid: 'u1', name: 'p', namespace: 'default' }, spec: { containers: [], volumes: [{ name: 'scratch', emptyDir: {} }, { name: 'data', persistentVolumeClaim: { claimName: 'c' } }] } };
+    const pod: Pod = {
+      metadata: { uid: 'u1', name: 'p', namespace: 'default' },
+      spec: {
+        containers: [],
+        volumes: [
+          { name: 'scratch', emptyDir: {} },
+          { name: 'data', persistentVolumeClaim: { claimName: 'c' } },
+        ],
+      },
+    };
     const events: string[] = [];
     const onError = (e: VolumeError): void => void events.push(e.eventMessage ?? e.message);
     await assert.rejects(vm.mountPod(pod, deps, onError));
@@ -35,7 +44,9 @@ test('CSI volumes: the plugin’s event text; quiet waits; the 2m3s attach-and-m
     // past 2m3s of not being ready: the timeout event naming the unmounted volume, once per 2m3s
     await clock.advance(123_000);
     await assert.rejects(vm.mountPod(pod, deps, onError));
-    assert.deepEqual(events.slice(1), ['Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: context deadline exceeded']);
+    assert.deepEqual(events.slice(1), [
+      'Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[], failed to process volumes=[]: context deadline exceeded',
+    ]);
     await clock.advance(2000);
     await assert.rejects(vm.mountPod(pod, deps, onError));
     assert.equal(events.length, 2);

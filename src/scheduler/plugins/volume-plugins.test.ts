@@ -123,7 +123,9 @@ describe('VolumeBinding', () => {
 
   it('WaitForFirstConsumer with static PVs: PreBind binds the smallest fitting volume on the chosen node to the claim', async () => {
     const pod = makePod().name('p').volume(claimVol('c')).obj();
-    const claim = pvc('c', { storageClassName: 'wait', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }, { metadata: { name: 'c', namespace: 'default', uid: 'uid-c' } } as never);
+    const claim = pvc('c', { storageClassName: 'wait', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }, {
+      metadata: { name: 'c', namespace: 'default', uid: 'uid-c' },
+    } as never);
     const big = pv('big-a', 'A', { storageClassName: 'wait', capacity: { storage: '50Gi' } });
     const small = pv('small-a', 'A', { storageClassName: 'wait', capacity: { storage: '2Gi' } });
     const client = new FakeClient();
@@ -142,7 +144,12 @@ describe('VolumeBinding', () => {
   it('storage capacity: a CSI driver with storageCapacity provisions only where a CSIStorageCapacity of the class has room', () => {
     const pod = makePod().name('p').volume(claimVol('c')).obj();
     const claim = pvc('c', { storageClassName: 'local', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } });
-    const cap = (name: string, zone: string, capacity: string) => ({ metadata: { name, namespace: 'kube-system' }, storageClassName: 'local', nodeTopology: { matchLabels: { zone } }, capacity });
+    const cap = (name: string, zone: string, capacity: string) => ({
+      metadata: { name, namespace: 'kube-system' },
+      storageClassName: 'local',
+      nodeTopology: { matchLabels: { zone } },
+      capacity,
+    });
     const objs = {
       pvcs: [claim],
       storageClasses: [sc('local', 'WaitForFirstConsumer', 'local.csi.example.com')],

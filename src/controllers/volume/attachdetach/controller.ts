@@ -28,7 +28,9 @@ type VA = VolumeAttachment & KObject;
 
 /** upstream getAttachmentName */
 export function attachmentName(handle: string, driver: string, node: string): string {
-  return `csi-${createHash('sha256').update(handle + driver + node).digest('hex')}`;
+  return `csi-${createHash('sha256')
+    .update(handle + driver + node)
+    .digest('hex')}`;
 }
 
 interface Wanted {

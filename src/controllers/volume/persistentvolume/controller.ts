@@ -189,7 +189,11 @@ export async function startPersistentVolumeController(ctx: WorkloadControllerCon
     if (pvc.spec?.volumeName !== pv.metadata?.name || anns[ANN_BIND_COMPLETED] !== 'yes' || (byController && anns[ANN_BOUND_BY_CONTROLLER] !== 'yes')) {
       const next: Record<string, string> = { ...anns, [ANN_BIND_COMPLETED]: 'yes' };
       if (byController) next[ANN_BOUND_BY_CONTROLLER] = 'yes';
-      pvc = await client.update<PVC>(R.persistentvolumeclaims, m.namespace ?? '', { ...pvc, metadata: { ...m, annotations: next }, spec: { ...pvc.spec, volumeName: pv.metadata?.name } });
+      pvc = await client.update<PVC>(R.persistentvolumeclaims, m.namespace ?? '', {
+        ...pvc,
+        metadata: { ...m, annotations: next },
+        spec: { ...pvc.spec, volumeName: pv.metadata?.name },
+      });
     }
     const st = pvc.status ?? {};
     const capacity = pv.spec?.capacity;

@@ -16,7 +16,14 @@ const names = (v: PersistentVolume | undefined): string | undefined => v?.metada
 
 describe('findMatchingVolume (upstream FindMatchingVolume)', () => {
   it('the smallest available volume that is large enough, of the claim’s class, modes and volume mode', () => {
-    const vols = [pv('big', '10Gi'), pv('small', '500Mi'), pv('fit', '2Gi'), pv('other-class', '1Gi', { storageClassName: 'fast' }), pv('rox', '1Gi', { accessModes: ['ReadOnlyMany'] }), pv('block', '1Gi', { volumeMode: 'Block' })];
+    const vols = [
+      pv('big', '10Gi'),
+      pv('small', '500Mi'),
+      pv('fit', '2Gi'),
+      pv('other-class', '1Gi', { storageClassName: 'fast' }),
+      pv('rox', '1Gi', { accessModes: ['ReadOnlyMany'] }),
+      pv('block', '1Gi', { volumeMode: 'Block' }),
+    ];
     assert.equal(names(findMatchingVolume(claim(), vols, false)), 'fit');
     assert.equal(names(findMatchingVolume(claim({ accessModes: ['ReadOnlyMany'] }), vols, false)), 'rox');
     assert.equal(names(findMatchingVolume(claim({ volumeMode: 'Block' }), vols, false)), 'block');
@@ -24,7 +31,12 @@ describe('findMatchingVolume (upstream FindMatchingVolume)', () => {
   });
 
   it('honours the selector, skips claimed volumes, and takes a volume pre-bound to the claim first', () => {
-    const vols = [pv('a', '1Gi', {}, { tier: 'gold' }), pv('b', '1Gi', {}, { tier: 'silver' }), pv('mine', '5Gi', { claimRef: { namespace: 'default', name: 'data' } }), pv('theirs', '1Gi', { claimRef: { namespace: 'default', name: 'other', uid: 'x' } })];
+    const vols = [
+      pv('a', '1Gi', {}, { tier: 'gold' }),
+      pv('b', '1Gi', {}, { tier: 'silver' }),
+      pv('mine', '5Gi', { claimRef: { namespace: 'default', name: 'data' } }),
+      pv('theirs', '1Gi', { claimRef: { namespace: 'default', name: 'other', uid: 'x' } }),
+    ];
     assert.equal(names(findMatchingVolume(claim({ selector: { matchLabels: { tier: 'silver' } } }), vols.slice(0, 2), false)), 'b');
     assert.equal(names(findMatchingVolume(claim(), vols, false)), 'mine');
     assert.equal(names(findMatchingVolume(claim(), [vols[3]!], false)), undefined);

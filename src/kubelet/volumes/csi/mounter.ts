@@ -123,12 +123,16 @@ export class CSIVolumePlugin {
     if (r.ephemeral) {
       const modes = csiDriver?.spec?.volumeLifecycleModes ?? ['Persistent'];
       if (!modes.includes('Ephemeral'))
-        throw new MountStepError(`MountVolume.SetUp failed for volume ${vol} : volume mode "Ephemeral" not supported by driver ${r.driver} (only supports ${JSON.stringify(modes)})`);
+        throw new MountStepError(
+          `MountVolume.SetUp failed for volume ${vol} : volume mode "Ephemeral" not supported by driver ${r.driver} (only supports ${JSON.stringify(modes)})`,
+        );
     }
     const drv = this.drivers.get(r.driver);
     if (!drv) {
       const step = r.ephemeral ? 'MountVolume.SetUp failed' : 'MountVolume.MountDevice failed';
-      throw new MountStepError(`${step} for volume ${vol} : kubernetes.io/csi: ${r.ephemeral ? 'mounter.SetUpAt' : 'attacher.MountDevice'} failed to create newCsiDriverClient: driver name ${r.driver} not found in the list of registered CSI drivers`);
+      throw new MountStepError(
+        `${step} for volume ${vol} : kubernetes.io/csi: ${r.ephemeral ? 'mounter.SetUpAt' : 'attacher.MountDevice'} failed to create newCsiDriverClient: driver name ${r.driver} not found in the list of registered CSI drivers`,
+      );
     }
     const capability: VolumeCapability = { mount: { fsType: r.fsType, mountFlags: r.mountOptions }, accessMode: { mode: r.accessMode } };
 
@@ -150,7 +154,14 @@ export class CSIVolumePlugin {
         this.log(`kubernetes.io/csi: calling NodeStageVolume rpc [volid=${r.handle},staging_target_path=${stagingPath}]`);
         try {
           const secrets = await this.secretsOf(r.stageSecretRef, 'NodeStageSecretRef');
-          await drv.client.nodeStageVolume({ volumeId: r.handle, publishContext, stagingTargetPath: stagingPath, volumeCapability: capability, secrets, volumeContext: r.volumeContext });
+          await drv.client.nodeStageVolume({
+            volumeId: r.handle,
+            publishContext,
+            stagingTargetPath: stagingPath,
+            volumeCapability: capability,
+            secrets,
+            volumeContext: r.volumeContext,
+          });
         } catch (e) {
           throw new MountStepError(`MountVolume.MountDevice failed for volume ${vol} : ${(e as Error).message}`);
         }
@@ -187,7 +198,16 @@ export class CSIVolumePlugin {
     this.log(`kubernetes.io/csi: calling NodePublishVolume rpc [volid=${r.handle},target_path=${target}]`);
     try {
       const secrets = await this.secretsOf(r.publishSecretRef, 'NodePublishSecretRef');
-      await drv.client.nodePublishVolume({ volumeId: r.handle, publishContext, stagingTargetPath: stagingPath, targetPath: target, volumeCapability: capability, readonly: r.readOnly, secrets, volumeContext });
+      await drv.client.nodePublishVolume({
+        volumeId: r.handle,
+        publishContext,
+        stagingTargetPath: stagingPath,
+        targetPath: target,
+        volumeCapability: capability,
+        readonly: r.readOnly,
+        secrets,
+        volumeContext,
+      });
     } catch (e) {
       throw new MountStepError(`MountVolume.SetUp failed for volume ${vol} : ${(e as Error).message}`);
     }
@@ -208,7 +228,11 @@ export class CSIVolumePlugin {
       va = await this.client.get<VolumeAttachment & KObject>(SR.volumeattachments, '', name);
     } catch (e) {
       // the attach/detach controller has not created it yet: wait
-      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume ${vol} has GET error for volume attachment ${name}: ${(e as Error).message}`, 'FailedMount', isNotFound(e));
+      throw new MountStepError(
+        `MountVolume.WaitForAttach failed for volume ${vol} : volume ${vol} has GET error for volume attachment ${name}: ${(e as Error).message}`,
+        'FailedMount',
+        isNotFound(e),
+      );
     }
     if (va.metadata?.deletionTimestamp) throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume attachment is being deleted`);
     if (!va.status?.attached) {
@@ -248,7 +272,9 @@ export class CSIVolumePlugin {
     const ns = pod.metadata?.namespace ?? '';
     const claimName = v.persistentVolumeClaim?.claimName ?? `${pod.metadata?.name ?? ''}-${v.name}`;
     const fail = (msg: string): never => {
-      throw new MountStepError(`Unable to attach or mount volumes: unmounted volumes=[${v.name}], unattached volumes=[], failed to process volumes=[${v.name}]: error processing PVC ${ns}/${claimName}: ${msg}`);
+      throw new MountStepError(
+        `Unable to attach or mount volumes: unmounted volumes=[${v.name}], unattached volumes=[], failed to process volumes=[${v.name}]: error processing PVC ${ns}/${claimName}: ${msg}`,
+      );
     };
     let pvc: PersistentVolumeClaim | undefined;
     try {
@@ -272,7 +298,9 @@ export class CSIVolumePlugin {
     if (spec.hostPath) return { ...noCSI(pvName!), plainPath: setUpHostPath(spec.hostPath) };
     if (spec.local) return { ...noCSI(pvName!), plainPath: spec.local.path };
     if (!spec.csi) {
-      throw new MountStepError(`MountVolume.SetUp failed for volume ${JSON.stringify(pvName)} : kubernetes.io/csi: persistent volume ${pvName} is not a CSI volume and k8ts has no in-tree plugin for it`);
+      throw new MountStepError(
+        `MountVolume.SetUp failed for volume ${JSON.stringify(pvName)} : kubernetes.io/csi: persistent volume ${pvName} is not a CSI volume and k8ts has no in-tree plugin for it`,
+      );
     }
     return {
       specName: pvName!,
@@ -325,7 +353,9 @@ export class CSIVolumePlugin {
       try {
         await drv.client.nodeUnpublishVolume(data.volumeHandle, target);
       } catch (e) {
-        throw new Error(`UnmountVolume.TearDown failed for volume ${JSON.stringify(data.specVolID)} (UniqueName: "kubernetes.io/csi/${data.driverName}^${data.volumeHandle}") pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) : ${(e as Error).message}`);
+        throw new Error(
+          `UnmountVolume.TearDown failed for volume ${JSON.stringify(data.specVolID)} (UniqueName: "kubernetes.io/csi/${data.driverName}^${data.volumeHandle}") pod ${JSON.stringify(uid)} (UID: ${JSON.stringify(uid)}) : ${(e as Error).message}`,
+        );
       }
       removeRecordDir(dir, 'mount');
     }
