@@ -104,6 +104,38 @@ describe('e2e: metrics.k8s.io and kubectl top (simulated runtime)', () => {
     assert.equal(nf.stderr.trim(), 'Error from server (NotFound): pods "nope" not found');
   });
 
+  it('an HPA on CPU utilization scales a Deployment up from the metrics (upstream algorithm and texts)', async () => {
+    ok(
+      ['apply', '-f', '-'],
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: hot}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: hot}}
+  template:
+    metadata:
+      labels: {app: hot}
+      annotations: {sim.k8ts.io/cpu-usage: 200m}
+    spec:
+      containers:
+      - {name: main, image: busybox, command: [sleep, infinity], resources: {requests: {cpu: 100m}}}
+`,
+    );
+    ok(['autoscale', 'deploy/hot', '--min=1', '--max=10', '--cpu-percent=50']);
+    // 200 % of the request against a 50 % target: ratio 4, so 4 replicas (the scale-up limit is max(2 × 1, 4))
+    await eventually(() => ok(['get', 'deploy', 'hot', '-o', 'jsonpath={.spec.replicas}']) === '4' || undefined, 60_000, 500);
+    const desc = ok(['describe', 'hpa', 'hot']);
+    assert.match(desc, /Normal\s+SuccessfulRescale\s+.*horizontal-pod-autoscaler\s+New size: 4; reason: cpu resource utilization \(percentage of request\) above target/);
+    assert.match(
+      desc,
+      /ScalingActive\s+True\s+ValidMetricFound\s+the HPA was able to successfully calculate a replica count from cpu resource utilization \(percentage of request\)/,
+    );
+    const row = table(ok(['get', 'hpa', 'hot']))[1]!;
+    assert.equal(row[0], 'hot');
+    assert.match(row.slice(2, 4).join(' '), /^cpu: 200%\/50%$/);
+  });
+
   it('kubectl top nodes: the node sums its pods over a base, with percentages of allocatable', async () => {
     const out = await eventually(
       () => {

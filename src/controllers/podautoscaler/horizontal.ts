@@ -8,13 +8,15 @@
  *
  * Deviation: upstream queues every HPA event after the sync period (a fixed-interval
  * rate limiter), so its first reconcile comes up to 15 s after creation; k8ts reconciles
- * a new or changed HPA at once. Upstream's scale-down stabilization and behavior policies
- * only apply to metric-based proposals, which k8ts does not compute (see ./reconcile.ts).
+ * a new or changed HPA at once. Metric-based proposals are normalized without behavior
+ * policies (see ./reconcile.ts).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/podautoscaler/horizontal.go
  */
 import { jsonEqual } from '../../apimachinery/validation.js';
-import type { ResourceRef } from '../../client/types.js';
+import { R, type ResourceRef } from '../../client/types.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { KObject } from '../../api/resource.js';
 import type { RunningController, WorkloadControllerContext } from '../util/context.js';
 import { DiscoveryMapper } from '../disruption/finders.js';
 import { ControllerLoop } from '../util/loop.js';
@@ -55,6 +57,10 @@ export async function startHorizontalPodAutoscalerController(ctx: WorkloadContro
       await client.update<Scale>(resource, ns, scale, { subresource: 'scale' });
     },
     metrics: opts.metrics ?? restMetricsClient(client),
+    async listPods(ns, selector) {
+      return (await client.list<Pod & KObject>(R.pods, ns, { labelSelector: selector })).items;
+    },
+    recommendations: new Map(),
     recorder,
     now: () => clock.now(),
   };

@@ -1,14 +1,17 @@
 /**
  * The resource metrics client of the HPA controller: lists `pods.metrics.k8s.io` in the
- * HPA's namespace through the API server, as upstream's REST metrics client does. k8ts
- * serves no metrics API, so the list fails with upstream's wording:
+ * HPA's namespace through the API server, as upstream's REST metrics client does: per pod
+ * the sum of its containers' usage (milli-units), the sample's time and window. Without a
+ * metrics API (`--disable metrics-server`) the list fails with upstream's wording:
  * `unable to fetch metrics from resource metrics API: the server could not find the
  * requested resource (get pods.metrics.k8s.io)`.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/podautoscaler/metrics/client.go
  */
 import type { Client } from '../../client/types.js';
+import { parseGoDuration } from '../../util/duration.js';
 import type { MetricsClient } from './reconcile.js';
+import type { PodMetric } from './replica-calculator.js';
 
 /** client-go's message for an error status without a usable Status body (NewGenericServerResponse). */
 function genericServerMessage(status: number, body: string): string {
@@ -34,12 +37,27 @@ export function restMetricsClient(client: Client): MetricsClient {
         throw new Error(`unable to fetch metrics from resource metrics API: ${e instanceof Error ? e.message : String(e)}`);
       }
       if (res.status !== 200) throw new Error(`unable to fetch metrics from resource metrics API: ${genericServerMessage(res.status, res.body)}`);
-      const list = JSON.parse(res.body) as { items?: { metadata?: { name?: string }; containers?: { usage?: Record<string, string> }[] }[] };
-      const out = new Map<string, number>();
+      const list = JSON.parse(res.body) as {
+        items?: { metadata?: { name?: string }; timestamp?: string; window?: string; containers?: { usage?: Record<string, string> }[] }[];
+      };
+      const out = new Map<string, PodMetric>();
       for (const p of list.items ?? []) {
         let sum = 0;
-        for (const c of p.containers ?? []) sum += milli(c.usage?.[resource]);
-        out.set(p.metadata?.name ?? '', sum);
+        let missing = false;
+        for (const c of p.containers ?? []) {
+          const v = c.usage?.[resource];
+          if (v === undefined) missing = true;
+          else sum += milli(v);
+        }
+        // upstream skips a pod whose containers lack the resource
+        if (missing || !p.containers?.length) continue;
+        let window = 0;
+        try {
+          window = p.window ? parseGoDuration(p.window) : 0;
+        } catch {
+          window = 0;
+        }
+        out.set(p.metadata?.name ?? '', { value: sum, timestamp: Date.parse(p.timestamp ?? '') || 0, window });
       }
       if (out.size === 0) throw new Error('no metrics returned from resource metrics API');
       return out;

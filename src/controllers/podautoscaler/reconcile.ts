@@ -3,13 +3,17 @@
  * read the target's scale subresource; outside [minReplicas, maxReplicas] rescale to the
  * bound ("Current number of replicas below Spec.MinReplicas" / "… above Spec.MaxReplicas",
  * event SuccessfulRescale); at zero replicas report ScalingDisabled; otherwise compute the
- * replica count from the metrics. Only resource metrics are read (through
- * {@link MetricsClient}); a failure of every metric gives upstream's conditions and events
- * (FailedGetResourceMetric, FailedComputeMetricsReplicas) and leaves the scale alone.
+ * replica count from the metrics. Resource metrics (Utilization and AverageValue targets)
+ * are read through {@link MetricsClient} and turned into a proposal by upstream's replica
+ * calculator (./replica-calculator.ts); the largest proposal wins, then upstream's
+ * normalization without behavior (./normalize.ts: 5-minute scale-down stabilization,
+ * scale-up limit max(2×, 4), min/max). A failure of every metric gives upstream's
+ * conditions and events (FailedGetResourceMetric, FailedComputeMetricsReplicas) and leaves
+ * the scale alone.
  *
- * Deviation: when metrics are available, k8ts does not yet turn them into a replica count
- * (it reports the metric's error instead); k8ts serves no metrics API, so this path only
- * runs against an aggregated metrics server, which k8ts does not proxy yet either.
+ * Deviation: ContainerResource, Pods, Object and External metrics are not served (they
+ * fail as metrics that cannot be read), and `spec.behavior` policies are not applied (the
+ * behavior-less normalization is used for every HPA).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/podautoscaler/horizontal.go
  */
@@ -18,6 +22,10 @@ import type { KObject } from '../../api/resource.js';
 import type { EventRecorder } from '../../client/events.js';
 import { rfc3339 } from '../../client/events.js';
 import type { ResourceRef } from '../../client/types.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { formatQuantity, milliValue, newMilliQuantity, parseQuantity } from '../../apimachinery/quantity.js';
+import { type PodMetric, resourceReplicas } from './replica-calculator.js';
+import { normalizeDesiredReplicas, type Recommendation } from './normalize.js';
 
 /** An HPA as the controller handles it (autoscaling/v2). */
 export type HPA = HorizontalPodAutoscaler & KObject;
@@ -36,7 +44,7 @@ export interface MetricsClient {
    * Usage of `resource` (e.g. `cpu`) per pod matching `selector` in `namespace`, in milli-units.
    * @throws Error with upstream's message when the resource metrics API cannot be read
    */
-  getResourceMetric(resource: string, namespace: string, selector: string): Promise<Map<string, number>>;
+  getResourceMetric(resource: string, namespace: string, selector: string): Promise<Map<string, PodMetric>>;
 }
 
 /** What a reconcile needs from the outside world. */
@@ -46,6 +54,10 @@ export interface ReconcileDeps {
   /** writes scale.spec.replicas; throws on failure */
   updateScale(resource: ResourceRef, namespace: string, scale: Scale): Promise<void>;
   metrics: MetricsClient;
+  /** the pods matching `selector` in `namespace` (the replica calculator's pod lister) */
+  listPods?(namespace: string, selector: string): Promise<Pod[]>;
+  /** past recommendations per HPA (`namespace/name`), for scale-down stabilization */
+  recommendations?: Map<string, Recommendation[]>;
   recorder: EventRecorder;
   /** wall clock (ms since epoch) */
   now(): number;
@@ -73,8 +85,11 @@ export function setCondition(st: Status, type: string, status: 'True' | 'False',
 
 const withKind = (h: HPA): HPA => (h.kind ? h : { ...h, apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' });
 
-/** One metric's replica proposal (only Resource metrics with a Utilization target are read). */
-async function computeForMetric(hpa: HPA, spec: MetricSpec, selector: string, deps: ReconcileDeps): Promise<{ condition: Condition; error: Error }> {
+/** One metric's proposal: replicas, the metric's status and name; or the condition and error of its failure. */
+type MetricProposal = { replicas: number; status: MetricStatus; name: string } | { condition: Condition; error: Error };
+
+/** One metric's replica proposal (upstream computeReplicasForMetric; Resource metrics only). */
+async function computeForMetric(hpa: HPA, spec: MetricSpec, selector: string, current: number, deps: ReconcileDeps): Promise<MetricProposal> {
   const ns = hpa.metadata?.namespace ?? '';
   const fail = (reason: string, err: Error): { condition: Condition; error: Error } => {
     deps.recorder.event(withKind(hpa), 'Warning', reason, err.message);
@@ -87,12 +102,27 @@ async function computeForMetric(hpa: HPA, spec: MetricSpec, selector: string, de
     if (target?.averageUtilization === undefined && target?.averageValue === undefined) {
       inner = new Error('invalid resource metric source: neither an average utilization target nor an average value (usage) target was set');
     } else {
+      const what = target.averageUtilization !== undefined ? 'utilization' : 'usage';
       try {
-        await deps.metrics.getResourceMetric(name, ns, selector);
-        inner = new Error('k8ts does not compute replica counts from resource metrics yet');
+        let metrics: Map<string, PodMetric>;
+        try {
+          metrics = await deps.metrics.getResourceMetric(name, ns, selector);
+        } catch (e) {
+          throw new Error(`unable to get metrics for resource ${name}: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        if (!deps.listPods) throw new Error('unable to get pods while calculating replica count');
+        const pods = await deps.listPods(ns, selector);
+        const averageMilli = target.averageValue !== undefined ? milliValue(parseQuantity(String(target.averageValue))) : undefined;
+        const r = resourceReplicas(current, { utilization: target.averageUtilization, averageMilli }, name, pods, metrics, deps.now());
+        const currentValue: Record<string, unknown> = { averageValue: formatQuantity(newMilliQuantity(r.rawAverage)) };
+        if (target.averageUtilization !== undefined) currentValue.averageUtilization = r.utilization;
+        return {
+          replicas: r.replicas,
+          status: { type: 'Resource', resource: { name, current: currentValue } } as MetricStatus,
+          name: target.averageUtilization !== undefined ? `${name} resource utilization (percentage of request)` : `${name} resource`,
+        };
       } catch (e) {
-        const msg = `unable to get metrics for resource ${name}: ${e instanceof Error ? e.message : String(e)}`;
-        inner = new Error(target?.averageUtilization !== undefined ? `failed to get ${name} utilization: ${msg}` : `failed to get ${name} usage: ${msg}`);
+        inner = new Error(`failed to get ${name} ${what}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     const r = fail('FailedGetResourceMetric', inner);
@@ -165,13 +195,23 @@ export async function reconcileAutoscaler(hpa: HPA, deps: ReconcileDeps): Promis
     metricStatuses = metrics.map(() => ({ type: '' }) as MetricStatus);
     let first: { condition: Condition; error: Error } | undefined;
     let invalid = 0;
-    for (const m of metrics) {
-      const r = await computeForMetric(hpa, m, selector, deps);
-      first ??= r;
-      invalid++;
+    let proposal = 0;
+    let metricName = '';
+    for (const [i, m] of metrics.entries()) {
+      const r = await computeForMetric(hpa, m, selector, current, deps);
+      if ('error' in r) {
+        first ??= r;
+        invalid++;
+        continue;
+      }
+      metricStatuses[i] = r.status;
+      if (metricName === '' || r.replicas > proposal) {
+        proposal = r.replicas;
+        metricName = r.name;
+      }
     }
-    // every metric failed (k8ts computes none yet): upstream's "all metrics invalid" path
-    if (invalid >= metrics.length) {
+    // upstream: every metric invalid, or some invalid while the others would scale down
+    if (invalid >= metrics.length || (invalid > 0 && proposal < current)) {
       const err = first
         ? new Error(`invalid metrics (${invalid} invalid out of ${metrics.length}), first error is: ${first.error.message}`)
         : new Error('invalid metrics (0 invalid out of 0)');
@@ -180,8 +220,16 @@ export async function reconcileAutoscaler(hpa: HPA, deps: ReconcileDeps): Promis
       deps.recorder.event(withKind(hpa), 'Warning', 'FailedComputeMetricsReplicas', err.message);
       return { status: st, error: new Error(`failed to compute desired number of replicas based on listed metrics for ${reference}: ${err.message}`) };
     }
-    desired = current;
-    rescale = false;
+    setCondition(st, 'ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metricName}`, now);
+    if (proposal > current) reason = `${metricName} above target`;
+    else if (proposal < current) reason = 'All metrics below target';
+    const key = `${ns}/${hpa.metadata?.name ?? ''}`;
+    const recs = deps.recommendations ?? new Map<string, Recommendation[]>();
+    const n = normalizeDesiredReplicas(recs.get(key) ?? [], proposal, current, min, max, now);
+    recs.set(key, n.recommendations);
+    for (const c of n.conditions) setCondition(st, c.type, c.status, c.reason, c.message, now);
+    desired = n.replicas;
+    rescale = desired !== current;
   }
 
   if (rescale) {
