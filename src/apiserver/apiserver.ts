@@ -83,6 +83,11 @@ export interface APIServerOptions {
    * verbosity): each returns the reply text or throws an Error whose message is the 400 reply
    */
   debugFlags?: Record<string, (value: string) => string>;
+  /**
+   * Handlers of further non-resource paths (any method), e.g. `/db/snapshot` (k3s' supervisor
+   * path for on-demand snapshots); authorization applies as to every non-resource URL
+   */
+  extraPaths?: Record<string, (req: ApiRequest, res: ResponseWriter) => void | Promise<void>>;
   storage: Storage;
   definitions: ResourceDefinition[];
   subresources?: SubresourceHandler[];
@@ -360,6 +365,8 @@ export class APIServer implements StoreLookup {
     const m = req.method;
     const flag = p.startsWith('/debug/flags/') ? this.opts.debugFlags?.[p.slice('/debug/flags/'.length)] : undefined;
     if (flag) return this.debugFlag(req, res, flag);
+    const extra = this.opts.extraPaths?.[p];
+    if (extra) return extra(req, res);
     if (m !== 'GET' && m !== 'HEAD') {
       if (p === '/api' || p.startsWith('/apis') || p.startsWith('/api/')) throw notFoundPath();
       throw notFoundPath();

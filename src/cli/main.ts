@@ -12,6 +12,9 @@ import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
 import { traceCommand } from './trace.js';
 import { dashboardCommand } from './dashboard.js';
+import { etcdSnapshotCommand } from './etcd-snapshot.js';
+import { defaultSnapshotDir } from './snapshots.js';
+import { parseSchedule } from '../api/batch/v1/cronjob/schedule.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
@@ -84,6 +87,10 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--scheduler-config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the scheduler')
   .option('--scheduler-metrics-bind-address <addr>', 'serve the scheduler /metrics on host:port')
   .option('-v, --v <level>', 'log level verbosity of the control-plane components and the local node (klog; 4: the kubelet logs every CSI call), changeable at run time for the control plane: PUT /debug/flags/v', (v) => parseInt(v, 10), 0)
+  .option('--etcd-snapshot-dir <dir>', 'directory of storage snapshots (default <data-dir>/db/snapshots)')
+  .option('--etcd-snapshot-schedule-cron <spec>', 'cron schedule of storage snapshots', '0 */12 * * *')
+  .option('--etcd-snapshot-retention <n>', 'scheduled snapshots to keep', (v) => parseInt(v, 10), 5)
+  .option('--etcd-disable-snapshots', 'take no scheduled snapshots')
   .option('--disable-agent', 'do not run a kubelet in this process')
   .option('--disable-scheduler', 'do not run the scheduler in this process')
   .option('--disable-controller-manager', 'do not run the controllers in this process')
@@ -138,6 +145,14 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       console.error('error: --metric-resolution: must be positive');
       process.exit(2);
     }
+    if (!o.etcdDisableSnapshots) {
+      try {
+        parseSchedule(o.etcdSnapshotScheduleCron);
+      } catch (err) {
+        console.error(`error: --etcd-snapshot-schedule-cron: ${(err as Error).message}`);
+        process.exit(2);
+      }
+    }
     let storage: StorageConfig;
     try {
       storage = storageConfigFrom(o, resolve(o.dataDir));
@@ -186,6 +201,11 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       disableMetricsServer: disabled.includes('metrics-server'),
       metricResolutionMs: resolutionMs,
       tracingConfigFile: o.tracingConfigFile,
+      snapshots: {
+        dir: o.etcdSnapshotDir ? resolve(o.etcdSnapshotDir) : defaultSnapshotDir(o.dataDir),
+        cron: o.etcdDisableSnapshots ? undefined : o.etcdSnapshotScheduleCron,
+        retention: o.etcdSnapshotRetention,
+      },
     });
     stopOnSignals(() => s.stop());
   });
@@ -231,6 +251,7 @@ program.addCommand(runtimeCommand());
 program.addCommand(csiHostpathCommand());
 program.addCommand(traceCommand());
 program.addCommand(dashboardCommand());
+program.addCommand(etcdSnapshotCommand());
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as NodeJS.ErrnoException & { address?: string; port?: number };

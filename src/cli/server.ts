@@ -50,6 +50,7 @@ import { defaultClusterDNS, ensureKubeDNSService, startKubeDNSEndpoints } from '
 import { ensureStorageDefaults } from './csi-node.js';
 import { podTraceWiring } from './pod-trace.js';
 import { startSimClusterNetwork } from './node-network.js';
+import { DEFAULT_SNAPSHOT_CRON, DEFAULT_SNAPSHOT_RETENTION, defaultSnapshotDir, snapshotHandler, startSnapshotSchedule, type SnapshotConfig } from './snapshots.js';
 
 export interface ServerOptions extends RuntimeFlags {
   dataDir: string;
@@ -103,6 +104,8 @@ export interface ServerOptions extends RuntimeFlags {
   podTrace?: boolean;
   /** `--tracing-config-file`: export pod traces over OTLP/HTTP (apiserver.config.k8s.io TracingConfiguration) */
   tracingConfigFile?: string;
+  /** `--etcd-snapshot-*`: where snapshots go, their schedule and retention (default: `<data-dir>/db/snapshots`, every 12 h, keep 5) */
+  snapshots?: SnapshotConfig;
 }
 
 export interface RunningServer {
@@ -161,6 +164,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const storage = config.wrapStorage(rawStorage);
   // the control plane as kube-system pods of the local node, each with its own klog-style log
   const verbosity = new Verbosity(o.verbosity ?? 0);
+  const snapshotCfg: SnapshotConfig = o.snapshots ?? { dir: defaultSnapshotDir(dataDir), cron: DEFAULT_SNAPSHOT_CRON, retention: DEFAULT_SNAPSHOT_RETENTION };
   const up = { apiserver: false, scheduler: false, controllers: false };
   const cp = controlPlanePods({
     nodeName: o.disableAgent ? undefined : o.nodeName,
@@ -221,6 +225,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     ],
     serverAddress: `${local}:${o.securePort}`,
     debugFlags: { v: (value) => verbosity.set(value) },
+    extraPaths: { '/db/snapshot': snapshotHandler(rawStorage, snapshotCfg, o.nodeName) },
     eventTTLSeconds: o.eventTTLSeconds ?? 3600,
     aggregator,
   });
@@ -345,6 +350,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     stops.push(() => kwok.stop());
   }
   stops.unshift(() => cp.close());
+  const stopSnapshots = startSnapshotSchedule(rawStorage, snapshotCfg, o.nodeName, (m) => cp.logger('kube-apiserver').info(m));
+  stops.push(async () => stopSnapshots());
 
   const ms = performance.now() - t0;
   if (!o.quiet) {

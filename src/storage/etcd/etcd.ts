@@ -16,6 +16,7 @@ import { EtcdCompactor } from './compactor.js';
 import { LeaseManager } from './lease.js';
 import * as read from './read.js';
 import { EtcdWatchHub } from './watch.js';
+import { saveEtcdSnapshot } from './snapshot.js';
 import * as write from './write.js';
 
 /** Options of {@link EtcdStorage.open}. */
@@ -86,6 +87,15 @@ export class EtcdStorage implements Storage {
 
   private sawCompaction(revision: number): void {
     this.ctx.knownCompactRev = Math.max(this.ctx.knownCompactRev, revision);
+  }
+
+  /**
+   * etcd's snapshot of the member this client talks to (Maintenance.Snapshot), written to
+   * `file` — the same file `etcdctl snapshot save` writes.
+   * @returns its size in bytes and the revision it holds
+   */
+  snapshot(file: string): Promise<{ size: number; revision: number }> {
+    return saveEtcdSnapshot(this.client, file);
   }
 
   /** {@inheritDoc Storage.currentRevision} */

@@ -90,6 +90,18 @@ export class SqliteStorage implements Storage {
     }
   }
 
+  /**
+   * An online, consistent copy of the database in `file` (SQLite's backup API: writes go on
+   * meanwhile; the copy holds every commit up to one point).
+   * @returns the revision the copy holds at least
+   */
+  async backup(file: string): Promise<{ revision: number }> {
+    this.core.assertOpen();
+    const revision = this.core.rev;
+    await this.core.db.backup(file);
+    return { revision };
+  }
+
   /** {@inheritDoc Storage.currentRevision} */
   async currentRevision(): Promise<number> {
     this.core.assertOpen();
