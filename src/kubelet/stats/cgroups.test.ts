@@ -11,7 +11,7 @@ const POD = {
   metadata: { name: 'web', namespace: 'default', uid: 'u1' },
   spec: { containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] },
   status: { startTime: '2026-01-01T00:00:00Z', containerStatuses: [{ name: 'c', containerID: 'containerd://abc', state: { running: { startedAt: '2026-01-01T00:00:01Z' } } }] },
-} as Pod;
+} as unknown as Pod;
 
 function write(root: string, rel: string, files: Record<string, string>): void {
   mkdirSync(join(root, rel), { recursive: true });
