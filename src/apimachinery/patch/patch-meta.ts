@@ -44,6 +44,18 @@ export const patchMeta: Record<string, Record<string, FieldPatchMeta>> = {
   'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration': {
     webhooks: { strategy: 'merge', mergeKey: 'name' },
   },
+  // io.k8s.kube-aggregator.pkg.apis.apiregistration.v1
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus': {
+    conditions: { strategy: 'merge', mergeKey: 'type' },
+  },
+  // io.k8s.api.autoscaling.v2
+  'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus': {
+    conditions: { strategy: 'merge', mergeKey: 'type' },
+  },
+  // io.k8s.api.storage.v1
+  'io.k8s.api.storage.v1.CSINodeSpec': {
+    drivers: { strategy: 'merge', mergeKey: 'name' },
+  },
   // io.k8s.api.apps.v1
   'io.k8s.api.apps.v1.DaemonSetStatus': {
     conditions: { strategy: 'merge', mergeKey: 'type' },
@@ -325,6 +337,26 @@ export const fieldTypes: Record<string, Record<string, string>> = {
   'io.k8s.api.discovery.v1.EndpointSlice': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
   'io.k8s.api.scheduling.v1.PriorityClass': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
   'io.k8s.api.certificates.v1.CertificateSigningRequest': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  // kinds whose only patch metadata is ObjectMeta's (or one status/spec list)
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService': {
+    metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+    status: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus',
+  },
+  'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler': {
+    metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+    status: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerStatus',
+  },
+  'io.k8s.api.flowcontrol.v1.FlowSchema': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.node.v1.RuntimeClass': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.storage.v1.StorageClass': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.storage.v1.CSIDriver': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.storage.v1.CSINode': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta', spec: 'io.k8s.api.storage.v1.CSINodeSpec' },
+  'io.k8s.api.storage.v1.CSIStorageCapacity': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+  'io.k8s.api.storage.v1.VolumeAttachment': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
   'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
   'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration': { metadata: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
 };
@@ -375,6 +407,19 @@ export const kindDefinitions: Record<string, string> = {
   'discovery.k8s.io/v1/EndpointSlice': 'io.k8s.api.discovery.v1.EndpointSlice',
   'scheduling.k8s.io/v1/PriorityClass': 'io.k8s.api.scheduling.v1.PriorityClass',
   'certificates.k8s.io/v1/CertificateSigningRequest': 'io.k8s.api.certificates.v1.CertificateSigningRequest',
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': 'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy',
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': 'io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding',
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+  'apiregistration.k8s.io/v1/APIService': 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService',
+  'autoscaling/v2/HorizontalPodAutoscaler': 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler',
+  'flowcontrol.apiserver.k8s.io/v1/FlowSchema': 'io.k8s.api.flowcontrol.v1.FlowSchema',
+  'flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration': 'io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration',
+  'node.k8s.io/v1/RuntimeClass': 'io.k8s.api.node.v1.RuntimeClass',
+  'storage.k8s.io/v1/StorageClass': 'io.k8s.api.storage.v1.StorageClass',
+  'storage.k8s.io/v1/CSIDriver': 'io.k8s.api.storage.v1.CSIDriver',
+  'storage.k8s.io/v1/CSINode': 'io.k8s.api.storage.v1.CSINode',
+  'storage.k8s.io/v1/CSIStorageCapacity': 'io.k8s.api.storage.v1.CSIStorageCapacity',
+  'storage.k8s.io/v1/VolumeAttachment': 'io.k8s.api.storage.v1.VolumeAttachment',
   'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': 'io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration',
   'admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration': 'io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration',
 };
