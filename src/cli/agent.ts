@@ -22,6 +22,7 @@ import { localAddresses } from '../kubelet/server/tls.js';
 import { hostname } from 'node:os';
 import { discoverCA, parseJoinToken } from './join-token.js';
 import { startNode, type RuntimeFlags } from './node.js';
+import type { ServiceProxyFlags } from '../proxy/node-proxy.js';
 
 export interface AgentOptions extends RuntimeFlags {
   /** API server URL, e.g. https://10.0.0.1:6443 */
@@ -32,6 +33,10 @@ export interface AgentOptions extends RuntimeFlags {
   dataDir: string;
   /** kubelet server port (default 10250) */
   kubeletPort: number;
+  /** the kubelet's `--node-ip` */
+  nodeIP?: string;
+  /** the service proxy's flags (src/proxy) */
+  proxy?: ServiceProxyFlags;
   quiet?: boolean;
 }
 
@@ -120,6 +125,8 @@ export async function runAgent(o: AgentOptions): Promise<RunningAgent> {
     servingCert: serving,
     clientCA: ca,
     kubeletPort: o.kubeletPort,
+    nodeIP: o.nodeIP,
+    proxy: o.proxy,
   });
   if (!o.quiet) {
     console.log(

@@ -15,10 +15,17 @@ import { dashboardCommand } from './dashboard.js';
 import { etcdSnapshotCommand } from './etcd-snapshot.js';
 import { defaultSnapshotDir } from './snapshots.js';
 import { parseSchedule } from '../api/batch/v1/cronjob/schedule.js';
+import { resetServiceProxy } from '../proxy/node-proxy.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
 import { csiHostpathCommand } from './csi-node.js';
+
+/** A comma-separated CIDR list flag; undefined when absent or empty. */
+function cidrList(v: unknown): string[] | undefined {
+  const l = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : [];
+  return l.length ? l : undefined;
+}
 
 /** The node runtime flags `server` and `agent` share. */
 function withRuntimeOptions(c: Command): Command {
@@ -96,8 +103,11 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--disable-controller-manager', 'do not run the controllers in this process')
   .option('--tracing-config-file <file>', 'export pod creation traces over OTLP/HTTP (apiserver.config.k8s.io TracingConfiguration: endpoint, samplingRatePerMillion)')
   .option('--pod-trace <bool>', "record each pod's creation trace (kubectl get podtraces, k8ts trace pod)", (v) => v !== 'false', true)
-  .option('--disable <components>', 'packaged components not to run (comma-separated; k3s names): metrics-server')
+  .option('--disable <components>', 'packaged components not to run (comma-separated; k3s names): metrics-server, servicelb')
   .option('--metric-resolution <duration>', "how often the metrics server scrapes the kubelets (metrics-server's flag, e.g. 15s)", '15s')
+  .option('--disable-kube-proxy', 'do not run the service proxy (iptables rules, containment routes) on the local node')
+  .option('--disable-servicelb', 'do not give LoadBalancer Services the node addresses (ServiceLB)')
+  .option('--nodeport-addresses <cidrs>', 'serve NodePorts only on local addresses in these CIDRs (comma-separated; default all)')
   .addOption(
     // tests only: lets a test see the header timeout of never-used connections in seconds
     new Option('--request-header-timeout-ms <ms>', "ms a connection may take to send a request's headers (default 60000)").argParser((v) => parseInt(v, 10)).hideHelp(),
@@ -129,9 +139,9 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       .split(',')
       .map((x) => x.trim())
       .filter(Boolean);
-    const unknownComponent = disabled.find((d) => d !== 'metrics-server');
+    const unknownComponent = disabled.find((d) => d !== 'metrics-server' && d !== 'servicelb');
     if (unknownComponent) {
-      console.error(`error: --disable: unknown component ${JSON.stringify(unknownComponent)} (supported: metrics-server)`);
+      console.error(`error: --disable: unknown component ${JSON.stringify(unknownComponent)} (supported: metrics-server, servicelb)`);
       process.exit(2);
     }
     let resolutionMs = 0;
@@ -195,6 +205,9 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       disableAgent: !!o.disableAgent,
       disableScheduler: !!o.disableScheduler,
       disableControllerManager: !!o.disableControllerManager,
+      disableKubeProxy: !!o.disableKubeProxy,
+      disableServiceLB: !!o.disableServicelb || disabled.includes('servicelb'),
+      nodePortAddresses: cidrList(o.nodeportAddresses),
       requestHeaderTimeoutMs: o.requestHeaderTimeoutMs,
       verbosity: o.v,
       podTrace: o.podTrace,
@@ -219,6 +232,11 @@ withRuntimeOptions(program.command('agent'))
   .option('--data-dir <dir>', 'directory for certificates and kubelet files', './agent-data')
   .option('--kubelet-port <port>', 'port of the kubelet HTTPS server', (v) => parseInt(v, 10), 10250)
   .option('-v, --v <level>', 'log level verbosity of the kubelet and the CSI driver (klog; 4: every CSI call)', (v) => parseInt(v, 10), 0)
+  .option('--node-ip <ip>', "the node's address (InternalIP; default: the host's first IPv4)")
+  .option('--cluster-cidr <cidr>', "the cluster's pod CIDR (the server's --cluster-cidr)", '10.42.0.0/16')
+  .option('--service-cidr <cidr>', "the Service CIDR (the server's --service-cluster-ip-range)", '10.96.0.0/12')
+  .option('--disable-kube-proxy', 'do not run the service proxy (iptables rules, containment routes)')
+  .option('--nodeport-addresses <cidrs>', 'serve NodePorts only on local addresses in these CIDRs (comma-separated; default all)')
   .action(async (o) => {
     checkRuntime(o.runtime);
     const token = o.token ?? (o.tokenFile ? readFileSync(o.tokenFile, 'utf8').trim() : undefined);
@@ -232,6 +250,8 @@ withRuntimeOptions(program.command('agent'))
       nodeName: o.nodeName,
       dataDir: o.dataDir,
       kubeletPort: o.kubeletPort,
+      nodeIP: o.nodeIp,
+      proxy: { disabled: !!o.disableKubeProxy, clusterCIDR: o.clusterCidr, serviceCIDR: o.serviceCidr, nodePortAddresses: cidrList(o.nodeportAddresses) },
       runtime: o.runtime,
       containerRuntimeEndpoint: o.containerRuntimeEndpoint,
       pauseImage: o.pauseImage,
@@ -245,6 +265,16 @@ withRuntimeOptions(program.command('agent'))
       csiHostpath: o.csiHostpath,
     });
     stopOnSignals(() => a.stop());
+  });
+
+program
+  .command('reset')
+  .description("remove the service proxy's iptables rules and chains and the containment routes from this machine (kube-proxy --cleanup)")
+  .option('--cluster-cidr <cidr>', "the cluster's pod CIDR", '10.42.0.0/16')
+  .option('--service-cidr <cidr>', 'the Service CIDR', '10.96.0.0/12')
+  .action(async (o) => {
+    await resetServiceProxy({ clusterCIDR: o.clusterCidr, serviceCIDR: o.serviceCidr });
+    console.log('k8ts reset: kube-proxy rules and containment routes removed');
   });
 
 program.addCommand(runtimeCommand());

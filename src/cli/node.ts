@@ -19,6 +19,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { pauseImageLayout } from './pause-image.js';
 import { startNodeCSI, type RunningNodeCSI } from './csi-node.js';
 import { startNodeNetwork, startSimClusterNetwork, type SimNetworkHandle } from './node-network.js';
+import { startServiceProxy, type ServiceProxyFlags } from '../proxy/node-proxy.js';
 
 /** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
 export interface RuntimeFlags {
@@ -74,6 +75,10 @@ export interface NodeOptions {
   trace?: PodTraceSink;
   /** the SIMULATED cluster network shared by the process's simulated nodes (default: one of its own) */
   simNetwork?: () => Promise<SimNetworkHandle>;
+  /** the kubelet's `--node-ip` (default: the host's first IPv4) */
+  nodeIP?: string;
+  /** the service proxy (src/proxy), run on real-runtime nodes unless disabled */
+  proxy?: ServiceProxyFlags;
 }
 
 export interface RunningNode {
@@ -119,6 +124,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   const flags = o.runtime === 'sim' ? undefined : o.runtime;
   const clusterDNS = [o.clusterDNS ?? flags?.clusterDNS ?? '10.96.0.10'];
   const clusterDomain = o.clusterDomain ?? flags?.clusterDomain ?? 'cluster.local';
+  const proxyOn = !!o.proxy && !o.proxy.disabled && runtime.kind === 'remote';
   let network: { stop(): Promise<void> };
   try {
     if (runtime instanceof SimRuntime) {
@@ -127,10 +133,31 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       const sim: SimNetworkHandle = await (o.simNetwork?.() ?? startSimClusterNetwork({ client: o.client, nodeName: o.nodeName, clusterDNS: clusterDNS[0]!, clusterDomain }));
       runtime.setClusterNetwork(sim.deps);
       network = { stop: async () => (own ? sim.stop() : undefined) };
-    } else network = await startNodeNetwork({ client: o.client, nodeName: o.nodeName, podCIDR: o.podCIDR, clusterDNS, clusterDomain, podNetwork: runtime.features.podNetwork });
+    } else {
+      network = await startNodeNetwork({
+        client: o.client,
+        nodeName: o.nodeName,
+        podCIDR: o.podCIDR,
+        clusterDNS,
+        clusterDomain,
+        podNetwork: runtime.features.podNetwork,
+        serviceProxy: proxyOn,
+      });
+    }
   } catch (e) {
     await stopRuntime();
     throw e;
+  }
+  // the service proxy (after containment routes) before any pod exists; simulated nodes have no packets to proxy
+  let proxy: Awaited<ReturnType<typeof startServiceProxy>> | undefined;
+  if (proxyOn) {
+    try {
+      proxy = await startServiceProxy({ client: o.client, nodeName: o.nodeName, flags: o.proxy! });
+    } catch (e) {
+      await network.stop();
+      await stopRuntime();
+      throw e;
+    }
   }
   let k: KubeletHandle | undefined;
   const runningPods = (): Pod[] => (k ? k.kubelet.knownPods().map((p) => ({ ...p, status: k!.kubelet.status.get(p.metadata!.uid!) ?? p.status })) : []);
@@ -160,6 +187,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       kubeletPort: ks.port,
       clusterDNS,
       clusterDomain,
+      nodeIP: o.nodeIP,
       cgroupRoot,
       recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
       staticPodPath: staticPodPath ? resolve(staticPodPath) : undefined,
@@ -171,6 +199,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   } catch (e) {
     await ks.close();
     await network.stop();
+    await proxy?.stop();
     await stopRuntime();
     throw e;
   }
@@ -199,6 +228,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       await kh.stop();
       await ks.close();
       await network.stop();
+      await proxy?.stop();
       await stopRuntime();
     },
   };

@@ -91,6 +91,11 @@ export interface ServerOptions extends RuntimeFlags {
   disableScheduler?: boolean;
   /** do not run the controllers in this process (k3s --disable-controller-manager) */
   disableControllerManager?: boolean;
+  /** `--disable-kube-proxy`, `--nodeport-addresses` of the local node's service proxy (src/proxy) */
+  disableKubeProxy?: boolean;
+  nodePortAddresses?: string[];
+  /** `--disable-servicelb`: no ServiceLB controller (LoadBalancer Services stay pending) */
+  disableServiceLB?: boolean;
   quiet?: boolean;
   /** k3s `--disable metrics-server`: do not serve metrics.k8s.io */
   disableMetricsServer?: boolean;
@@ -284,6 +289,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       clientFor: (name) => controllerClient(clientFor, name),
       clusterCIDR: o.clusterCIDR,
       ca: pki.ca,
+      disabled: o.disableServiceLB ? ['service-lb-controller'] : [],
       client: ctrlClient,
       recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
     });
@@ -340,6 +346,9 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
       processPods: local ? cp.pods : undefined,
       trace: trace?.recorder,
+      proxy: local
+        ? { disabled: o.disableKubeProxy, clusterCIDR: o.clusterCIDR, serviceCIDR: o.serviceClusterIPRange, nodePortAddresses: o.nodePortAddresses }
+        : undefined,
     });
     if (local) localRuntime = node.runtimeDescription;
     stops.push(() => node.stop());

@@ -30,6 +30,7 @@ import { startGarbageCollector } from './garbagecollector/controller.js';
 import { startEndpointsController } from './endpoint/controller.js';
 import { startEndpointSliceController } from './endpointslice/controller.js';
 import { startDisruptionController } from './disruption/controller.js';
+import { startServiceLBController } from './servicelb/controller.js';
 import { startHorizontalPodAutoscalerController } from './podautoscaler/horizontal.js';
 import { startNodeLifecycleController } from './nodelifecycle/controller.js';
 import { startClusterRoleAggregation } from './clusterroleaggregation/controller.js';
@@ -96,6 +97,8 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'pv-protection-controller', component: 'pv-protection-controller', start: startPVProtectionController },
   { name: 'ephemeral-volume-controller', component: 'ephemeral-volume-controller', start: startEphemeralVolumeController },
   { name: 'attachdetach-controller', component: 'attachdetach-controller', start: startAttachDetachController },
+  // k3s' ServiceLB (off with --disable-servicelb)
+  { name: 'service-lb-controller', component: 'service-lb-controller', start: startServiceLBController },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {

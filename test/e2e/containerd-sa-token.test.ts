@@ -110,7 +110,8 @@ describe('e2e: ServiceAccount token in a pod on containerd', () => {
     // the busybox stand-in plus this machine's kubectl (a static Go binary), as docker.io/k8ts/kubectl-e2e:1.32 on the mirror
     await pushBusyboxPlus(registry.host, 'k8ts/kubectl-e2e:1.32', { 'usr/local/bin/kubectl': [0o755, readFileSync(realpathSync(kubectlPath()))] } as never, ['sh']);
     ctrd = await startTestContainerd({ mirror: registry.host });
-    c = await startCluster({ args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent] });
+    // --disable-kube-proxy: this cluster's node is the host itself; its iptables and routes are not the test's to change
+    c = await startCluster({ args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent, '--disable-kube-proxy'] });
     const kc = parse(readFileSync(c.kubeconfig, 'utf8')) as { clusters: { cluster: { 'certificate-authority-data': string } }[] };
     caPEM = Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString('utf8');
     kubectl('create', 'namespace', NS);

@@ -25,6 +25,10 @@ export interface TestContainerdOptions {
   pauseImage?: string;
   /** OCI layout to import as the pause image (offline); else it is pulled (e.g. via `mirror`) */
   pauseImageLayout?: string;
+  /** run containerd (so its bridge and pods) in this network namespace file (see ManagedContainerdOptions) */
+  netnsPath?: string;
+  /** the pod subnet; default: an unused 10.250.N.0/24 */
+  podCIDR?: string;
   /** first restart delay after a crash, ms (see ManagedContainerdOptions) */
   restartDelayMs?: number;
   /** the supervisor's started / exited / restarting events (see ManagedContainerdOptions) */
@@ -109,7 +113,7 @@ export async function startTestContainerd(o: TestContainerdOptions = {}): Promis
   requireRoot('the test containerd');
   const suffix = randomBytes(3).toString('hex');
   const dir = makeTempDir('k8ts-ctrd-');
-  const podCIDR = pickPodCIDR();
+  const podCIDR = o.podCIDR ?? pickPodCIDR();
   const bridgeName = `k8t-${suffix}`;
   const networkName = `k8ts-test-${suffix}`;
   const cgroupParent = `/k8ts-test-${suffix}`;
@@ -133,6 +137,7 @@ export async function startTestContainerd(o: TestContainerdOptions = {}): Promis
       networkName,
       restartDelayMs: o.restartDelayMs,
       onEvent: o.onEvent,
+      netnsPath: o.netnsPath,
     });
   } catch (err) {
     await cleanupHost();

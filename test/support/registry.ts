@@ -1,6 +1,6 @@
 /**
  * A private OCI registry for tests: Debian's `docker-registry` (distribution v2) on
- * 127.0.0.1:<free port>, storage in a temp dir, stopped by PID.
+ * 127.0.0.1:<free port> (or another address of this machine), storage in a temp dir, stopped by PID.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,12 +23,12 @@ export interface TestRegistry {
  * Starts the registry and waits until `/v2/` answers.
  * @throws Error naming docker-registry and `sudo scripts/install-deps.sh` when the package is missing.
  */
-export async function startRegistry(): Promise<TestRegistry> {
+export async function startRegistry(o: { address?: string } = {}): Promise<TestRegistry> {
   requirePackages(['docker-registry'], 'the test registry');
   const bin = findExecutable('docker-registry')!;
   const dir = makeTempDir('k8ts-registry-');
   const port = await freePort();
-  const host = `127.0.0.1:${port}`;
+  const host = `${o.address ?? '127.0.0.1'}:${port}`;
   const config = join(dir.path, 'config.yml');
   writeFileSync(
     config,

@@ -327,6 +327,8 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     clusterBinding('k8ts:kubelet-bootstrap', 'system:node-bootstrapper', [group('system:bootstrappers')]),
     clusterBinding('k8ts:node-autoapprove-bootstrap', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', [group('system:bootstrappers')]),
     clusterBinding('k8ts:csi-node-sidecars', 'k8ts:csi-node-sidecars', [group('system:nodes')]),
+    // the agent's service proxy (src/proxy) watches Services and EndpointSlices with the node's credentials, as k3s' embedded kube-proxy does with its own
+    clusterBinding('k8ts:node-proxier', 'system:node-proxier', [group('system:nodes')]),
     clusterBinding('k8ts:node-autoapprove-certificate-rotation', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', [group('system:nodes')]),
     // each node's agent answers cluster DNS and enforces NetworkPolicies (k3s agents do both with their own credentials)
     clusterBinding('k8ts:node-kube-dns', 'system:kube-dns', [group('system:nodes')]),

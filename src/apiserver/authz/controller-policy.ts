@@ -83,6 +83,7 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     rule(['create'], '', ['endpoints/restricted']),
     eventsRule(),
   ],
+  'service-lb-controller': [rule(['get', 'list', 'watch'], '', ['services', 'nodes']), rule(['update', 'patch'], '', ['services/status']), eventsRule()],
   'endpointslice-controller': [
     rule(RW, '', ['services', 'pods', 'nodes']),
     rule(['create', 'update', 'delete'], '', ['services/finalizers']),

@@ -48,6 +48,12 @@ export interface ManagedContainerdOptions {
   bridgeName?: string;
   /** CNI network name; default "k8ts" */
   networkName?: string;
+  /**
+   * A network namespace file (e.g. /run/netns/<name>) to run containerd in, so its CNI
+   * bridge and pods live there (`nsenter --net=…`; the test harness's node namespaces);
+   * default: this process's namespace
+   */
+  netnsPath?: string;
   /** containerd log level; default "info" */
   logLevel?: string;
   /** how long to wait for the socket at each start, ms; default 30 000 */
@@ -169,7 +175,8 @@ export async function startManagedContainerd(o: ManagedContainerdOptions): Promi
   const launch = (): ChildProcess => {
     const fd = openSync(paths.log, 'a');
     try {
-      const c = spawn(bin, ['--config', paths.config], { stdio: ['ignore', fd, fd] });
+      const argv = o.netnsPath ? ['nsenter', `--net=${o.netnsPath}`, '--', bin, '--config', paths.config] : [bin, '--config', paths.config];
+      const c = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', fd, fd] });
       c.on('error', (err) => emit({ type: 'exited', message: err.message }));
       return c;
     } finally {
