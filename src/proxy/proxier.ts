@@ -51,6 +51,8 @@ export interface SyncResult {
   durationMs: number;
   /** a full sync (every chain written), else partial */
   full: boolean;
+  /** when the sync began (Date.now() ms) */
+  startedAt: number;
   rules: RuleSet;
   services: number;
   endpoints: number;
@@ -214,6 +216,7 @@ export class Proxier {
    */
   async syncProxyRules(changed: ReadonlySet<string> = new Set()): Promise<SyncResult> {
     const t0 = performance.now();
+    const startedAt = Date.now();
     const full = this.needFullSync || Date.now() - this.lastFullSync > FULL_SYNC_PERIOD_MS;
     const localhostNodePorts = this.o.localhostNodePorts ?? true;
     if (Date.now() - this.lastJumpCheck > this.syncPeriod) {
@@ -258,6 +261,6 @@ export class Proxier {
     m.noLocalEndpointsTotal.set({ traffic_policy: 'external', ...fam }, rules.noLocalEndpoints.external);
     m.serviceChangesPending.set(fam, 0);
     m.endpointChangesPending.set(fam, 0);
-    return { durationMs, full, rules, services: state.length, endpoints: totalEndpoints };
+    return { durationMs, full, startedAt, rules, services: state.length, endpoints: totalEndpoints };
   }
 }
