@@ -151,15 +151,20 @@ spec:
     assert.match(row![2]!, /^\d+%$/);
     assert.match(row![4]!, /^\d+%$/);
     // the node's synthetic figures: a base of 50m and 256Mi plus every running container's
-    const all = JSON.parse(ok(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/pods'])) as { items: { containers: { usage: { cpu: string; memory: string } }[] }[] };
-    const containers = all.items.flatMap((i) => i.containers);
-    assert.ok(containers.length >= 3);
+    // (read until both lists come from the same scrape: pods the HPA added may still be starting)
     const milli = (q: string): number => (q.endsWith('m') ? Number(q.slice(0, -1)) : Number(q) * 1000);
     const mi = (q: string): number => Number(q.replace(/Mi$/, ''));
-    const cpu = 50 + containers.reduce((s, x) => s + milli(x.usage.cpu), 0);
-    const mem = 256 + containers.reduce((s, x) => s + mi(x.usage.memory), 0);
-    const nm = JSON.parse(ok(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes/e2e-node'])) as { kind: string; usage: { cpu: string; memory: string } };
-    assert.equal(nm.kind, 'NodeMetrics');
-    assert.deepEqual(nm.usage, { cpu: `${cpu}m`, memory: `${mem}Mi` });
+    await eventually(
+      () => {
+        const all = JSON.parse(ok(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/pods'])) as { items: { containers: { usage: { cpu: string; memory: string } }[] }[] };
+        const containers = all.items.flatMap((i) => i.containers);
+        const nm = JSON.parse(ok(['get', '--raw', '/apis/metrics.k8s.io/v1beta1/nodes/e2e-node'])) as { kind: string; usage: { cpu: string; memory: string } };
+        const cpu = 50 + containers.reduce((s, x) => s + milli(x.usage.cpu), 0);
+        const mem = 256 + containers.reduce((s, x) => s + mi(x.usage.memory), 0);
+        return containers.length >= 3 && nm.kind === 'NodeMetrics' && nm.usage.cpu === `${cpu}m` && nm.usage.memory === `${mem}Mi`;
+      },
+      20_000,
+      300,
+    );
   });
 });
