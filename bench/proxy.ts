@@ -33,7 +33,11 @@ const slice = (s: number, gen: number): KObject => ({
   metadata: { name: `svc-${s}-abcde`, namespace: 'bench', labels: { 'kubernetes.io/service-name': `svc-${s}` } },
   addressType: 'IPv4',
   ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-  endpoints: Array.from({ length: ENDPOINTS }, (_, e) => ({ addresses: [`10.244.${(s * ENDPOINTS + e + gen) >> 8 & 255}.${(s * ENDPOINTS + e + gen) & 255}`], conditions: { ready: true }, nodeName: 'bench-node' })),
+  endpoints: Array.from({ length: ENDPOINTS }, (_, e) => ({
+    addresses: [`10.244.${((s * ENDPOINTS + e + gen) >> 8) & 255}.${(s * ENDPOINTS + e + gen) & 255}`],
+    conditions: { ready: true },
+    nodeName: 'bench-node',
+  })),
 });
 
 const ns = createNodeNetns();
@@ -53,7 +57,9 @@ try {
   const first = await proxier.start();
   const firstWall = performance.now() - t0;
   const lines = (t: string) => t.split('\n').length;
-  console.log(`services × endpoints: ${SERVICES} × ${ENDPOINTS} (${first.endpoints} endpoints; nat rules ${first.rules.natRules}, nat chains ${first.rules.natChains}, restore input ${(first.rules.text.length / 1e6).toFixed(1)} MB, ${lines(first.rules.text)} lines)`);
+  console.log(
+    `services × endpoints: ${SERVICES} × ${ENDPOINTS} (${first.endpoints} endpoints; nat rules ${first.rules.natRules}, nat chains ${first.rules.natChains}, restore input ${(first.rules.text.length / 1e6).toFixed(1)} MB, ${lines(first.rules.text)} lines)`,
+  );
   console.log(`first sync (chains created): ${firstWall.toFixed(0)} ms wall, syncProxyRules ${first.durationMs.toFixed(0)} ms`);
   const changes: number[] = [];
   const syncs: number[] = [];

@@ -23,7 +23,13 @@ import { csiHostpathCommand } from './csi-node.js';
 
 /** A comma-separated CIDR list flag; undefined when absent or empty. */
 function cidrList(v: unknown): string[] | undefined {
-  const l = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : [];
+  const l =
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : [];
   return l.length ? l : undefined;
 }
 
@@ -93,7 +99,12 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
   .option('--encryption-provider-config <file>', 'EncryptionConfiguration for Secrets at rest')
   .option('--scheduler-config <file>', 'KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) for the scheduler')
   .option('--scheduler-metrics-bind-address <addr>', 'serve the scheduler /metrics on host:port')
-  .option('-v, --v <level>', 'log level verbosity of the control-plane components and the local node (klog; 4: the kubelet logs every CSI call), changeable at run time for the control plane: PUT /debug/flags/v', (v) => parseInt(v, 10), 0)
+  .option(
+    '-v, --v <level>',
+    'log level verbosity of the control-plane components and the local node (klog; 4: the kubelet logs every CSI call), changeable at run time for the control plane: PUT /debug/flags/v',
+    (v) => parseInt(v, 10),
+    0,
+  )
   .option('--etcd-snapshot-dir <dir>', 'directory of storage snapshots (default <data-dir>/db/snapshots)')
   .option('--etcd-snapshot-schedule-cron <spec>', 'cron schedule of storage snapshots', '0 */12 * * *')
   .option('--etcd-snapshot-retention <n>', 'scheduled snapshots to keep', (v) => parseInt(v, 10), 5)

@@ -9,7 +9,17 @@
  */
 import { execFile } from 'node:child_process';
 import { FIREWALL_JUMPS, JUMP_RULES, type JumpRule } from './rules.js';
-import { isServiceChainName, KUBE_EXTERNAL_SERVICES, KUBE_FIREWALL, KUBE_FORWARD, KUBE_MARK_MASQ, KUBE_NODEPORTS, KUBE_POSTROUTING, KUBE_PROXY_FIREWALL, KUBE_SERVICES } from './names.js';
+import {
+  isServiceChainName,
+  KUBE_EXTERNAL_SERVICES,
+  KUBE_FIREWALL,
+  KUBE_FORWARD,
+  KUBE_MARK_MASQ,
+  KUBE_NODEPORTS,
+  KUBE_POSTROUTING,
+  KUBE_PROXY_FIREWALL,
+  KUBE_SERVICES,
+} from './names.js';
 
 /** A failed command: its argv, exit code and stderr. */
 export class CommandError extends Error {

@@ -30,7 +30,10 @@ describe('Proxier on iptables in a network namespace', { timeout: 60_000 }, () =
   let proxier: Proxier;
   const chain = serviceChains('default/web:http', 'tcp').svc;
   const save = () => ns.exec('iptables-save', []);
-  const seps = () => save().split('\n').filter((l) => l.startsWith(`-A ${chain} `) && / -j KUBE-SEP-/.test(l)).length;
+  const seps = () =>
+    save()
+      .split('\n')
+      .filter((l) => l.startsWith(`-A ${chain} `) && / -j KUBE-SEP-/.test(l)).length;
   const syncs = async () => (await proxier.metrics.syncProxyRulesLatency.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value ?? 0;
 
   before(async () => {

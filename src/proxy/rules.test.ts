@@ -7,11 +7,20 @@ import { endpointsFor, servicePorts } from './model.js';
 import { buildRules, probability, type ServicePortState } from './rules.js';
 
 const svc = (name: string, spec: Service['spec'], status?: Service['status']): Service => ({ metadata: { name, namespace: 'ns1' }, spec, status });
-const slice = (svcName: string, eps: { ip: string; node?: string; ready?: boolean; serving?: boolean; terminating?: boolean }[], port = 8080, portName?: string): EndpointSlice => ({
+const slice = (
+  svcName: string,
+  eps: { ip: string; node?: string; ready?: boolean; serving?: boolean; terminating?: boolean }[],
+  port = 8080,
+  portName?: string,
+): EndpointSlice => ({
   metadata: { name: `${svcName}-abc`, namespace: 'ns1', labels: { 'kubernetes.io/service-name': svcName } },
   addressType: 'IPv4',
   ports: [{ name: portName, port, protocol: 'TCP' }],
-  endpoints: eps.map((e) => ({ addresses: [e.ip], nodeName: e.node, conditions: { ready: e.ready ?? true, serving: e.serving ?? e.ready ?? true, terminating: e.terminating ?? false } })),
+  endpoints: eps.map((e) => ({
+    addresses: [e.ip],
+    nodeName: e.node,
+    conditions: { ready: e.ready ?? true, serving: e.serving ?? e.ready ?? true, terminating: e.terminating ?? false },
+  })),
 });
 function state(s: Service, slices: EndpointSlice[], node = 'node1'): ServicePortState[] {
   return servicePorts(s).map((info) => ({ info, endpoints: endpointsFor(info, slices, node) }));
@@ -53,7 +62,10 @@ describe('buildRules (iptables-restore input)', () => {
       `-A ${sep('10.42.0.5')} -m comment --comment ns1/web:http -s 10.42.0.5 -j KUBE-MARK-MASQ`,
       `-A ${sep('10.42.0.5')} -m comment --comment ns1/web:http -m tcp -p tcp -j DNAT --to-destination 10.42.0.5:8080`,
     ]);
-    assert.match(r.text, /^-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS$/m);
+    assert.match(
+      r.text,
+      /^-A KUBE-SERVICES -m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS$/m,
+    );
     assert.match(r.text, /^-A KUBE-POSTROUTING -m mark ! --mark 0x4000\/0x4000 -j RETURN\n-A KUBE-POSTROUTING -j MARK --xor-mark 0x4000\n/m);
     assert.equal(r.endpointChains, 3);
   });
@@ -81,13 +93,21 @@ describe('buildRules (iptables-restore input)', () => {
     const r = buildRules(state(s, [slice('lb', [{ ip: '10.42.0.5' }])]));
     assert.ok(r.text.includes(`-A KUBE-NODEPORTS -m comment --comment ns1/lb -m tcp -p tcp --dport 30081 -j ${c.ext}`));
     assert.ok(r.text.includes(`-A KUBE-SERVICES -m comment --comment "ns1/lb loadbalancer IP" -m tcp -p tcp -d 192.0.2.10 --dport 80 -j ${c.ext}`));
-    assert.deepEqual(lines(r.text, `-A ${c.ext} `), [`-A ${c.ext} -m comment --comment "masquerade traffic for ns1/lb external destinations" -j KUBE-MARK-MASQ`, `-A ${c.ext} -j ${c.svc}`]);
+    assert.deepEqual(lines(r.text, `-A ${c.ext} `), [
+      `-A ${c.ext} -m comment --comment "masquerade traffic for ns1/lb external destinations" -j KUBE-MARK-MASQ`,
+      `-A ${c.ext} -j ${c.svc}`,
+    ]);
   });
 
   it('externalTrafficPolicy Local: KUBE-EXT short-circuits pods and the node, the rest goes to KUBE-SVL with local endpoints only', () => {
     const s = svc('loc', { type: 'NodePort', clusterIP: '10.96.0.13', externalTrafficPolicy: 'Local', ports: [{ port: 80, protocol: 'TCP', nodePort: 30082 }] });
     const c = serviceChains('ns1/loc', 'tcp');
-    const st = state(s, [slice('loc', [{ ip: '10.42.0.5', node: 'node1' }, { ip: '10.42.1.5', node: 'node2' }])]);
+    const st = state(s, [
+      slice('loc', [
+        { ip: '10.42.0.5', node: 'node1' },
+        { ip: '10.42.1.5', node: 'node2' },
+      ]),
+    ]);
     const r = buildRules(st, { clusterCIDR: '10.42.0.0/16' });
     assert.deepEqual(lines(r.text, `-A ${c.ext} `), [
       `-A ${c.ext} -m comment --comment "pod traffic for ns1/loc external destinations" -s 10.42.0.0/16 -j ${c.svc}`,
@@ -106,7 +126,14 @@ describe('buildRules (iptables-restore input)', () => {
   it('internalTrafficPolicy Local: the ClusterIP goes to KUBE-SVL, or is DROPped without local endpoints', () => {
     const s = svc('itp', { clusterIP: '10.96.0.14', internalTrafficPolicy: 'Local', ports: [{ port: 80, protocol: 'TCP' }] });
     const c = serviceChains('ns1/itp', 'tcp');
-    const r = buildRules(state(s, [slice('itp', [{ ip: '10.42.0.5', node: 'node1' }, { ip: '10.42.1.5', node: 'node2' }])]));
+    const r = buildRules(
+      state(s, [
+        slice('itp', [
+          { ip: '10.42.0.5', node: 'node1' },
+          { ip: '10.42.1.5', node: 'node2' },
+        ]),
+      ]),
+    );
     assert.ok(r.text.includes(`-d 10.96.0.14 --dport 80 -j ${c.svl}`));
     assert.ok(!r.text.includes(`:${c.svc} `));
     const r2 = buildRules(state(s, [slice('itp', [{ ip: '10.42.1.5', node: 'node2' }])]));
@@ -114,7 +141,12 @@ describe('buildRules (iptables-restore input)', () => {
   });
 
   it('sessionAffinity ClientIP: recent-module checks first, endpoints record the client', () => {
-    const s = svc('aff', { clusterIP: '10.96.0.15', sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } }, ports: [{ port: 80, protocol: 'TCP' }] });
+    const s = svc('aff', {
+      clusterIP: '10.96.0.15',
+      sessionAffinity: 'ClientIP',
+      sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } },
+      ports: [{ port: 80, protocol: 'TCP' }],
+    });
     const c = serviceChains('ns1/aff', 'tcp');
     const sep = endpointChain('ns1/aff', 'tcp', '10.42.0.5:8080');
     const r = buildRules(state(s, [slice('aff', [{ ip: '10.42.0.5' }, { ip: '10.42.0.6' }])]));
@@ -129,7 +161,14 @@ describe('buildRules (iptables-restore input)', () => {
     const c = serviceChains('ns1/term', 'tcp');
     const both = buildRules(state(s, [slice('term', [{ ip: '10.42.0.5' }, { ip: '10.42.0.6', ready: false, serving: true, terminating: true }])]));
     assert.equal(lines(both.text, `-A ${c.svc} `).filter((l) => l.includes('KUBE-SEP-')).length, 1);
-    const onlyTerm = buildRules(state(s, [slice('term', [{ ip: '10.42.0.6', ready: false, serving: true, terminating: true }, { ip: '10.42.0.7', ready: false, serving: false, terminating: true }])]));
+    const onlyTerm = buildRules(
+      state(s, [
+        slice('term', [
+          { ip: '10.42.0.6', ready: false, serving: true, terminating: true },
+          { ip: '10.42.0.7', ready: false, serving: false, terminating: true },
+        ]),
+      ]),
+    );
     assert.deepEqual(
       lines(onlyTerm.text, `-A ${c.svc} `).filter((l) => l.includes('KUBE-SEP-')),
       [`-A ${c.svc} -m comment --comment "ns1/term -> 10.42.0.6:8080" -j ${endpointChain('ns1/term', 'tcp', '10.42.0.6:8080')}`],
@@ -158,7 +197,11 @@ describe('buildRules (iptables-restore input)', () => {
     const s = svc('big', { clusterIP: '10.96.0.18', ports: [{ port: 80, protocol: 'TCP' }] });
     const r = buildRules(state(s, [slice('big', eps)]));
     const c = serviceChains('ns1/big', 'tcp');
-    assert.ok(lines(r.text, `-A ${c.svc} `).slice(0, 3).every((l) => !l.includes('--comment "ns1/big ->')));
+    assert.ok(
+      lines(r.text, `-A ${c.svc} `)
+        .slice(0, 3)
+        .every((l) => !l.includes('--comment "ns1/big ->')),
+    );
     assert.equal(r.endpointChains, 1001);
   });
 });

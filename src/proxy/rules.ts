@@ -169,7 +169,8 @@ export function buildRules(services: ServicePortState[], o: RuleOptions = {}): R
       if (usesFW) filterRules.push(`-A ${KUBE_PROXY_FIREWALL} -m comment --comment ${q(`${name} traffic not accepted by ${svc.chains.fw}`)} ${match(ip, svc.port)} -j DROP`);
     }
     if (!hasExternal) {
-      for (const ip of svc.loadBalancerVIPs) filterRules.push(`-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} ${match(ip, svc.port)} -j ${externalFilter}`);
+      for (const ip of svc.loadBalancerVIPs)
+        filterRules.push(`-A ${KUBE_EXTERNAL_SERVICES} -m comment --comment ${externalFilterComment} ${match(ip, svc.port)} -j ${externalFilter}`);
     }
     // node ports
     if (svc.nodePort !== 0) {

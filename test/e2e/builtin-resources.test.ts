@@ -8,7 +8,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCluster, MANIFESTS, type Cluster } from './harness.js';
+import { startCluster, eventually, MANIFESTS, type Cluster } from './harness.js';
 
 const m = (f: string): string => join(MANIFESTS, f);
 
@@ -160,7 +160,7 @@ nodeTopology: {matchLabels: {topology.hostpath.csi/node: e2e-node}}
       assert.equal(ok(['get', 'validatingadmissionpolicybinding', 'demo-binding-test.example.com', '-o', 'jsonpath={.spec.matchResources.matchPolicy}']), 'Equivalent');
     });
 
-    it('a ValidatingWebhookConfiguration as the docs write it: defaults, WEBHOOKS column; a missing sideEffects and an http URL are rejected', () => {
+    it('a ValidatingWebhookConfiguration as the docs write it: defaults, WEBHOOKS column; a missing sideEffects and an http URL are rejected; the webhook is called until deleted', async () => {
       const cfg = (extra: string): string => `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
@@ -208,6 +208,17 @@ ${extra}`;
           '* webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun\n' +
           '* webhooks[0].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
       );
+      // the docs' webhook is live: pod creates call it, and its Service does not exist
+      const called = await eventually(() => {
+        const r = c.kubectl(['run', 'webhook-probe', '--image=nginx', '--dry-run=server']);
+        return r.code !== 0 ? r.stderr.trim() : '';
+      }, 15_000);
+      assert.equal(
+        called,
+        'Error from server (InternalError): Internal error occurred: failed calling webhook "pod-policy.example.com": failed to call webhook: Post "https://example-service.example-namespace.svc:443?timeout=5s": service "example-service" not found',
+      );
+      ok(['delete', 'validatingwebhookconfiguration', 'pod-policy.example.com']);
+      await eventually(() => c.kubectl(['run', 'webhook-probe', '--image=nginx', '--dry-run=server']).code === 0, 15_000);
     });
   });
 

@@ -61,7 +61,12 @@ export async function startNetnsNode(cluster: Cluster, ns: NodeNetns, name: stri
   try {
     ctrd = await startTestContainerd({ mirror: registryHost, netnsPath: ns.path, podCIDR: pickPodCIDR() });
     ns.routeFromHost(ctrd.podCIDR);
-    const nodeYaml = JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' } }, spec: { podCIDR: ctrd.podCIDR, podCIDRs: [ctrd.podCIDR] } });
+    const nodeYaml = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' } },
+      spec: { podCIDR: ctrd.podCIDR, podCIDRs: [ctrd.podCIDR] },
+    });
     const r = cluster.kubectl(['create', '-f', '-'], { input: nodeYaml });
     if (r.code !== 0) throw new Error(`creating Node ${name}: ${r.stderr}`);
     agent = spawn(

@@ -179,13 +179,13 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
     assert.match(lines[0]!, /^Pod default\/nginx: Running [\d.]+m?s after the create request$/);
     assert.match(lines[1]!, /^ +# +STEP +COMPONENT +OFFSET +DURATION +WATERFALL$/);
     const row = (name: string): string => lines.find((l) => new RegExp(`^ *\\d+  ${name} `).test(l)) ?? '';
-    assert.match(row('RequestReceived'), /^ +1  RequestReceived +apiserver +0\.00ms +0\.00ms +\|█/);
-    assert.match(row('Authentication'), /^ +2  Authentication +apiserver /);
-    assert.match(row('MutatingAdmission NamespaceLifecycle'), /^ +4  MutatingAdmission NamespaceLifecycle +apiserver /);
-    assert.match(row('BindingCommit'), /^ +12  BindingCommit e2e-node +storage +[\d.]+m?s +[\d.]+m?s +\| *█+$/);
-    assert.match(row('RunPodSandbox'), /^ +15  RunPodSandbox +cri /);
-    assert.match(row('CNIAdd'), /^ +16  CNIAdd 10\.42\.\d+\.\d+ +cni /);
-    assert.match(row('Running'), /^ +20  Running +storage /);
+    assert.match(row('RequestReceived'), /^ +1 {2}RequestReceived +apiserver +0\.00ms +0\.00ms +\|█/);
+    assert.match(row('Authentication'), /^ +2 {2}Authentication +apiserver /);
+    assert.match(row('MutatingAdmission NamespaceLifecycle'), /^ +4 {2}MutatingAdmission NamespaceLifecycle +apiserver /);
+    assert.match(row('BindingCommit'), /^ +12 {2}BindingCommit e2e-node +storage +[\d.]+m?s +[\d.]+m?s +\| *█+$/);
+    assert.match(row('RunPodSandbox'), /^ +15 {2}RunPodSandbox +cri /);
+    assert.match(row('CNIAdd'), /^ +16 {2}CNIAdd 10\.42\.\d+\.\d+ +cni /);
+    assert.match(row('Running'), /^ +20 {2}Running +storage /);
     assert.match(r.stdout, /\nslowest step: \S+/);
     assert.doesNotMatch(r.stdout, /STUCK/);
   });
@@ -200,10 +200,10 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
     }, 30_000);
     const msg = "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
     assert.match(out, /^Pod stuck\/nginx: Stuck for /);
-    assert.match(out, /\n +10  FailedScheduling +scheduler /);
+    assert.match(out, /\n +10 {2}FailedScheduling +scheduler /);
     assert.match(out, /\nSTUCK at step 10 \(filtering: which nodes can run the pod\): filtering: no node can run the pod\n/);
     assert.ok(out.includes(`  reason:  Unschedulable\n  message: ${msg}\n`), out);
-    assert.match(out, /\n  filter NodeAffinity rejected: e2e-node\n/);
+    assert.match(out, /\n {2}filter NodeAffinity rejected: e2e-node\n/);
     assert.ok(out.includes(`FailedScheduling (x`) && out.includes(`): ${msg}\n`), out);
     const pt = JSON.parse(c.kubectl(['get', 'podtrace', 'nginx', '-n', 'stuck', '-o', 'json']).stdout);
     assert.equal(pt.status.phase, 'Stuck');
@@ -218,10 +218,10 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
       return /event: +Warning Failed /.test(t.stdout) ? t.stdout : undefined;
     }, 30_000);
     assert.match(out, /\nSTUCK at step 17 \(images checked and pulled \(CRI ImageService\)\): image pull: container nopull cannot get image nginx:no-such-tag\n/);
-    assert.match(out, /\n  reason:  (ErrImagePull|ImagePullBackOff)\n/);
-    assert.match(out, /\n +17  ErrImagePull nginx:no-such-tag +kubelet /);
+    assert.match(out, /\n {2}reason: {2}(ErrImagePull|ImagePullBackOff)\n/);
+    assert.match(out, /\n +17 {2}ErrImagePull nginx:no-such-tag +kubelet /);
     assert.match(out, /failed to pull and unpack image "docker\.io\/library\/nginx:no-such-tag"/);
-    assert.match(out, /\n  event: +Warning Failed \(x\d+, last \S+\): Failed to pull image "nginx:no-such-tag": /);
+    assert.match(out, /\n {2}event: +Warning Failed \(x\d+, last \S+\): Failed to pull image "nginx:no-such-tag": /);
   });
 
   it('drops the trace with its pod', async () => {

@@ -166,7 +166,13 @@ spec:
   });
 
   it('hairpin: a pod reaches itself through its own Service', async () => {
-    ok(c!.kubectl(['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: Pod\nmetadata: {name: solo, labels: {app: solo}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers: [{name: nginx, image: nginx}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: solo}\nspec:\n  selector: {app: solo}\n  ports: [{port: 80}]\n' }), 'apply solo');
+    ok(
+      c!.kubectl(['apply', '-f', '-'], {
+        input:
+          'apiVersion: v1\nkind: Pod\nmetadata: {name: solo, labels: {app: solo}}\nspec:\n  terminationGracePeriodSeconds: 1\n  containers: [{name: nginx, image: nginx}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: solo}\nspec:\n  selector: {app: solo}\n  ports: [{port: 80}]\n',
+      }),
+      'apply solo',
+    );
     ok(k('wait', '--for=condition=Ready', 'pod/solo', '--timeout=120s'), 'solo ready');
     const ip = clusterIP('solo');
     const page = await eventually(() => {
@@ -178,13 +184,28 @@ spec:
 
   it('rules follow an EndpointSlice change within about a second', async () => {
     const svc = serviceChains('default/web', 'tcp').svc;
-    const count = () => node!.iptablesSave('nat').split('\n').filter((l) => l.startsWith(`-A ${svc} `) && / -j KUBE-SEP-/.test(l)).length;
+    const count = () =>
+      node!
+        .iptablesSave('nat')
+        .split('\n')
+        .filter((l) => l.startsWith(`-A ${svc} `) && / -j KUBE-SEP-/.test(l)).length;
     assert.equal(count(), 2);
     ok(k('scale', 'deployment/web', '--replicas=3'), 'scale');
-    const slice = await eventually(() => {
-      const r = k('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={range .items[*].endpoints[?(@.conditions.ready==true)]}{.addresses[0]} {end}');
-      return r.stdout.trim().split(' ').filter(Boolean).length === 3 ? Date.now() : undefined;
-    }, 120_000, 50);
+    const slice = await eventually(
+      () => {
+        const r = k(
+          'get',
+          'endpointslices',
+          '-l',
+          'kubernetes.io/service-name=web',
+          '-o',
+          'jsonpath={range .items[*].endpoints[?(@.conditions.ready==true)]}{.addresses[0]} {end}',
+        );
+        return r.stdout.trim().split(' ').filter(Boolean).length === 3 ? Date.now() : undefined;
+      },
+      120_000,
+      50,
+    );
     const programmed = await eventually(() => (count() === 3 ? Date.now() : undefined), 10_000, 50);
     // the slice was seen through kubectl polls (~50–300 ms each): the rules were in place within ~2 s of it
     assert.ok(programmed - slice < 2500, `rules programmed ${programmed - slice} ms after the EndpointSlice showed 3 ready endpoints`);
@@ -203,12 +224,21 @@ spec:
     const counters = node!.exec('iptables', ['-t', 'mangle', '-L', 'POSTROUTING', '-v', '-x', '-n']);
     const line = counters.split('\n').find((l) => l.includes(out) && l.includes(TEST_SERVICE_CIDR))!;
     assert.equal(Number(line.trim().split(/\s+/)[0]), 0, `packets to ${TEST_SERVICE_CIDR} on ${out}:\n${counters}`);
-    assert.match(node!.exec('ip', ['route', 'show', 'type', 'unreachable']), new RegExp(`${TEST_SERVICE_CIDR.replace(/\./g, '\\.')}[\\s\\S]*${TEST_CLUSTER_CIDR.replace(/\./g, '\\.')}|${TEST_CLUSTER_CIDR.replace(/\./g, '\\.')}[\\s\\S]*${TEST_SERVICE_CIDR.replace(/\./g, '\\.')}`));
+    assert.match(
+      node!.exec('ip', ['route', 'show', 'type', 'unreachable']),
+      new RegExp(
+        `${TEST_SERVICE_CIDR.replace(/\./g, '\\.')}[\\s\\S]*${TEST_CLUSTER_CIDR.replace(/\./g, '\\.')}|${TEST_CLUSTER_CIDR.replace(/\./g, '\\.')}[\\s\\S]*${TEST_SERVICE_CIDR.replace(/\./g, '\\.')}`,
+      ),
+    );
   });
 
   it('k8ts reset removes the rules and the containment routes', async () => {
     await node!.stop();
-    const r = spawnSync('nsenter', [`--net=${ns!.path}`, '--', process.execPath, join(ROOT, 'dist/k8ts.mjs'), 'reset', '--cluster-cidr', TEST_CLUSTER_CIDR, '--service-cidr', TEST_SERVICE_CIDR], { encoding: 'utf8' });
+    const r = spawnSync(
+      'nsenter',
+      [`--net=${ns!.path}`, '--', process.execPath, join(ROOT, 'dist/k8ts.mjs'), 'reset', '--cluster-cidr', TEST_CLUSTER_CIDR, '--service-cidr', TEST_SERVICE_CIDR],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(node!.iptablesSave(), /KUBE-(SERVICES|SVC-|SEP-|NODEPORTS|POSTROUTING|MARK-MASQ)/);
     assert.equal(node!.exec('ip', ['route', 'show', 'type', 'unreachable']).trim(), '');

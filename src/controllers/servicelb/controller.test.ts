@@ -26,7 +26,16 @@ async function until<T>(fn: () => Promise<T | undefined>, ms = 5000): Promise<T>
 
 describe('ServiceLB controller', () => {
   it('ingress: Ready, schedulable nodes, ExternalIP before InternalIP, sorted, ipMode VIP', () => {
-    const n3 = { ...node('c', '10.0.0.3'), status: { addresses: [{ type: 'InternalIP', address: '10.0.0.3' }, { type: 'ExternalIP', address: '192.0.2.3' }], conditions: [{ type: 'Ready', status: 'True' }] } };
+    const n3 = {
+      ...node('c', '10.0.0.3'),
+      status: {
+        addresses: [
+          { type: 'InternalIP', address: '10.0.0.3' },
+          { type: 'ExternalIP', address: '192.0.2.3' },
+        ],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    };
     assert.deepEqual(ingressFor([node('b', '10.0.0.2'), node('a', '10.0.0.9', false), n3] as never[]), [
       { ip: '10.0.0.2', ipMode: 'VIP' },
       { ip: '192.0.2.3', ipMode: 'VIP' },
@@ -36,8 +45,18 @@ describe('ServiceLB controller', () => {
   it('a LoadBalancer Service gets the node IPs; a new node is added; a ClusterIP Service is left alone; type change clears it', async () => {
     const client = new FakeClient();
     await client.create(R.nodes, '', node('n1', '10.0.0.1'));
-    await client.create(R.services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb', namespace: 'default' }, spec: { type: 'LoadBalancer', clusterIP: '10.96.0.9', ports: [{ port: 80 }] } });
-    await client.create(R.services, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'cip', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: '10.96.0.8', ports: [{ port: 80 }] } });
+    await client.create(R.services, 'default', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'lb', namespace: 'default' },
+      spec: { type: 'LoadBalancer', clusterIP: '10.96.0.9', ports: [{ port: 80 }] },
+    });
+    await client.create(R.services, 'default', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'cip', namespace: 'default' },
+      spec: { type: 'ClusterIP', clusterIP: '10.96.0.8', ports: [{ port: 80 }] },
+    });
     await client.create(R.services, 'default', {
       apiVersion: 'v1',
       kind: 'Service',
@@ -47,7 +66,8 @@ describe('ServiceLB controller', () => {
     const informers = new SharedInformers(client);
     const ctl = await startServiceLBController({ client, informers, recorder: new ClientEventRecorder(client, { component: 'service-lb-controller' }) });
     try {
-      const ips = async () => ((await client.get(R.services, 'default', 'lb')).status as { loadBalancer?: { ingress?: { ip: string }[] } })?.loadBalancer?.ingress?.map((i) => i.ip).join(',');
+      const ips = async () =>
+        ((await client.get(R.services, 'default', 'lb')).status as { loadBalancer?: { ingress?: { ip: string }[] } })?.loadBalancer?.ingress?.map((i) => i.ip).join(',');
       assert.equal(await until(async () => (await ips()) || undefined), '10.0.0.1');
       await client.create(R.nodes, '', node('n2', '10.0.0.2'));
       assert.equal(await until(async () => ((await ips()) === '10.0.0.1,10.0.0.2' ? 'ok' : undefined)), 'ok');
