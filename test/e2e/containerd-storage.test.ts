@@ -62,7 +62,8 @@ describe('e2e: a claim carries data from one pod to the next on containerd', { t
     registry = await startRegistry();
     await publishTestImages(registry.host);
     ctrd = await startTestContainerd({ mirror: registry.host });
-    c = await startCluster({ args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent] });
+    // --disable-kube-proxy: this cluster's node is the host itself; its iptables and routes are not the test's to change
+    c = await startCluster({ args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent, '--disable-kube-proxy'] });
   });
 
   after(async () => {
