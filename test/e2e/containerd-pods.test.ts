@@ -258,8 +258,8 @@ describe('e2e: pods on containerd', () => {
     ports: [{name: http, containerPort: 8080}]
     lifecycle:
       postStart: {exec: {command: [sh, -c, 'mkdir -p /www && echo ok > /www/ready']}}
-    readinessProbe: {httpGet: {path: /ready, port: http}, periodSeconds: 1}
-    livenessProbe: {httpGet: {path: /healthz, port: 8080}, periodSeconds: 1, failureThreshold: 2}
+    readinessProbe: {httpGet: {path: /ready, port: http}, periodSeconds: 1, timeoutSeconds: 5}
+    livenessProbe: {httpGet: {path: /healthz, port: 8080}, periodSeconds: 1, failureThreshold: 2, timeoutSeconds: 5}
 `,
         ),
       );
