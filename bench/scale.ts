@@ -14,7 +14,7 @@
  * Figures are printed and compared with the previous run's stored in bench/scale-results.json
  * (rewritten with `--save`), with the machine's load average during the run.
  *
- * Usage: npm run bench:scale [-- --nodes 5000 --pods 10000 --concurrency 64 --churn-minutes 3 --skip-churn --save]
+ * Usage: npm run bench:scale [-- --nodes 5000 --pods 10000 --concurrency 64 --churn-minutes 3 --skip-churn|--only-churn --save]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -34,6 +34,7 @@ const { values: a } = parseArgs({
     'churn-minutes': { type: 'string', default: '3' },
     'churn-pods': { type: 'string', default: '10' },
     'skip-churn': { type: 'boolean', default: false },
+    'only-churn': { type: 'boolean', default: false },
     save: { type: 'boolean', default: false },
   },
 });
@@ -88,7 +89,10 @@ async function startServer(args: string[]): Promise<Server> {
   let agent: Agent | undefined;
   const call: Server['call'] = (method, path, body) => httpsCall(port, agent, method, path, body);
   const t0 = performance.now();
+  let exited: number | null | undefined;
+  proc.once('exit', (code) => (exited = code));
   for (;;) {
+    if (exited !== undefined) throw new Error(`k8ts server exited (code ${exited}) before it was ready`);
     if (!agent && existsSync(kc)) {
       try {
         agent = kubeconfigAgent(kc, CONC + 4);
@@ -250,7 +254,7 @@ async function churn(): Promise<void> {
   const minutes = Number(a['churn-minutes']);
   const perSec = Number(a['churn-pods']);
   console.log(`--- B: churn: ${nodes} kwok nodes, ${perSec} pods/s created and deleted 30 s later, ${minutes} min`);
-  const s = await startServer(['--kwok-nodes', String(nodes), '--etcd-compaction-interval', '1m', '--event-ttl', '2m']);
+  const s = await startServer(['--kwok-nodes', String(nodes), '--cluster-cidr', '10.128.0.0/9', '--etcd-compaction-interval', '1m', '--event-ttl', '2m']);
   const sa = await s.call('POST', '/api/v1/namespaces/default/serviceaccounts', JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } }));
   if (sa.status !== 201 && sa.status !== 409) throw new Error(`default ServiceAccount: ${sa.status}`);
   let i = 0;
@@ -291,8 +295,7 @@ async function churn(): Promise<void> {
 ensureBuilt();
 const load0 = loadavg()[0]!;
 console.log(`k8ts bench:scale — ${new Date().toISOString()}, load average at start ${load0.toFixed(2)}`);
-const idle = await idleBaseline();
-await nodesAndPods(idle);
+if (!a['only-churn']) await nodesAndPods(await idleBaseline());
 if (!a['skip-churn']) await churn();
 console.log(`load average at end ${loadavg()[0]!.toFixed(2)} (a loaded machine slows every figure)`);
 if (existsSync(RESULTS)) {
