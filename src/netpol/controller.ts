@@ -107,7 +107,7 @@ export class NetworkPolicyController {
       if (this.timer) {
         clearTimeout(this.timer);
         this.timer = undefined;
-        this.running = this.sync();
+        this.track(this.running ?? Promise.resolve());
       }
       await this.running;
     }
@@ -165,9 +165,22 @@ export class NetworkPolicyController {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const prev = this.running ?? Promise.resolve();
-      this.running = prev.then(() => this.sync());
+      this.track(this.running ?? Promise.resolve());
     }, this.o.debounceMs ?? 100);
+  }
+
+  /**
+   * Runs a sync after `prev` and records it as the running one until it settles. The
+   * promise clears itself, never the sync: a sync that finishes without awaiting would
+   * otherwise clear `running` before it is assigned and leave `flush` spinning.
+   */
+  private track(prev: Promise<void>): void {
+    const p: Promise<void> = prev
+      .then(() => this.sync())
+      .finally(() => {
+        if (this.running === p) this.running = undefined;
+      });
+    this.running = p;
   }
 
   private async sync(): Promise<void> {
@@ -185,8 +198,6 @@ export class NetworkPolicyController {
       this.o.log?.('network policy: sync failed', e);
       this.last = '';
       if (!this.stopped) setTimeout(() => this.kick(), 1000).unref?.();
-    } finally {
-      this.running = undefined;
     }
   }
 }
