@@ -9,11 +9,16 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { instrumentEnvironment } from './cost.js';
+import { registerAuthz } from './library/authz.js';
+import { registerComprehensions } from './library/comprehensions.js';
+import { registerFormat } from './library/format.js';
 import { registerLists } from './library/lists.js';
 import { registerNetwork } from './library/network.js';
+import { registerOptionals } from './library/optionals.js';
 import { registerQuantity } from './library/quantity.js';
 import { registerRegex } from './library/regex.js';
 import { registerStrings } from './library/strings.js';
+import { registerURLs } from './library/urls.js';
 
 /** upstream celconfig.PerCallLimit: the runtime cost limit of one expression evaluation. */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -28,7 +33,18 @@ export const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE_BYTES = 5 * 1024;
 export type CelLibrary = (env: Environment) => void;
 
 /** The libraries of the base environment, in registration order. */
-const LIBRARIES: CelLibrary[] = [registerStrings, registerRegex, registerLists, registerNetwork, registerQuantity];
+const LIBRARIES: CelLibrary[] = [
+  registerStrings,
+  registerRegex,
+  registerLists,
+  registerNetwork,
+  registerQuantity,
+  registerURLs,
+  registerFormat,
+  registerAuthz,
+  registerOptionals,
+  registerComprehensions,
+];
 
 /** Extra libraries registered by other modules before the first environment is built (e.g. the authorizer). */
 const extraLibraries: CelLibrary[] = [];

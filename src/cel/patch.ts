@@ -29,6 +29,50 @@ function re2Matches(s: unknown, p: unknown): boolean {
   return compileRE2(p).test(s);
 }
 
+interface CheckedNode extends Node {
+  checkedType?: { name: string };
+  check(chk: unknown, ast: unknown, ctx: unknown): { name: string };
+  left?: CheckedNode;
+  right?: CheckedNode;
+}
+
+/**
+ * Before type checking: a conditional whose branches are `null` and another type
+ * (`c ? 'x' : null`) has the other branch's type, as cel-go's checker accepts it (its
+ * type parameter binds to the more general of the two); the library refuses it.
+ */
+export function prepareAst(ast: unknown, seen = new Set<unknown>()): void {
+  if (seen.has(ast)) return;
+  seen.add(ast);
+  if (Array.isArray(ast)) {
+    for (const x of ast) prepareAst(x, seen);
+    return;
+  }
+  if (!isNode(ast)) return;
+  if (ast.op === '?:') {
+    const node = ast as CheckedNode;
+    const check = node.check;
+    Object.defineProperty(node, 'check', {
+      value(chk: unknown, a: unknown, ctx: unknown) {
+        try {
+          return check.call(node, chk, a, ctx);
+        } catch (e) {
+          const l = node.left?.checkedType;
+          const r = node.right?.checkedType;
+          if ((e as { code?: string }).code === 'incompatible_ternary_branches' && l && r) {
+            if (l.name === 'null') return r;
+            if (r.name === 'null') return l;
+          }
+          throw e;
+        }
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
+  prepareAst(ast.args, seen);
+}
+
 /** Walks `ast` and installs the replacements. Idempotent. */
 export function patchAst(ast: unknown, seen = new Set<unknown>()): void {
   if (seen.has(ast)) return;

@@ -18,7 +18,7 @@ import { type ParseResult, ParseError, TypeError } from '@marcbachmann/cel-js';
 import { COST_LIMIT_EXCEEDED, CostLimitExceeded, CostTracker, withCostTracker } from './cost.js';
 import { PER_CALL_LIMIT, environmentFor, type VariableDecl } from './environment.js';
 import { CelError } from './errors.js';
-import { patchAst } from './patch.js';
+import { patchAst, prepareAst } from './patch.js';
 import { toCel } from './values.js';
 
 /** What {@link compile} needs to know. */
@@ -145,6 +145,7 @@ export function compile(expression: string, options: CompileOptions): CompileRes
     if (e instanceof ParseError) return { error: new CelError('Invalid', `compilation failed: ${compileErrorText(expression, e)}`) };
     throw e;
   }
+  prepareAst(parsed.ast);
   const checked = parsed.check();
   if (!checked.valid) {
     const e = checked.error;

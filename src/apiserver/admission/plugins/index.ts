@@ -182,7 +182,7 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
   const on = new Set(enabledPluginNames(o.enable, o.disable));
   const quota = on.has('ResourceQuota') ? resourceQuota() : undefined;
   const webhooks = on.has('MutatingAdmissionWebhook') || on.has('ValidatingAdmissionWebhook') ? webhookAdmission() : undefined;
-  const vap = on.has('ValidatingAdmissionPolicy') ? validatingAdmissionPolicy() : undefined;
+  const vap = on.has('ValidatingAdmissionPolicy') ? validatingAdmissionPolicy(o.authorizer) : undefined;
   const all: AdmissionPlugin[] = [
     namespaceLifecycle,
     limitRanger,

@@ -21,6 +21,7 @@ import { failureStatus, type StatusReason, StatusError } from '../../../apimachi
 import { labelSelectorAsSelector } from '../../../apimachinery/labels.js';
 import { toCel } from '../../../cel/index.js';
 import type { StoreLookup } from '../../subresources/types.js';
+import { type DecidingAuthorizer, requestAuthorizer } from '../policy/authorizer.js';
 import { matchResourcesMatch } from '../policy/matching.js';
 import { type CompiledPolicy, compilePolicy } from '../policy/validating/compile.js';
 import { type PolicyDecision, validatePolicy } from '../policy/validating/validate.js';
@@ -129,7 +130,10 @@ function resourceName(a: AdmissionAttributes): string {
   return meta?.name || meta?.generateName || 'Unknown';
 }
 
-export function validatingAdmissionPolicy(): ValidatingAdmissionPolicyPlugin {
+/**
+ * @param authorizer the API server's authorizer chain, for the `authorizer` variable (null in expressions without it)
+ */
+export function validatingAdmissionPolicy(authorizer?: DecidingAuthorizer): ValidatingAdmissionPolicyPlugin {
   let api: PolicySources | undefined;
   const compiled = new Map<string, { rv: string; c: CompiledPolicy }>();
 
@@ -229,7 +233,7 @@ export function validatingAdmissionPolicy(): ValidatingAdmissionPolicyPlugin {
               oldObject: toCel(a.oldObject ?? null),
               request: toCel(admissionRequestValue(a)),
               namespaceObject: toCel(namespaceValue(ns)),
-              authorizer: null,
+              authorizer: requestAuthorizer(authorizer, a),
             };
           }
           const actions = binding.spec?.validationActions ?? [];

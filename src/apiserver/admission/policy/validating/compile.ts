@@ -10,6 +10,7 @@
  */
 import type { AuditAnnotation, Validation, ValidatingAdmissionPolicy } from 'kubernetes-types/admissionregistration/v1.js';
 import { type CelProgram, CelError, compile, type VariableDecl } from '../../../../cel/index.js';
+import { AUTHORIZER_TYPE } from '../../../../cel/library/authz.js';
 import { type CompiledMatchCondition, compileMatchConditions } from '../match-conditions.js';
 
 /** The variables every policy expression may use. */
@@ -19,7 +20,7 @@ export const POLICY_VARIABLES: readonly VariableDecl[] = [
   { name: 'request' },
   { name: 'params' },
   { name: 'namespaceObject' },
-  { name: 'authorizer' },
+  { name: 'authorizer', type: AUTHORIZER_TYPE },
   { name: 'variables' },
 ];
 
