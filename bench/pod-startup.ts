@@ -21,7 +21,9 @@
  * Options: `--pods N` (default 50), `--interval MS` between creates (default 100;
  * 0 = all at once), `--warmup N` pods started and deleted first (default 2),
  * `--target MS` p99 target checked for the exit code (default 1000), `--profile FILE`
- * writes a CPU profile of this process during the measured run (.cpuprofile).
+ * writes a CPU profile of this process during the measured run (.cpuprofile), `--trace
+ * on|off|both` the pod creation trace (default on, as `k8ts server`; both: one cluster
+ * each, one after the other, and the CPU per pod compared).
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
@@ -45,6 +47,9 @@ const INTERVAL = arg('interval', 100);
 const WARMUP = arg('warmup', 2);
 const TARGET = arg('target', 1000);
 const NS = 'bench';
+/** `--trace on|off|both`: the pod creation trace as `k8ts server` has it (default on); both = a run each, compared */
+const TRACE = ((i) => (i >= 0 ? process.argv[i + 1] : 'on'))(process.argv.indexOf('--trace'));
+if (TRACE !== 'on' && TRACE !== 'off' && TRACE !== 'both') throw new Error('--trace wants on, off or both');
 const PROFILE = ((i) => (i >= 0 ? process.argv[i + 1] : undefined))(process.argv.indexOf('--profile'));
 
 // ------------------------------------------------------------------ CRI timing
@@ -338,73 +343,95 @@ function report(seen: Map<string, Seen>, names: string[], calls: CRICall[], wall
   return pct(totals, 99);
 }
 
-const load0 = execFileSync('uptime', { encoding: 'utf8' }).trim();
-const cluster = await startContainerdCluster('bench-node');
-let p99 = NaN;
-try {
-  const image = `${cluster.registry}/k8ts/busybox:1.36`;
-  await cluster.runtime.pullImage({ image });
-  await cluster.admin.create(R.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  // the node must be Ready before the scheduler binds to it
-  for (let i = 0; ; i++) {
-    const nodes = (await cluster.admin.list(R.nodes, '')).items as { status?: { conditions?: { type: string; status: string }[] } }[];
-    if (nodes.some((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))) break;
-    if (i > 300) throw new Error('node not Ready');
-    await sleep(100);
-  }
-  if (WARMUP > 0) {
-    await runBatch(
-      cluster.admin,
-      Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`),
-      image,
-      new Map(),
-      60_000,
-    );
-    await deleteAll(cluster.admin);
-  }
-  const calls: CRICall[] = [];
-  const restore = timeRuntime(cluster.runtime, (c) => calls.push(c));
-  const names = Array.from({ length: PODS }, (_, i) => `pod-${String(i).padStart(3, '0')}`);
-  const seen = new Map<string, Seen>();
-  const ctrdPid = cluster.ctrd.containerd.pid;
-  const socket = cluster.ctrd.containerd.paths.socket;
-  const cpu0 = { node: process.cpuUsage(), ctrd: procCpuMs(ctrdPid), ctrdKids: procCpuMs(ctrdPid, true) - procCpuMs(ctrdPid), shims: shimCpu(socket) };
-  const session = PROFILE ? new Session() : undefined;
-  if (session) {
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.start');
-  }
-  // how long callbacks of this process (API server, scheduler, kubelet) wait for its one thread
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-  loopDelay.enable();
-  const t0 = performance.now();
-  await runBatch(cluster.admin, names, image, seen, 300_000);
-  const wall = performance.now() - t0;
-  loopDelay.disable();
-  if (session) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(PROFILE!, JSON.stringify(profile));
-    session.disconnect();
-  }
-  const nodeCpu = process.cpuUsage(cpu0.node);
-  const ctrdCpu = procCpuMs(ctrdPid) - cpu0.ctrd;
-  const ctrdKidsCpu = procCpuMs(ctrdPid, true) - procCpuMs(ctrdPid) - cpu0.ctrdKids;
-  let shimsCpu = 0;
-  for (const [pid, ms] of shimCpu(socket)) shimsCpu += ms - (cpu0.shims.get(pid) ?? 0);
-  restore();
-  console.log(`load before: ${load0}`);
-  p99 = report(seen, names, calls, wall);
-  const perPod = (x: number): string => `${x.toFixed(0)} ms (${(x / PODS).toFixed(0)}/pod)`;
-  console.log(
-    `\nCPU during the run: this process (API server, scheduler, kubelet) ${perPod((nodeCpu.user + nodeCpu.system) / 1000)}, containerd ${perPod(ctrdCpu)}, ` +
-      `its reaped children (CNI plugins, shim start, runc) ${perPod(ctrdKidsCpu)}, shims with their runc calls ${perPod(shimsCpu)}`,
-  );
-  const q = (p: number): string => (loopDelay.percentile(p) / 1e6).toFixed(0);
-  console.log(`event loop delay of this process, ms: p50 ${q(50)}, p99 ${q(99)}, max ${(loopDelay.max / 1e6).toFixed(0)}`);
-  console.log(`load after:  ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
-  await deleteAll(cluster.admin);
-} finally {
-  await cluster.stop();
+/** What one measured run gives for the summary line. */
+interface Measured {
+  p99: number;
+  /** CPU of this process (API server, scheduler, kubelet) per pod, ms */
+  cpuPerPodMs: number;
 }
-process.exit(p99 <= TARGET ? 0 : 1);
+
+/** Starts a cluster (pod creation trace on or off), runs the warm-up and the measured batch, prints the report. */
+async function measure(trace: boolean): Promise<Measured> {
+  console.log(`\n=== pod creation trace ${trace ? 'on (as k8ts server by default)' : 'off (--pod-trace=false)'} ===`);
+  const load0 = execFileSync('uptime', { encoding: 'utf8' }).trim();
+  const cluster = await startContainerdCluster('bench-node', { trace });
+  try {
+    const image = `${cluster.registry}/k8ts/busybox:1.36`;
+    await cluster.runtime.pullImage({ image });
+    await cluster.admin.create(R.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    // the node must be Ready before the scheduler binds to it
+    for (let i = 0; ; i++) {
+      const nodes = (await cluster.admin.list(R.nodes, '')).items as { status?: { conditions?: { type: string; status: string }[] } }[];
+      if (nodes.some((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))) break;
+      if (i > 300) throw new Error('node not Ready');
+      await sleep(100);
+    }
+    if (WARMUP > 0) {
+      await runBatch(
+        cluster.admin,
+        Array.from({ length: WARMUP }, (_, i) => `warmup-${i}`),
+        image,
+        new Map(),
+        60_000,
+      );
+      await deleteAll(cluster.admin);
+    }
+    const calls: CRICall[] = [];
+    const restore = timeRuntime(cluster.runtime, (c) => calls.push(c));
+    const names = Array.from({ length: PODS }, (_, i) => `pod-${String(i).padStart(3, '0')}`);
+    const seen = new Map<string, Seen>();
+    const ctrdPid = cluster.ctrd.containerd.pid;
+    const socket = cluster.ctrd.containerd.paths.socket;
+    const cpu0 = { node: process.cpuUsage(), ctrd: procCpuMs(ctrdPid), ctrdKids: procCpuMs(ctrdPid, true) - procCpuMs(ctrdPid), shims: shimCpu(socket) };
+    const session = PROFILE ? new Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    // how long callbacks of this process (API server, scheduler, kubelet) wait for its one thread
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const t0 = performance.now();
+    await runBatch(cluster.admin, names, image, seen, 300_000);
+    const wall = performance.now() - t0;
+    loopDelay.disable();
+    if (session) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(PROFILE!, JSON.stringify(profile));
+      session.disconnect();
+    }
+    const nodeCpu = process.cpuUsage(cpu0.node);
+    const ctrdCpu = procCpuMs(ctrdPid) - cpu0.ctrd;
+    const ctrdKidsCpu = procCpuMs(ctrdPid, true) - procCpuMs(ctrdPid) - cpu0.ctrdKids;
+    let shimsCpu = 0;
+    for (const [pid, ms] of shimCpu(socket)) shimsCpu += ms - (cpu0.shims.get(pid) ?? 0);
+    restore();
+    console.log(`load before: ${load0}`);
+    const p99 = report(seen, names, calls, wall);
+    const perPod = (x: number): string => `${x.toFixed(0)} ms (${(x / PODS).toFixed(0)}/pod)`;
+    console.log(
+      `\nCPU during the run: this process (API server, scheduler, kubelet) ${perPod((nodeCpu.user + nodeCpu.system) / 1000)}, containerd ${perPod(ctrdCpu)}, ` +
+        `its reaped children (CNI plugins, shim start, runc) ${perPod(ctrdKidsCpu)}, shims with their runc calls ${perPod(shimsCpu)}`,
+    );
+    const q = (p: number): string => (loopDelay.percentile(p) / 1e6).toFixed(0);
+    console.log(`event loop delay of this process, ms: p50 ${q(50)}, p99 ${q(99)}, max ${(loopDelay.max / 1e6).toFixed(0)}`);
+    console.log(`load after:  ${execFileSync('uptime', { encoding: 'utf8' }).trim()}`);
+    await deleteAll(cluster.admin);
+    return { p99, cpuPerPodMs: (nodeCpu.user + nodeCpu.system) / 1000 / PODS };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+const modes = TRACE === 'both' ? [true, false] : [TRACE === 'on'];
+const results: Measured[] = [];
+for (const m of modes) results.push(await measure(m));
+if (results.length === 2) {
+  const [on, off] = results as [Measured, Measured];
+  console.log(
+    `\ntrace on vs off: this process's CPU per pod ${on.cpuPerPodMs.toFixed(1)} vs ${off.cpuPerPodMs.toFixed(1)} ms ` +
+      `(${(((on.cpuPerPodMs - off.cpuPerPodMs) / off.cpuPerPodMs) * 100).toFixed(1)} %), p99 ${on.p99.toFixed(0)} vs ${off.p99.toFixed(0)} ms`,
+  );
+}
+process.exit(results.every((r) => r.p99 <= TARGET) ? 0 : 1);

@@ -36,6 +36,7 @@ import { InProcessTransport } from '../../src/apiserver/loopback.js';
 import type { Client } from '../../src/client/types.js';
 import { RemoteRuntime } from '../../src/cri/remote/remote.js';
 import { startKubelet, type KubeletHandle } from '../../src/kubelet/index.js';
+import { podTraceWiring } from '../../src/cli/pod-trace.js';
 import { startScheduler } from '../../src/scheduler/index.js';
 import { defaultHostIP } from '../../src/kubelet/nodestatus/setters.js';
 import { startKubeletServer, type KubeletServer } from '../../src/kubelet/server/server.js';
@@ -91,6 +92,8 @@ export interface ContainerdCluster {
 export interface ContainerdClusterOptions {
   /** also run the node's network services (src/cli/node-network.ts: cluster DNS) and the kube-dns Service; pods get --cluster-dns 10.96.0.10 */
   network?: boolean;
+  /** record the pod creation trace (src/trace) as `k8ts server` does by default: API server, scheduler and kubelet report to one recorder */
+  trace?: boolean;
 }
 
 /** Starts registry, containerd, API server, kubelet server and kubelet. */
@@ -138,9 +141,13 @@ export async function startContainerdCluster(nodeName = 'ctrd-node', opts: Conta
         return { ...super.location(node), host: '127.0.0.1' };
       }
     })({ cert: pki.loopback.cert, key: pki.loopback.key, ca: pki.ca.cert });
+    const trace = podTraceWiring(opts.trace === true);
     api = new APIServer({
       storage,
-      definitions: allDefinitions({ serviceCIDR: '10.96.0.0/12' }),
+      definitions: [...allDefinitions({ serviceCIDR: '10.96.0.0/12' }), ...(trace?.apiServer.definitions ?? [])],
+      virtualResources: trace?.apiServer.virtualResources,
+      storeConsumers: trace?.apiServer.storeConsumers,
+      requestTracer: trace?.apiServer.requestTracer,
       subresources: [podBinding, podLogHandler(kubeletClient), podExecHandler(kubeletClient), podAttachHandler(kubeletClient), podPortForwardHandler(kubeletClient)],
       admission: [namespaceLifecycle],
       serverAddress: '127.0.0.1:6443',
@@ -201,10 +208,11 @@ export async function startContainerdCluster(nodeName = 'ctrd-node', opts: Conta
         cgroupRoot: c.cgroupParent,
         recorder: new ClientEventRecorder(nodeClient, { component: 'kubelet', host: nodeName }),
         log: (m, e) => process.env.K8TS_E2E_DEBUG && console.error(`[kubelet] ${m}`, e ?? ''),
+        trace: trace?.recorder,
       });
     kubelet = await startK();
     const schedClient = clientFor({ username: 'system:kube-scheduler', groups: ['system:authenticated'] });
-    scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }) });
+    scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }), trace: trace?.recorder });
 
     const kubectl = (args: string[], o: KubectlOptions = {}): Promise<Run> => {
       const p = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -256,7 +264,7 @@ export async function startContainerdCluster(nodeName = 'ctrd-node', opts: Conta
         kubelet = undefined;
         kubelet = await startK();
         const schedClient = clientFor({ username: 'system:kube-scheduler', groups: ['system:authenticated'] });
-        scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }) });
+        scheduler = await startScheduler({ client: schedClient, recorder: new ClientEventRecorder(schedClient, { component: 'default-scheduler' }), trace: trace?.recorder });
       },
       stop,
     };
