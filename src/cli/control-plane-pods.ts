@@ -1,7 +1,8 @@
 /**
  * The all-in-one server's control plane as kube-system pods, as a kubeadm cluster shows
  * it: `kube-apiserver-<node>`, `kube-scheduler-<node>`, `kube-controller-manager-<node>`
- * — process pods of the local node's kubelet (src/kubelet/pod/process-pods.ts), each
+ * (and `etcd-<node>` with managed etcd: a supervised child process) — process pods
+ * of the local node's kubelet (src/kubelet/pod/process-pods.ts), each
  * with its component's own klog-style log, which `kubectl logs -n kube-system
  * kube-scheduler-<node>` streams.
  *
@@ -25,13 +26,17 @@ const VERSION = 'v1.32.0';
  * node's capacity does not account for either.
  */
 export interface ControlPlaneComponent {
-  name: 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager';
+  name: 'kube-apiserver' | 'kube-scheduler' | 'kube-controller-manager' | 'etcd';
   healthy: () => boolean | Promise<boolean>;
+  /** a component in a supervised child process (the managed etcd): its image, command line, PID and what the annotation names */
+  child?: { image: string; command: string[]; pid: () => number | undefined; startedAt: () => number; program: string };
 }
 
 export interface ControlPlanePods {
   /** each component's logger (a logger writing nowhere for components without a pod) */
   logger(name: ControlPlaneComponent['name']): Logger;
+  /** writes a line as it is to the component's log (a child's own log lines, e.g. etcd's) */
+  rawLog(name: ControlPlaneComponent['name']): (line: string) => void;
   /** the process pods for the local node's kubelet */
   readonly pods: ProcessPod[];
   close(): Promise<void>;
@@ -52,11 +57,27 @@ export function controlPlanePods(o: { nodeName?: string; kubeletDir: string; ver
   const startedAt = Date.now();
   const streams: WriteStream[] = [];
   const loggers = new Map<string, Logger>();
+  const writers = new Map<string, (line: string) => void>();
   const pods: ProcessPod[] = [];
   for (const c of o.components) {
     let write: (line: string) => void = () => undefined;
     if (o.nodeName) {
-      const pp = processPod({ name: c.name, command: [c.name], image: `registry.k8s.io/${c.name}:${VERSION}`, healthy: c.healthy, startedAt }, o.nodeName);
+      const pp = c.child
+        ? processPod(
+            {
+              name: c.name,
+              command: c.child.command,
+              image: c.child.image,
+              healthy: c.healthy,
+              pid: c.child.pid,
+              get startedAt() {
+                return c.child!.startedAt();
+              },
+            },
+            o.nodeName,
+            c.child.program,
+          )
+        : processPod({ name: c.name, command: [c.name], image: `registry.k8s.io/${c.name}:${VERSION}`, healthy: c.healthy, startedAt }, o.nodeName);
       pods.push(pp);
       const path = processPodLogPath(o.kubeletDir, pp.pod);
       mkdirSync(dirname(path), { recursive: true });
@@ -66,10 +87,12 @@ export function controlPlanePods(o: { nodeName?: string; kubeletDir: string; ver
       write = (line) => void ws.write(criLine(line));
     }
     loggers.set(c.name, new KLogger({ write, verbosity: o.verbosity }));
+    writers.set(c.name, write);
   }
   const none = new KLogger({ write: () => undefined, verbosity: o.verbosity });
   return {
     logger: (name) => loggers.get(name) ?? none,
+    rawLog: (name) => writers.get(name) ?? (() => undefined),
     pods,
     async close() {
       await Promise.all(streams.map((s) => new Promise<void>((r) => s.end(() => r()))));

@@ -20,6 +20,7 @@ import { addStorageOptions, storageConfigFrom, type StorageConfig } from './stor
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
 import { csiHostpathCommand } from './csi-node.js';
+import { addManagedEtcdOptions, managedEtcdFrom } from './managed-etcd.js';
 
 /** A comma-separated CIDR list flag; undefined when absent or empty. */
 function cidrList(v: unknown): string[] | undefined {
@@ -78,7 +79,7 @@ function stopOnSignals(stop: () => Promise<void>): void {
 const program = new Command();
 program.name('k8ts').description('A Kubernetes-compatible cluster written in TypeScript (API v1.32)');
 
-addStorageOptions(withRuntimeOptions(program.command('server')))
+addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('server'))))
   .description('run the API server, storage, controllers, scheduler and a kubelet in one process')
   .option('--data-dir <dir>', 'directory for the database, certificates and kubelet files', './data')
   .option('--bind-address <ip>', 'address the API server listens on', '127.0.0.1')
@@ -181,9 +182,17 @@ addStorageOptions(withRuntimeOptions(program.command('server')))
       console.error(`error: ${(err as Error).message}`);
       process.exit(2);
     }
+    let managedEtcd: Awaited<ReturnType<typeof managedEtcdFrom>>;
+    try {
+      managedEtcd = await managedEtcdFrom(o);
+    } catch (err) {
+      console.error(`error: ${(err as Error).message}`);
+      process.exit(2);
+    }
     const s = await runServer({
       dataDir: o.dataDir,
       storage: storage.open,
+      managedEtcd,
       eventTTLSeconds: storage.eventTTLSeconds,
       bindAddress: o.bindAddress,
       advertiseAddress: o.advertiseAddress,

@@ -50,6 +50,8 @@ import { defaultClusterDNS, ensureKubeDNSService, startKubeDNSEndpoints } from '
 import { ensureStorageDefaults } from './csi-node.js';
 import { podTraceWiring } from './pod-trace.js';
 import { startSimClusterNetwork } from './node-network.js';
+import { startManagedEtcd, type ManagedEtcdOptions } from '../etcd/managed.js';
+import { etcdPod, joinedNodePodCIDR } from './managed-etcd.js';
 import { DEFAULT_SNAPSHOT_CRON, DEFAULT_SNAPSHOT_RETENTION, defaultSnapshotDir, snapshotHandler, startSnapshotSchedule, type SnapshotConfig } from './snapshots.js';
 
 export interface ServerOptions extends RuntimeFlags {
@@ -111,6 +113,8 @@ export interface ServerOptions extends RuntimeFlags {
   tracingConfigFile?: string;
   /** `--etcd-snapshot-*`: where snapshots go, their schedule and retention (default: `<data-dir>/db/snapshots`, every 12 h, keep 5) */
   snapshots?: SnapshotConfig;
+  /** `--cluster-init` / `--server`: run a managed etcd member (src/etcd) and use it as the storage */
+  managedEtcd?: Omit<ManagedEtcdOptions, 'dataDir' | 'nodeName' | 'log' | 'eventTTLSeconds'>;
 }
 
 export interface RunningServer {
@@ -145,6 +149,17 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const advertise = o.advertiseAddress ?? (local.startsWith('127.') || local === '::1' ? defaultHostIP() : local);
   const svcIP = kubernetesServiceIP(o.serviceClusterIPRange);
   const host = hostname();
+  // the managed etcd member first: a joining server gets the cluster's CAs and ServiceAccount key from it
+  const etcdLog: string[] = [];
+  const etcd = o.managedEtcd
+    ? await startManagedEtcd({
+        ...o.managedEtcd,
+        dataDir,
+        nodeName: o.nodeName,
+        eventTTLSeconds: o.eventTTLSeconds,
+        log: (m) => (etcdLog.push(m), o.quiet || console.log(`etcd: ${m}`)),
+      })
+    : undefined;
   const config = buildServerConfig({
     dataDir,
     tokenAuthFile: o.tokenAuthFile,
@@ -161,7 +176,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       ['localhost', host, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'],
       [...new Set(['127.0.0.1', local, advertise, svcIP])],
     ),
-    openStorage(o.storage ?? { kind: 'sqlite', dataDir }),
+    openStorage(etcd?.storage ?? o.storage ?? { kind: 'sqlite', dataDir }),
     ensureFrontProxyPKI(dataDir),
   ]);
   const aggregator = new Aggregator({ proxyClient: frontProxy.client });
@@ -187,8 +202,11 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       },
       ...(o.disableScheduler ? [] : [{ name: 'kube-scheduler' as const, healthy: () => up.scheduler }]),
       ...(o.disableControllerManager ? [] : [{ name: 'kube-controller-manager' as const, healthy: () => up.controllers }]),
+      ...(etcd ? [etcdPod(etcd)] : []),
     ],
   });
+  for (const m of etcdLog.splice(0)) cp.logger('kube-apiserver').info(m);
+  etcd?.setLogSink(cp.rawLog('etcd'));
   // kubelet serving certificates are not verified (upstream's default without
   // --kubelet-certificate-authority): joined agents serve self-signed certificates
   const kubeletClient = new KubeletClient({ cert: pki.loopback.cert, key: pki.loopback.key });
@@ -230,7 +248,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     ],
     serverAddress: `${local}:${o.securePort}`,
     debugFlags: { v: (value) => verbosity.set(value) },
-    extraPaths: { '/db/snapshot': snapshotHandler(rawStorage, snapshotCfg, o.nodeName) },
+    extraPaths: { '/db/snapshot': snapshotHandler(rawStorage, snapshotCfg, o.nodeName), ...etcd?.extraPaths },
     eventTTLSeconds: o.eventTTLSeconds ?? 3600,
     aggregator,
   });
@@ -317,6 +335,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   const nodes: { name: string; cidr: string }[] = [];
   if (!o.disableAgent) nodes.push({ name: o.nodeName, cidr: nodePodCIDR(o.clusterCIDR, 0) });
   for (let i = 0; i < o.simNodes; i++) nodes.push({ name: `sim-node-${i}`, cidr: nodePodCIDR(o.clusterCIDR, i + 1) });
+  // a joined server's node gets its podCIDR from the node IPAM controller, as an agent's
+  if (o.managedEtcd?.join && !o.disableAgent) nodes[0]!.cidr = await joinedNodePodCIDR(clientFor(identities.node(o.nodeName)), o.nodeName);
   // one serving certificate for every in-process kubelet (they share this host's addresses)
   const kubeletCert = nodes.length ? await issueKubeletServingCert(pki.ca, nodes[0]!.name, { dnsNames: nodes.map((n) => n.name) }) : undefined;
   let localRuntime = '(none)';
@@ -369,8 +389,10 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
         `  node:       ${o.disableAgent ? '(none)' : o.nodeName} — runtime: ${localRuntime}`,
         o.simNodes ? `  sim nodes:  sim-node-0..sim-node-${o.simNodes - 1} (simulated)` : '',
         o.kwokNodes ? `  kwok nodes: kwok-node-0..kwok-node-${o.kwokNodes - 1} (SIMULATED kwok-style: no kubelet, registering in the background)` : '',
+        etcd ? `  etcd:       member ${etcd.member.name} (managed, ${etcd.storage.endpoints[0]}; certificates in ${join(dataDir, 'tls', 'etcd')})` : '',
         `  kubeconfig: ${kubeconfig}`,
         `  join nodes: k8ts agent --server ${url} --token-file ${nodeTokenFile}`,
+        etcd ? `  join servers: k8ts server --server ${url} --token-file ${nodeTokenFile} --data-dir <dir> (own --secure-port, --etcd-*-port on one machine)` : '',
         '',
         `  export KUBECONFIG=${kubeconfig}`,
         '  kubectl get nodes',
@@ -390,6 +412,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       await new Promise<void>((r) => server.close(() => r()));
       api.stop();
       await storage.close();
+      await etcd?.stop();
       await config.close();
       await trace?.stop();
     },

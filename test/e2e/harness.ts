@@ -65,10 +65,12 @@ export interface Cluster {
 export interface StartOptions {
   args?: string[];
   dir?: string;
+  /** how long to wait for /readyz, ms (default 30 000; a server joining a managed etcd cluster waits for its member too) */
+  readyTimeoutMs?: number;
 }
 
-async function waitReady(kubeconfig: string, kubectl: string, cacheDir: string, proc: ChildProcess, logs: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+async function waitReady(kubeconfig: string, kubectl: string, cacheDir: string, proc: ChildProcess, logs: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`k8ts server exited with ${proc.exitCode}:\n${logs()}`);
     if (existsSync(kubeconfig)) {
@@ -77,7 +79,7 @@ async function waitReady(kubeconfig: string, kubectl: string, cacheDir: string, 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`k8ts server not ready after 30 s:\n${logs()}`);
+  throw new Error(`k8ts server not ready after ${timeoutMs / 1000} s:\n${logs()}`);
 }
 
 /** Starts a cluster; call `stop()` in an `after` hook. */
@@ -112,7 +114,7 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
     proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   };
   launch();
-  await waitReady(kubeconfig, kubectl, cacheDir, proc, () => out);
+  await waitReady(kubeconfig, kubectl, cacheDir, proc, () => out, o.readyTimeoutMs);
   const run = (args: string[], opts: { input?: string; timeoutMs?: number } = {}): KubectlResult => {
     const r = spawnSync(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], {
       encoding: 'utf8',
@@ -163,7 +165,7 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
     async restart() {
       await stopProc('SIGTERM');
       launch();
-      await waitReady(kubeconfig, kubectl, cacheDir, proc, () => out);
+      await waitReady(kubeconfig, kubectl, cacheDir, proc, () => out, o.readyTimeoutMs);
     },
   };
   return c;

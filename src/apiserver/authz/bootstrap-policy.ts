@@ -222,6 +222,8 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     clusterRole('system:kube-dns', [rule(['list', 'watch'], '', ['endpoints', 'services']), rule(['list', 'watch'], 'discovery.k8s.io', ['endpointslices'])]),
     // what a node's network policy enforcement reads (k3s's system:k3s-controller role does the same for its agents)
     clusterRole('k8ts:node-network', [rule(['list', 'watch'], '', ['pods', 'namespaces']), rule(['list', 'watch'], 'networking.k8s.io', ['networkpolicies'])]),
+    // a server joining with the node token reads the cluster's CAs and the etcd members (k3s' server token does the same)
+    clusterRole('k8ts:server-join', [url(['get'], ['/v1-k8ts/server-bootstrap', '/db/info'])]),
     clusterRole('system:persistent-volume-provisioner', [
       rule(['create', 'delete', 'get', 'list', 'watch'], '', ['persistentvolumes']),
       rule(['get', 'list', 'watch', 'update'], '', ['persistentvolumeclaims']),
@@ -333,6 +335,7 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     // each node's agent answers cluster DNS and enforces NetworkPolicies (k3s agents do both with their own credentials)
     clusterBinding('k8ts:node-kube-dns', 'system:kube-dns', [group('system:nodes')]),
     clusterBinding('k8ts:node-network', 'k8ts:node-network', [group('system:nodes')]),
+    clusterBinding('k8ts:server-join', 'k8ts:server-join', [group('system:bootstrappers:k8ts:default-node-token')]),
   ];
   for (const name of Object.keys(CONTROLLER_ROLES)) b.push(clusterBinding(`system:controller:${name}`, `system:controller:${name}`, [serviceAccount('kube-system', name)]));
   return b;

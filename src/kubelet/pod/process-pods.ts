@@ -38,6 +38,8 @@ export interface ProcessComponent {
   healthy: () => boolean | Promise<boolean>;
   /** when the component started, ms since the epoch */
   startedAt: number;
+  /** the PID of the process it runs in (a supervised child such as etcd); default this process's */
+  pid?: () => number | undefined;
 }
 
 /** A process pod handed to the kubelet: the static pod and how to check it. */
@@ -110,7 +112,7 @@ export function processPodStatus(pod: Pod, c: ProcessComponent, healthy: boolean
         restartCount: 0,
         image: ctr.image ?? '',
         imageID: '',
-        containerID: `process://${process.pid}`,
+        containerID: `process://${c.pid ? (c.pid() ?? 0) : process.pid}`,
         started: true,
       },
     ],

@@ -75,6 +75,15 @@ export interface RawTxnResponse {
   }[];
 }
 
+/** An etcd cluster member as decoded (`ID` is a uint64 as a decimal string). */
+export interface RawMember {
+  ID: string;
+  name: string;
+  peerURLs: string[];
+  clientURLs: string[];
+  isLearner: boolean;
+}
+
 /** A decoded int64 (revision, count) as a number. */
 export function num(v: string | number | null | undefined): number {
   return v === null || v === undefined ? 0 : Number(v);
@@ -123,6 +132,11 @@ export function etcdError(err: unknown, requested = 0, compacted = 0, current = 
   return new StorageError(`etcd: ${msg}`, { cause: err });
 }
 
+/** proto-loader spells the `ID` field `ID`, `iD` or `id` depending on its version: one shape. */
+function memberOf(m: RawMember & { iD?: string; id?: string }): RawMember {
+  return { ID: m.ID ?? m.iD ?? m.id ?? '0', name: m.name ?? '', peerURLs: m.peerURLs ?? [], clientURLs: m.clientURLs ?? [], isLearner: !!m.isLearner };
+}
+
 type Unary = (req: object, meta: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void;
 
 /** One gRPC channel to etcd with the KV, Watch, Lease and Maintenance services. */
@@ -131,6 +145,7 @@ export class EtcdClient {
   private readonly watchSvc: grpc.Client;
   private readonly lease: grpc.Client;
   private readonly maintenance: grpc.Client;
+  private readonly cluster: grpc.Client;
   private readonly timeoutMs: number;
   private closed = false;
 
@@ -159,6 +174,7 @@ export class EtcdClient {
     this.watchSvc = new (ctor('Watch'))(target, creds, shared);
     this.lease = new (ctor('Lease'))(target, creds, shared);
     this.maintenance = new (ctor('Maintenance'))(target, creds, shared);
+    this.cluster = new (ctor('Cluster'))(target, creds, shared);
     this.timeoutMs = opts.requestTimeoutMs ?? 30_000;
   }
 
@@ -197,8 +213,8 @@ export class EtcdClient {
     return res.ID ?? res.iD ?? res.id ?? '0';
   }
 
-  /** Maintenance.Status of the member the channel is connected to. */
-  status(): Promise<{ header: RawHeader; version: string; dbSize: string; dbSizeInUse: string }> {
+  /** Maintenance.Status of the member the channel is connected to (`leader`: the leader's member ID, decimal). */
+  status(): Promise<{ header: RawHeader & { memberId?: string }; version: string; dbSize: string; dbSizeInUse: string; leader: string; isLearner: boolean }> {
     return this.call(this.maintenance, 'Status', {});
   }
 
@@ -209,6 +225,39 @@ export class EtcdClient {
   snapshotStream(): grpc.ClientReadableStream<{ header?: RawHeader; remainingBytes: string; blob: Buffer }> {
     if (this.closed) throw new StorageError('etcd storage closed');
     return (this.maintenance as unknown as { Snapshot(req: object): grpc.ClientReadableStream<{ header?: RawHeader; remainingBytes: string; blob: Buffer }> }).Snapshot({});
+  }
+
+  /** Cluster.MemberList: every member, learners included. */
+  async memberList(): Promise<RawMember[]> {
+    const res = await this.call<{ members: RawMember[] }>(this.cluster, 'MemberList', {});
+    return res.members.map(memberOf);
+  }
+
+  /**
+   * Cluster.MemberAdd: announces a member at `peerURLs` (it is started afterwards with
+   * `--initial-cluster-state=existing`). Resolves with the new member and the members after the add.
+   */
+  async memberAdd(peerURLs: string[], isLearner = false): Promise<{ member: RawMember; members: RawMember[] }> {
+    const res = await this.call<{ member: RawMember; members: RawMember[] }>(this.cluster, 'MemberAdd', { peerURLs, isLearner });
+    return { member: memberOf(res.member), members: res.members.map(memberOf) };
+  }
+
+  /** Cluster.MemberRemove of member `id` (decimal uint64). */
+  async memberRemove(id: string): Promise<RawMember[]> {
+    const res = await this.call<{ members: RawMember[] }>(this.cluster, 'MemberRemove', { ID: id });
+    return res.members.map(memberOf);
+  }
+
+  /** Cluster.MemberPromote: a learner `id` becomes a voting member (fails while it lags the leader). */
+  async memberPromote(id: string): Promise<RawMember[]> {
+    const res = await this.call<{ members: RawMember[] }>(this.cluster, 'MemberPromote', { ID: id });
+    return res.members.map(memberOf);
+  }
+
+  /** KV.Put of one key (no lease), resolving with the new revision. */
+  async put(key: Buffer, value: Buffer): Promise<number> {
+    const res = await this.call<{ header: RawHeader }>(this.kv, 'Put', { key, value });
+    return num(res.header.revision);
   }
 
   /** Opens a bidirectional Watch stream. */
