@@ -21,6 +21,7 @@ import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
 import { csiHostpathCommand } from './csi-node.js';
 import { addManagedEtcdOptions, managedEtcdFrom } from './managed-etcd.js';
+import { hpaConfigFrom } from './hpa-flags.js';
 
 /** A comma-separated CIDR list flag; undefined when absent or empty. */
 function cidrList(v: unknown): string[] | undefined {
@@ -117,6 +118,19 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
   .option('--pod-trace <bool>', "record each pod's creation trace (kubectl get podtraces, k8ts trace pod)", (v) => v !== 'false', true)
   .option('--disable <components>', 'packaged components not to run (comma-separated; k3s names): metrics-server, servicelb')
   .option('--metric-resolution <duration>', "how often the metrics server scrapes the kubelets (metrics-server's flag, e.g. 15s)", '15s')
+  .option('--horizontal-pod-autoscaler-sync-period <duration>', 'how often each HorizontalPodAutoscaler is reconciled (kube-controller-manager flag)', '15s')
+  .option('--horizontal-pod-autoscaler-downscale-stabilization <duration>', 'scale-down stabilization window of HPAs without their own (kube-controller-manager flag)', '5m0s')
+  .option('--horizontal-pod-autoscaler-tolerance <ratio>', 'metric-to-target ratio distance from 1.0 within which the HPA does not scale (kube-controller-manager flag)', '0.1')
+  .option(
+    '--horizontal-pod-autoscaler-cpu-initialization-period <duration>',
+    'after a pod starts, its CPU samples count only once taken after readiness (kube-controller-manager flag)',
+    '5m0s',
+  )
+  .option(
+    '--horizontal-pod-autoscaler-initial-readiness-delay <duration>',
+    'a pod not yet ready this long after start is taken as never ready yet (kube-controller-manager flag)',
+    '30s',
+  )
   .option('--disable-kube-proxy', 'do not run the service proxy (iptables rules, containment routes) on the local node')
   .option('--disable-servicelb', 'do not give LoadBalancer Services the node addresses (ServiceLB)')
   .option('--nodeport-addresses <cidrs>', 'serve NodePorts only on local addresses in these CIDRs (comma-separated; default all)')
@@ -165,6 +179,11 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
     }
     if (resolutionMs <= 0) {
       console.error('error: --metric-resolution: must be positive');
+      process.exit(2);
+    }
+    const horizontalPodAutoscaler = hpaConfigFrom(o);
+    if (typeof horizontalPodAutoscaler === 'string') {
+      console.error(`error: ${horizontalPodAutoscaler}`);
       process.exit(2);
     }
     if (!o.etcdDisableSnapshots) {
@@ -233,6 +252,7 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
       podTrace: o.podTrace,
       disableMetricsServer: disabled.includes('metrics-server'),
       metricResolutionMs: resolutionMs,
+      horizontalPodAutoscaler,
       tracingConfigFile: o.tracingConfigFile,
       snapshots: {
         dir: o.etcdSnapshotDir ? resolve(o.etcdSnapshotDir) : defaultSnapshotDir(o.dataDir),

@@ -31,6 +31,7 @@ import { kubernetesServiceIP } from '../api/core/v1/service/strategy.js';
 import { openStorage, type OpenStorageOptions } from '../storage/index.js';
 import { startControllers } from '../controllers/index.js';
 import { controllerClient } from '../controllers/util/controller-client.js';
+import type { HPAConfig } from '../controllers/podautoscaler/config.js';
 import { buildServerConfig, type AuthorizationMode } from '../apiserver/config.js';
 import { loadConfigFile, startScheduler } from '../scheduler/index.js';
 import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
@@ -103,6 +104,8 @@ export interface ServerOptions extends RuntimeFlags {
   disableMetricsServer?: boolean;
   /** metrics-server's `--metric-resolution`: how often kubelets are scraped, ms (default 15 000) */
   metricResolutionMs?: number;
+  /** kube-controller-manager's `--horizontal-pod-autoscaler-*` flags (default: upstream's) */
+  horizontalPodAutoscaler?: Partial<HPAConfig>;
   /** ms a connection may take to send a request's headers (listener default 60 000); tests shorten it */
   requestHeaderTimeoutMs?: number;
   /** `--v`: the components' log verbosity (klog), changeable at run time with PUT /debug/flags/v */
@@ -308,6 +311,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       clusterCIDR: o.clusterCIDR,
       ca: pki.ca,
       disabled: o.disableServiceLB ? ['service-lb-controller'] : [],
+      horizontalPodAutoscaler: o.horizontalPodAutoscaler,
       client: ctrlClient,
       recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
     });

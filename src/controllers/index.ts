@@ -32,6 +32,7 @@ import { startEndpointSliceController } from './endpointslice/controller.js';
 import { startDisruptionController } from './disruption/controller.js';
 import { startServiceLBController } from './servicelb/controller.js';
 import { startHorizontalPodAutoscalerController } from './podautoscaler/horizontal.js';
+import type { HPAConfig } from './podautoscaler/config.js';
 import { startNodeLifecycleController } from './nodelifecycle/controller.js';
 import { startClusterRoleAggregation } from './clusterroleaggregation/controller.js';
 import { startResourceQuotaController } from './resourcequota/controller.js';
@@ -70,6 +71,8 @@ export interface ControllerContext {
   clock?: Clock;
   /** controllers to leave out (upstream --controllers=-name), by the names below */
   disabled?: string[];
+  /** the horizontal-pod-autoscaler's `--horizontal-pod-autoscaler-*` flags (default: upstream's) */
+  horizontalPodAutoscaler?: Partial<HPAConfig>;
 }
 
 export interface Running {
@@ -77,28 +80,32 @@ export interface Running {
 }
 
 /** Workload controllers: name (the ServiceAccount and RBAC role) → start function and event component. */
-const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: WorkloadControllerContext) => Promise<RunningController> }[] = [
-  { name: 'replicaset-controller', component: 'replicaset-controller', start: startReplicaSetController },
-  { name: 'replication-controller', component: 'replication-controller', start: startReplicationControllerController },
-  { name: 'deployment-controller', component: 'deployment-controller', start: startDeploymentController },
-  { name: 'statefulset-controller', component: 'statefulset-controller', start: startStatefulSetController },
-  { name: 'daemon-set-controller', component: 'daemonset-controller', start: startDaemonSetController },
-  { name: 'job-controller', component: 'job-controller', start: startJobController },
-  { name: 'cronjob-controller', component: 'cronjob-controller', start: startCronJobController },
-  { name: 'ttl-after-finished-controller', component: 'ttlafterfinished-controller', start: startTTLAfterFinishedController },
-  { name: 'generic-garbage-collector', component: 'garbage-collector-controller', start: startGarbageCollector },
-  { name: 'endpoint-controller', component: 'endpoint-controller', start: startEndpointsController },
-  { name: 'endpointslice-controller', component: 'endpoint-slice-controller', start: startEndpointSliceController },
-  { name: 'disruption-controller', component: 'controllermanager', start: startDisruptionController },
-  { name: 'horizontal-pod-autoscaler', component: 'horizontal-pod-autoscaler', start: (c) => startHorizontalPodAutoscalerController(c) },
+const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: WorkloadControllerContext, root: ControllerContext) => Promise<RunningController> }[] = [
+  { name: 'replicaset-controller', component: 'replicaset-controller', start: (c) => startReplicaSetController(c) },
+  { name: 'replication-controller', component: 'replication-controller', start: (c) => startReplicationControllerController(c) },
+  { name: 'deployment-controller', component: 'deployment-controller', start: (c) => startDeploymentController(c) },
+  { name: 'statefulset-controller', component: 'statefulset-controller', start: (c) => startStatefulSetController(c) },
+  { name: 'daemon-set-controller', component: 'daemonset-controller', start: (c) => startDaemonSetController(c) },
+  { name: 'job-controller', component: 'job-controller', start: (c) => startJobController(c) },
+  { name: 'cronjob-controller', component: 'cronjob-controller', start: (c) => startCronJobController(c) },
+  { name: 'ttl-after-finished-controller', component: 'ttlafterfinished-controller', start: (c) => startTTLAfterFinishedController(c) },
+  { name: 'generic-garbage-collector', component: 'garbage-collector-controller', start: (c) => startGarbageCollector(c) },
+  { name: 'endpoint-controller', component: 'endpoint-controller', start: (c) => startEndpointsController(c) },
+  { name: 'endpointslice-controller', component: 'endpoint-slice-controller', start: (c) => startEndpointSliceController(c) },
+  { name: 'disruption-controller', component: 'controllermanager', start: (c) => startDisruptionController(c) },
+  {
+    name: 'horizontal-pod-autoscaler',
+    component: 'horizontal-pod-autoscaler',
+    start: (c, root) => startHorizontalPodAutoscalerController(c, { config: root.horizontalPodAutoscaler }),
+  },
   { name: 'node-controller', component: 'node-controller', start: (c) => startNodeLifecycleController(c) },
-  { name: 'persistent-volume-binder', component: 'persistentvolume-controller', start: startPersistentVolumeController },
-  { name: 'pvc-protection-controller', component: 'pvc-protection-controller', start: startPVCProtectionController },
-  { name: 'pv-protection-controller', component: 'pv-protection-controller', start: startPVProtectionController },
-  { name: 'ephemeral-volume-controller', component: 'ephemeral-volume-controller', start: startEphemeralVolumeController },
-  { name: 'attachdetach-controller', component: 'attachdetach-controller', start: startAttachDetachController },
+  { name: 'persistent-volume-binder', component: 'persistentvolume-controller', start: (c) => startPersistentVolumeController(c) },
+  { name: 'pvc-protection-controller', component: 'pvc-protection-controller', start: (c) => startPVCProtectionController(c) },
+  { name: 'pv-protection-controller', component: 'pv-protection-controller', start: (c) => startPVProtectionController(c) },
+  { name: 'ephemeral-volume-controller', component: 'ephemeral-volume-controller', start: (c) => startEphemeralVolumeController(c) },
+  { name: 'attachdetach-controller', component: 'attachdetach-controller', start: (c) => startAttachDetachController(c) },
   // k3s' ServiceLB (off with --disable-servicelb)
-  { name: 'service-lb-controller', component: 'service-lb-controller', start: startServiceLBController },
+  { name: 'service-lb-controller', component: 'service-lb-controller', start: (c) => startServiceLBController(c) },
 ];
 
 export async function startControllers(ctx: ControllerContext): Promise<Running> {
@@ -127,7 +134,7 @@ export async function startControllers(ctx: ControllerContext): Promise<Running>
   for (const c of WORKLOAD_CONTROLLERS) {
     if (disabled.has(c.name)) continue;
     const client = clientOf(c.name);
-    running.push(await c.start({ client, recorder: new ClientEventRecorder(client, { component: c.component }), informers, clock: ctx.clock }));
+    running.push(await c.start({ client, recorder: new ClientEventRecorder(client, { component: c.component }), informers, clock: ctx.clock }, ctx));
   }
   return {
     async stop() {

@@ -8,8 +8,7 @@
  *
  * Deviation: upstream queues every HPA event after the sync period (a fixed-interval
  * rate limiter), so its first reconcile comes up to 15 s after creation; k8ts reconciles
- * a new or changed HPA at once. Metric-based proposals are normalized without behavior
- * policies (see ./reconcile.ts).
+ * a new or changed HPA at once.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/podautoscaler/horizontal.go
  */
@@ -21,18 +20,16 @@ import type { RunningController, WorkloadControllerContext } from '../util/conte
 import { DiscoveryMapper } from '../disruption/finders.js';
 import { ControllerLoop } from '../util/loop.js';
 import { realClock } from '../../util/clock.js';
-import { restMetricsClient } from './metrics.js';
+import { restCustomMetricsClient, restMetricsClient } from './metrics.js';
+import { DEFAULT_HPA_CONFIG, type HPAConfig } from './config.js';
 import { type HPA, type MetricsClient, reconcileAutoscaler, type ReconcileDeps, type Scale } from './reconcile.js';
 
 /** autoscaling/v2 horizontalpodautoscalers. */
 export const HPA_RESOURCE: ResourceRef = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true };
 
-/** Upstream's default --horizontal-pod-autoscaler-sync-period (ms). */
-const DEFAULT_SYNC_PERIOD_MS = 15_000;
-
-interface HPAControllerOptions {
-  /** resync period per HPA, ms (default 15 000) */
-  syncPeriodMs?: number;
+export interface HPAControllerOptions {
+  /** kube-controller-manager's `--horizontal-pod-autoscaler-*` settings (default: upstream's) */
+  config?: Partial<HPAConfig>;
   /** resource metrics source (default: the API server's metrics.k8s.io) */
   metrics?: MetricsClient;
 }
@@ -44,7 +41,8 @@ interface HPAControllerOptions {
 export async function startHorizontalPodAutoscalerController(ctx: WorkloadControllerContext, opts: HPAControllerOptions = {}): Promise<RunningController> {
   const { client, recorder, informers } = ctx;
   const clock = ctx.clock ?? realClock;
-  const period = opts.syncPeriodMs ?? DEFAULT_SYNC_PERIOD_MS;
+  const config: HPAConfig = { ...DEFAULT_HPA_CONFIG, ...opts.config };
+  const period = config.syncPeriodMs;
   const hpaInformer = informers.get<HPA>(HPA_RESOURCE);
   const mapper = new DiscoveryMapper(client);
   const deps: ReconcileDeps = {
@@ -56,12 +54,16 @@ export async function startHorizontalPodAutoscalerController(ctx: WorkloadContro
     async updateScale(resource, ns, scale) {
       await client.update<Scale>(resource, ns, scale, { subresource: 'scale' });
     },
-    metrics: opts.metrics ?? restMetricsClient(client),
+    metrics: opts.metrics ?? {
+      ...restMetricsClient(client),
+      ...restCustomMetricsClient(client, async (apiVersion, kind) => (await mapper.mapping(apiVersion, kind)).ref.resource),
+    },
     async listPods(ns, selector) {
       return (await client.list<Pod & KObject>(R.pods, ns, { labelSelector: selector })).items;
     },
-    recommendations: new Map(),
+    history: new Map(),
     recorder,
+    config,
     now: () => clock.now(),
   };
 
@@ -71,6 +73,8 @@ export async function startHorizontalPodAutoscalerController(ctx: WorkloadContro
     update: (o, h) => {
       if (o.metadata?.generation !== h.metadata?.generation) loop.enqueueObj(h);
     },
+    // upstream forgets a deleted HPA's recommendations and scale events
+    delete: (h) => deps.history?.delete(`${h.metadata?.namespace ?? ''}/${h.metadata?.name ?? ''}`),
   });
 
   async function sync(key: string): Promise<void> {

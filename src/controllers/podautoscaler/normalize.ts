@@ -14,12 +14,12 @@ export interface Recommendation {
   replicas: number;
 }
 
-/** Upstream's --horizontal-pod-autoscaler-downscale-stabilization (5 min). */
-const DOWNSCALE_STABILIZATION_MS = 5 * 60_000;
+import { DEFAULT_HPA_CONFIG } from './config.js';
+
 const SCALE_UP_LIMIT_FACTOR = 2;
 const SCALE_UP_LIMIT_MINIMUM = 4;
 
-interface NormalizedCondition {
+export interface NormalizedCondition {
   type: string;
   status: 'True' | 'False';
   reason: string;
@@ -37,8 +37,9 @@ export function normalizeDesiredReplicas(
   min: number,
   max: number,
   now: number,
+  downscaleStabilizationMs: number = DEFAULT_HPA_CONFIG.downscaleStabilizationMs,
 ): { replicas: number; recommendations: Recommendation[]; conditions: NormalizedCondition[] } {
-  const cutoff = now - DOWNSCALE_STABILIZATION_MS;
+  const cutoff = now - downscaleStabilizationMs;
   const recommendations = history.filter((r) => r.at > cutoff);
   let stabilized = proposal;
   for (const r of recommendations) if (r.replicas > stabilized) stabilized = r.replicas;

@@ -108,3 +108,51 @@ test('setCondition keeps lastTransitionTime while the status is unchanged', () =
   setCondition(st, 'AbleToScale', 'False', 'C', 'c', T0 + 60_000);
   assert.equal(st.conditions?.[0]?.lastTransitionTime, '2026-01-01T00:01:00Z');
 });
+
+test('spec.behavior: a Pods metric scales 2 → 3 under a 1-Pod-per-minute scale-up policy, then holds until the period passes', async () => {
+  let now = T0;
+  const pod = (name: string) => ({ metadata: { name, namespace: 'default' }, spec: { containers: [{ name: 'c' }] }, status: { phase: 'Running' as const } });
+  const h: HPA = {
+    ...hpa(1, 10),
+    spec: {
+      ...hpa(1, 10).spec!,
+      metrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } }],
+      behavior: { scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] } },
+    },
+  };
+  let replicas = 2;
+  const d: ReconcileDeps & { recorder: MemoryRecorder; updates: number[] } = {
+    ...deps(scaleOf(2)),
+    now: () => now,
+    async getScale() {
+      return { scale: scaleOf(replicas), resource: DEPLOY };
+    },
+    async updateScale(_r, _ns, s) {
+      replicas = s.spec?.replicas ?? -1;
+      d.updates.push(replicas);
+    },
+    metrics: {
+      async getResourceMetric() {
+        throw new Error('unused');
+      },
+      // 40 per pod against 10: 4× the pods
+      async getRawMetric() {
+        return new Map(Array.from({ length: replicas }, (_, i) => [`p${i}`, { value: 40_000, timestamp: now, window: 60_000 }]));
+      },
+    },
+    async listPods() {
+      return Array.from({ length: replicas }, (_, i) => pod(`p${i}`));
+    },
+  };
+  const first = await reconcileAutoscaler(h, d);
+  assert.deepEqual(d.updates, [3]);
+  assert.deepEqual(d.recorder.lines(), ['SuccessfulRescale: New size: 3; reason: pods metric qps above target']);
+  const limited = first.status.conditions?.find((c) => c.type === 'ScalingLimited');
+  assert.deepEqual([limited?.status, limited?.reason], ['True', 'ScaleUpLimit']);
+  now += 30_000;
+  await reconcileAutoscaler(h, d);
+  assert.deepEqual(d.updates, [3], 'the scale-up of 30 s ago uses up the period');
+  now += 31_000;
+  await reconcileAutoscaler(h, d);
+  assert.deepEqual(d.updates, [3, 4]);
+});

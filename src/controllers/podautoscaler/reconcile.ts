@@ -3,29 +3,32 @@
  * read the target's scale subresource; outside [minReplicas, maxReplicas] rescale to the
  * bound ("Current number of replicas below Spec.MinReplicas" / "… above Spec.MaxReplicas",
  * event SuccessfulRescale); at zero replicas report ScalingDisabled; otherwise compute the
- * replica count from the metrics. Resource metrics (Utilization and AverageValue targets)
- * are read through {@link MetricsClient} and turned into a proposal by upstream's replica
- * calculator (./replica-calculator.ts); the largest proposal wins, then upstream's
- * normalization without behavior (./normalize.ts: 5-minute scale-down stabilization,
- * scale-up limit max(2×, 4), min/max). A failure of every metric gives upstream's
- * conditions and events (FailedGetResourceMetric, FailedComputeMetricsReplicas) and leaves
- * the scale alone.
- *
- * Deviation: ContainerResource, Pods, Object and External metrics are not served (they
- * fail as metrics that cannot be read), and `spec.behavior` policies are not applied (the
- * behavior-less normalization is used for every HPA).
+ * replica count from the metrics (./compute-metric.ts: Resource, ContainerResource, Pods,
+ * Object, External); the largest proposal wins, then upstream's normalization — without
+ * `spec.behavior` ./normalize.ts (scale-down stabilization, scale-up limit max(2×, 4),
+ * min/max), with it ./behavior.ts (stabilization windows and rate policies). A failure of
+ * every metric gives upstream's conditions and events (FailedGet…Metric,
+ * FailedComputeMetricsReplicas) and leaves the scale alone.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/podautoscaler/horizontal.go
  */
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
+import type {
+  CrossVersionObjectReference,
+  HorizontalPodAutoscaler,
+  HorizontalPodAutoscalerCondition,
+  HorizontalPodAutoscalerStatus,
+  MetricStatus,
+} from 'kubernetes-types/autoscaling/v2.js';
 import type { KObject } from '../../api/resource.js';
 import type { EventRecorder } from '../../client/events.js';
 import { rfc3339 } from '../../client/events.js';
 import type { ResourceRef } from '../../client/types.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { formatQuantity, milliValue, newMilliQuantity, parseQuantity } from '../../apimachinery/quantity.js';
-import { type PodMetric, resourceReplicas } from './replica-calculator.js';
-import { normalizeDesiredReplicas, type Recommendation } from './normalize.js';
+import type { PodMetric } from './replica-calculator.js';
+import { computeForMetric } from './compute-metric.js';
+import { normalizeDesiredReplicas } from './normalize.js';
+import { type BehaviorHistory, normalizeWithBehaviors, recordScaleEvent } from './behavior.js';
+import { DEFAULT_HPA_CONFIG, type HPAConfig } from './config.js';
 
 /** An HPA as the controller handles it (autoscaling/v2). */
 export type HPA = HorizontalPodAutoscaler & KObject;
@@ -38,13 +41,20 @@ export interface Scale extends KObject {
   status?: { replicas?: number; selector?: string };
 }
 
-/** Reads the resource metrics of pods (upstream metricsclient.MetricsClient.GetResourceMetric). */
+/** Reads metrics (upstream metricsclient.MetricsClient); values in milli-units. */
 export interface MetricsClient {
   /**
-   * Usage of `resource` (e.g. `cpu`) per pod matching `selector` in `namespace`, in milli-units.
+   * Usage of `resource` (e.g. `cpu`) per pod matching `selector` in `namespace`; with
+   * `container`, that container's only (ContainerResource metrics).
    * @throws Error with upstream's message when the resource metrics API cannot be read
    */
-  getResourceMetric(resource: string, namespace: string, selector: string): Promise<Map<string, PodMetric>>;
+  getResourceMetric(resource: string, namespace: string, selector: string, container?: string): Promise<Map<string, PodMetric>>;
+  /** A custom metric of each pod matching `selector` (Pods metrics). */
+  getRawMetric?(metricName: string, namespace: string, selector: string, metricSelector: string): Promise<Map<string, PodMetric>>;
+  /** A custom metric of one object (Object metrics). */
+  getObjectMetric?(metricName: string, namespace: string, ref: CrossVersionObjectReference, metricSelector: string): Promise<{ value: number; timestamp: number }>;
+  /** The values of an external metric. */
+  getExternalMetric?(metricName: string, namespace: string, metricSelector: string): Promise<{ values: number[]; timestamp: number }>;
 }
 
 /** What a reconcile needs from the outside world. */
@@ -56,9 +66,11 @@ export interface ReconcileDeps {
   metrics: MetricsClient;
   /** the pods matching `selector` in `namespace` (the replica calculator's pod lister) */
   listPods?(namespace: string, selector: string): Promise<Pod[]>;
-  /** past recommendations per HPA (`namespace/name`), for scale-down stabilization */
-  recommendations?: Map<string, Recommendation[]>;
+  /** per HPA (`namespace/name`): past recommendations and scale events, for stabilization and behavior rates */
+  history?: Map<string, BehaviorHistory>;
   recorder: EventRecorder;
+  /** the controller's flags (default: upstream's) */
+  config?: HPAConfig;
   /** wall clock (ms since epoch) */
   now(): number;
 }
@@ -85,53 +97,6 @@ export function setCondition(st: Status, type: string, status: 'True' | 'False',
 
 const withKind = (h: HPA): HPA => (h.kind ? h : { ...h, apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' });
 
-/** One metric's proposal: replicas, the metric's status and name; or the condition and error of its failure. */
-type MetricProposal = { replicas: number; status: MetricStatus; name: string } | { condition: Condition; error: Error };
-
-/** One metric's replica proposal (upstream computeReplicasForMetric; Resource metrics only). */
-async function computeForMetric(hpa: HPA, spec: MetricSpec, selector: string, current: number, deps: ReconcileDeps): Promise<MetricProposal> {
-  const ns = hpa.metadata?.namespace ?? '';
-  const fail = (reason: string, err: Error): { condition: Condition; error: Error } => {
-    deps.recorder.event(withKind(hpa), 'Warning', reason, err.message);
-    return { condition: { type: 'ScalingActive', status: 'False', reason, message: `the HPA was unable to compute the replica count: ${err.message}` }, error: err };
-  };
-  if (spec.type === 'Resource' && spec.resource) {
-    const name = spec.resource.name;
-    const target = spec.resource.target;
-    let inner: Error;
-    if (target?.averageUtilization === undefined && target?.averageValue === undefined) {
-      inner = new Error('invalid resource metric source: neither an average utilization target nor an average value (usage) target was set');
-    } else {
-      const what = target.averageUtilization !== undefined ? 'utilization' : 'usage';
-      try {
-        let metrics: Map<string, PodMetric>;
-        try {
-          metrics = await deps.metrics.getResourceMetric(name, ns, selector);
-        } catch (e) {
-          throw new Error(`unable to get metrics for resource ${name}: ${e instanceof Error ? e.message : String(e)}`);
-        }
-        if (!deps.listPods) throw new Error('unable to get pods while calculating replica count');
-        const pods = await deps.listPods(ns, selector);
-        const averageMilli = target.averageValue !== undefined ? milliValue(parseQuantity(String(target.averageValue))) : undefined;
-        const r = resourceReplicas(current, { utilization: target.averageUtilization, averageMilli }, name, pods, metrics, deps.now());
-        const currentValue: Record<string, unknown> = { averageValue: formatQuantity(newMilliQuantity(r.rawAverage)) };
-        if (target.averageUtilization !== undefined) currentValue.averageUtilization = r.utilization;
-        return {
-          replicas: r.replicas,
-          status: { type: 'Resource', resource: { name, current: currentValue } } as MetricStatus,
-          name: target.averageUtilization !== undefined ? `${name} resource utilization (percentage of request)` : `${name} resource`,
-        };
-      } catch (e) {
-        inner = new Error(`failed to get ${name} ${what}: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-    const r = fail('FailedGetResourceMetric', inner);
-    return { condition: r.condition, error: new Error(`failed to get ${name} resource metric value: ${inner.message}`) };
-  }
-  const reason = `FailedGet${spec.type === 'ContainerResource' ? 'ContainerResource' : spec.type === 'Pods' ? 'Pods' : spec.type === 'Object' ? 'Object' : 'External'}Metric`;
-  return fail(reason, new Error(`k8ts serves no ${spec.type} metrics`));
-}
-
 /**
  * Reconciles one HPA. Never throws: failures come back in `error` (upstream returns them
  * to be logged), the status always reflects what was observed.
@@ -143,6 +108,13 @@ export async function reconcileAutoscaler(hpa: HPA, deps: ReconcileDeps): Promis
   const ref = spec.scaleTargetRef;
   const reference = `${ref.kind}/${ref.name}`;
   const st = structuredClone(hpa.status ?? {}) as Status;
+  const key = `${ns}/${hpa.metadata?.name ?? ''}`;
+  const histories = (deps.history ??= new Map());
+  const history = (): BehaviorHistory => {
+    let h = histories.get(key);
+    if (!h) histories.set(key, (h = { recommendations: [], scaleUpEvents: [], scaleDownEvents: [] }));
+    return h;
+  };
   const setStatus = (current: number, desired: number, metrics: MetricStatus[] | undefined, rescaled: boolean): void => {
     st.currentReplicas = current;
     st.desiredReplicas = desired;
@@ -198,7 +170,7 @@ export async function reconcileAutoscaler(hpa: HPA, deps: ReconcileDeps): Promis
     let proposal = 0;
     let metricName = '';
     for (const [i, m] of metrics.entries()) {
-      const r = await computeForMetric(hpa, m, selector, current, deps);
+      const r = await computeForMetric(hpa, m, selector, current, scale.status?.replicas ?? current, deps);
       if ('error' in r) {
         first ??= r;
         invalid++;
@@ -223,12 +195,18 @@ export async function reconcileAutoscaler(hpa: HPA, deps: ReconcileDeps): Promis
     setCondition(st, 'ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${metricName}`, now);
     if (proposal > current) reason = `${metricName} above target`;
     else if (proposal < current) reason = 'All metrics below target';
-    const key = `${ns}/${hpa.metadata?.name ?? ''}`;
-    const recs = deps.recommendations ?? new Map<string, Recommendation[]>();
-    const n = normalizeDesiredReplicas(recs.get(key) ?? [], proposal, current, min, max, now);
-    recs.set(key, n.recommendations);
-    for (const c of n.conditions) setCondition(st, c.type, c.status, c.reason, c.message, now);
-    desired = n.replicas;
+    const downscaleMs = (deps.config ?? DEFAULT_HPA_CONFIG).downscaleStabilizationMs;
+    const h = history();
+    if (spec.behavior) {
+      const n = normalizeWithBehaviors(h, spec.behavior, proposal, current, min, max, now, downscaleMs);
+      for (const c of n.conditions) setCondition(st, c.type, c.status, c.reason, c.message, now);
+      desired = n.replicas;
+    } else {
+      const n = normalizeDesiredReplicas(h.recommendations, proposal, current, min, max, now, downscaleMs);
+      h.recommendations = n.recommendations;
+      for (const c of n.conditions) setCondition(st, c.type, c.status, c.reason, c.message, now);
+      desired = n.replicas;
+    }
     rescale = desired !== current;
   }
 
@@ -242,6 +220,7 @@ export async function reconcileAutoscaler(hpa: HPA, deps: ReconcileDeps): Promis
       setStatus(current, st.desiredReplicas ?? 0, metricStatuses, false);
       return { status: st, error: new Error(`failed to rescale ${reference}: ${msg}`) };
     }
+    if (spec.behavior) recordScaleEvent(history(), spec.behavior, current, desired, now);
     setCondition(st, 'AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desired}`, now);
     deps.recorder.event(withKind(hpa), 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
   } else {

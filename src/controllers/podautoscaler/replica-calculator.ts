@@ -14,6 +14,7 @@
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { milliValue, parseQuantity } from '../../apimachinery/quantity.js';
+import { DEFAULT_HPA_CONFIG, type HPAConfig } from './config.js';
 
 /** One pod's sample: milli-units, its time and window (ms). */
 export interface PodMetric {
@@ -22,10 +23,8 @@ export interface PodMetric {
   window: number;
 }
 
-/** Upstream's defaults: --horizontal-pod-autoscaler-tolerance, cpu-initialization-period, initial-readiness-delay. */
-export const TOLERANCE = 0.1;
-const CPU_INITIALIZATION_PERIOD_MS = 5 * 60_000;
-const DELAY_OF_INITIAL_READINESS_MS = 30_000;
+/** The calculator's settings: tolerance, CPU initialization period, initial readiness delay. */
+export type CalculatorConfig = Pick<HPAConfig, 'tolerance' | 'cpuInitializationPeriodMs' | 'initialReadinessDelayMs'>;
 
 export interface ReplicaResult {
   replicas: number;
@@ -35,8 +34,8 @@ export interface ReplicaResult {
   rawAverage: number;
 }
 
-/** Upstream groupPods. */
-function groupPods(pods: Pod[], metrics: Map<string, PodMetric>, resource: string, now: number) {
+/** Upstream groupPods: ready count and the unready, missing and ignored pods' names (`resource` `cpu` applies the CPU readiness rules). */
+export function groupPods(pods: Pod[], metrics: Map<string, PodMetric>, resource: string, now: number, cfg: CalculatorConfig) {
   let readyCount = 0;
   const unready = new Set<string>();
   const missing = new Set<string>();
@@ -63,8 +62,8 @@ function groupPods(pods: Pod[], metrics: Map<string, PodMetric>, resource: strin
       if (!cond || start === undefined) isUnready = true;
       else {
         const transition = Date.parse(cond.lastTransitionTime ?? '') || 0;
-        if (start + CPU_INITIALIZATION_PERIOD_MS > now) isUnready = cond.status === 'False' || metric.timestamp < transition + metric.window;
-        else isUnready = cond.status === 'False' && start + DELAY_OF_INITIAL_READINESS_MS > transition;
+        if (start + cfg.cpuInitializationPeriodMs > now) isUnready = cond.status === 'False' || metric.timestamp < transition + metric.window;
+        else isUnready = cond.status === 'False' && start + cfg.initialReadinessDelayMs > transition;
       }
       if (isUnready) {
         unready.add(name);
@@ -77,14 +76,15 @@ function groupPods(pods: Pod[], metrics: Map<string, PodMetric>, resource: strin
 }
 
 /**
- * Sum of the containers' requests of `resource` per pod, milli-units.
+ * Sum of the containers' requests of `resource` per pod (only `container`'s when given), milli-units.
  * @throws Error `missing request for cpu in container <c> of Pod <p>`
  */
-function podRequests(pods: Pod[], resource: string): Map<string, number> {
+function podRequests(pods: Pod[], resource: string, container: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const pod of pods) {
     let sum = 0;
     for (const c of pod.spec?.containers ?? []) {
+      if (container !== '' && c.name !== container) continue;
       const q = c.resources?.requests?.[resource];
       if (q === undefined) throw new Error(`missing request for ${resource} in container ${c.name} of Pod ${pod.metadata?.name ?? ''}`);
       sum += milliValue(parseQuantity(String(q)));
@@ -113,7 +113,8 @@ function utilizationRatio(metrics: Map<string, PodMetric>, requests: Map<string,
 
 /**
  * Upstream GetResourceReplicas (`targetUtilization` in percent) and GetRawResourceReplicas
- * (`targetAverage` in milli-units per pod).
+ * (`targetAverage` in milli-units per pod); with `container`, a ContainerResource metric
+ * (the requests of that container only).
  * @throws Error with upstream's texts (no pods, missing requests, no metrics)
  */
 export function resourceReplicas(
@@ -123,10 +124,13 @@ export function resourceReplicas(
   pods: Pod[],
   metricsIn: Map<string, PodMetric>,
   now: number,
+  cfg: CalculatorConfig = DEFAULT_HPA_CONFIG,
+  container = '',
 ): ReplicaResult {
+  const tolerance = cfg.tolerance;
   if (pods.length === 0) throw new Error('no pods returned by selector while calculating replica count');
   const metrics = new Map(metricsIn);
-  const { readyCount, unready, missing, ignored } = groupPods(pods, metrics, resource, now);
+  const { readyCount, unready, missing, ignored } = groupPods(pods, metrics, resource, now, cfg);
   for (const p of [...ignored, ...unready]) metrics.delete(p);
   if (metrics.size === 0) throw new Error('did not receive metrics for targeted pods (pods might be unready)');
   const utilizationTarget = target.utilization;
@@ -138,11 +142,11 @@ export function resourceReplicas(
     const raw = total / m.size;
     return { ratio: raw / target.averageMilli!, raw: Math.trunc(raw) };
   };
-  if (utilizationTarget !== undefined) requests = podRequests(pods, resource);
+  if (utilizationTarget !== undefined) requests = podRequests(pods, resource, container);
   const first = ratioOf(metrics);
   const scaleUpWithUnready = unready.size > 0 && first.ratio > 1;
   if (!scaleUpWithUnready && missing.size === 0) {
-    if (Math.abs(1 - first.ratio) <= TOLERANCE) return { replicas: current, utilization: first.utilization, rawAverage: first.raw };
+    if (Math.abs(1 - first.ratio) <= tolerance) return { replicas: current, utilization: first.utilization, rawAverage: first.raw };
     // upstream: the ready pods times the ratio (average-value targets: the pods with samples)
     const base = utilizationTarget !== undefined ? readyCount : metrics.size;
     return { replicas: Math.ceil(first.ratio * base), utilization: first.utilization, rawAverage: first.raw };
@@ -155,7 +159,7 @@ export function resourceReplicas(
   }
   if (scaleUpWithUnready) for (const p of unready) metrics.set(p, { value: 0, timestamp: now, window: 0 });
   const next = ratioOf(metrics);
-  if (Math.abs(1 - next.ratio) <= TOLERANCE || (first.ratio < 1 && next.ratio > 1) || (first.ratio > 1 && next.ratio < 1)) {
+  if (Math.abs(1 - next.ratio) <= tolerance || (first.ratio < 1 && next.ratio > 1) || (first.ratio > 1 && next.ratio < 1)) {
     return { replicas: current, utilization: first.utilization, rawAverage: first.raw };
   }
   const replicas = Math.ceil(next.ratio * metrics.size);
