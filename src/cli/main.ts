@@ -20,7 +20,7 @@ import { addStorageOptions, storageConfigFrom, type StorageConfig } from './stor
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
 import { csiHostpathCommand } from './csi-node.js';
-import { addManagedEtcdOptions, managedEtcdFrom } from './managed-etcd.js';
+import { addManagedEtcdOptions, managedEtcdFrom, runClusterReset } from './managed-etcd.js';
 import { hpaConfigFrom } from './hpa-flags.js';
 
 /** A comma-separated CIDR list flag; undefined when absent or empty. */
@@ -207,6 +207,13 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
     } catch (err) {
       console.error(`error: ${(err as Error).message}`);
       process.exit(2);
+    }
+    if (o.clusterReset) {
+      // k3s: reset the managed etcd to one member, then exit; the server is started again without the flag
+      await runClusterReset(o).then(
+        () => process.exit(0),
+        (err: Error) => (console.error(`error: ${err.message}`), process.exit(1)),
+      );
     }
     const s = await runServer({
       dataDir: o.dataDir,

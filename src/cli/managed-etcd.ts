@@ -9,7 +9,7 @@
  * @see https://docs.k3s.io/cli/server#cluster-options
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../api/resource.js';
@@ -18,6 +18,7 @@ import { R, type Client } from '../client/types.js';
 import type { ManagedEtcd, ManagedEtcdOptions } from '../etcd/managed.js';
 import { DEFAULT_ETCD_PORTS, parseEtcdArgs } from '../etcd/config.js';
 import { etcdBinaryVersion } from '../etcd/supervisor.js';
+import { clusterReset, RESET_DONE_MESSAGE } from '../etcd/reset.js';
 import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 import type { ControlPlaneComponent } from './control-plane-pods.js';
 import { discoverCA, parseJoinToken } from './join-token.js';
@@ -136,4 +137,16 @@ export async function joinedNodePodCIDR(client: Client, nodeName: string, timeou
     if (Date.now() > deadline) throw new Error(`node ${nodeName} got no podCIDR in ${timeoutMs / 1000} s (is a node-ipam controller running?)`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/**
+ * `k8ts server --cluster-reset`: resets the member (src/etcd/reset.ts), prints k3s'
+ * message and resolves; the caller exits.
+ * @throws Error with a message for the user when the reset fails
+ */
+export async function runClusterReset(o: ManagedEtcdFlagValues & { nodeName: string }): Promise<void> {
+  const base = await managedEtcdFrom(o);
+  if (!base) throw new Error('--cluster-reset needs a managed etcd');
+  await clusterReset({ ...base, dataDir: resolve(o.dataDir), nodeName: o.nodeName, restorePath: o.clusterResetRestorePath, log: (m) => console.log(m) });
+  console.log(RESET_DONE_MESSAGE);
 }

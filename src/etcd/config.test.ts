@@ -30,8 +30,18 @@ describe('managed etcd configuration', () => {
     assert.equal(y['initial-advertise-peer-urls'], 'https://10.0.0.5:2380');
     assert.equal(y['listen-metrics-urls'], 'http://127.0.0.1:2381');
     assert.equal(y['initial-cluster-state'], 'existing');
-    assert.deepEqual(y['client-transport-security'], { 'cert-file': '/d/tls/etcd/server.crt', 'key-file': '/d/tls/etcd/server.key', 'client-cert-auth': true, 'trusted-ca-file': '/d/tls/etcd/ca.crt' });
-    assert.deepEqual(y['peer-transport-security'], { 'cert-file': '/d/tls/etcd/peer.crt', 'key-file': '/d/tls/etcd/peer.key', 'client-cert-auth': true, 'trusted-ca-file': '/d/tls/etcd/ca.crt' });
+    assert.deepEqual(y['client-transport-security'], {
+      'cert-file': '/d/tls/etcd/server.crt',
+      'key-file': '/d/tls/etcd/server.key',
+      'client-cert-auth': true,
+      'trusted-ca-file': '/d/tls/etcd/ca.crt',
+    });
+    assert.deepEqual(y['peer-transport-security'], {
+      'cert-file': '/d/tls/etcd/peer.crt',
+      'key-file': '/d/tls/etcd/peer.key',
+      'client-cert-auth': true,
+      'trusted-ca-file': '/d/tls/etcd/ca.crt',
+    });
     assert.equal(y['heartbeat-interval'], 100);
     assert.equal(y['election-timeout'], 1000);
     assert.equal(y['enable-pprof'], true);
