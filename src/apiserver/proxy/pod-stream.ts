@@ -1,6 +1,7 @@
 /**
  * The common part of pods/exec, pods/attach and pods/portforward: decode the
- * options, check the pod, container and node as upstream, then proxy the client's
+ * options, admit them (CONNECT: webhooks and policies matching `pods/exec` see the
+ * PodExecOptions), check the pod, container and node as upstream, then proxy the client's
  * upgrade to the kubelet URL (query values `1` for the stream flags, `command` per
  * argument, `port` as a comma list).
  *
@@ -41,6 +42,33 @@ export function kubeletStreamPath(kind: Kind, pod: Pod, container: string, q: UR
   return `/${kind}/${ns}/${name}/${seg(container)}?${p.toString()}`;
 }
 
+/**
+ * The options object of a connect request as admission sees it (v1 PodExecOptions,
+ * PodAttachOptions, PodPortForwardOptions decoded from the query; members in Go's order,
+ * false and empty ones left out as Go's omitempty does, `command` always present).
+ */
+export function connectOptions(kind: Kind, optionsKind: string, q: URLSearchParams): Record<string, unknown> {
+  const o: Record<string, unknown> = { kind: optionsKind, apiVersion: 'v1' };
+  if (kind === 'portforward') {
+    const ports = q
+      .getAll('ports')
+      .flatMap((v) => v.split(','))
+      .filter(Boolean)
+      .map(Number)
+      .filter((n) => Number.isInteger(n));
+    if (ports.length) o.ports = ports;
+    return o;
+  }
+  for (const f of ['stdin', 'stdout', 'stderr', 'tty']) if (queryBool(q, f)) o[f] = true;
+  const container = q.get('container');
+  if (container) o.container = container;
+  if (kind === 'exec') {
+    const command = q.getAll('command');
+    o.command = command.length ? command : null;
+  }
+  return o;
+}
+
 /** A subresource handler for `kind` (verbs get — WebSocket — and create — SPDY POST). */
 export function streamSubresource(kind: Kind, optionsKind: string, kubelet: KubeletClient): SubresourceHandler {
   return {
@@ -52,6 +80,17 @@ export function streamSubresource(kind: Kind, optionsKind: string, kubelet: Kube
     verbs: ['create', 'get'],
     async handle(c: ResourceContext, stores: StoreLookup) {
       if (c.info.verb !== 'get' && c.info.verb !== 'create') throw newBadRequest(`${c.req.method} is not supported on pods/${kind}`);
+      // CONNECT admission with the options object, before the pod is looked at (upstream ConnectResource)
+      const user = c.req.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+      await c.store.admitRequest({
+        operation: 'CONNECT',
+        namespace: c.info.namespace,
+        name: c.info.name,
+        subresource: kind,
+        kind: { group: '', version: 'v1', kind: optionsKind },
+        object: connectOptions(kind, optionsKind, c.query) as never,
+        user,
+      });
       const up = takeUpgrade(c.req);
       const pod = await getPod(c);
       const container = kind === 'portforward' ? '' : validateContainer(pod, c.query.get('container') ?? undefined);

@@ -97,6 +97,23 @@ interface WriteStep {
   validate(): FieldError[];
   /** adds the strategy's warnings (after validation passed) */
   warn?: () => void;
+  /** refreshes what validating admission sees from the prepared object (a subresource's view) */
+  beforeValidatingAdmission?: () => void;
+}
+
+/**
+ * What admission sees of a subresource write that changes the parent object through
+ * another kind (upstream's scale subresource: webhooks and policies get autoscaling/v1
+ * Scale objects, not the Deployment).
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/registry/apps/deployment/storage/storage.go (toScaleCreateValidation, toScaleUpdateValidation)
+ */
+export interface AdmissionView {
+  /** the kind admission names (e.g. autoscaling/v1 Scale) */
+  kind: { group: string; version: string; kind: string };
+  /** the view of a stored object */
+  toView(obj: Obj): Obj;
+  /** writes what mutating admission changed in the view back into the object */
+  fromView(view: Obj, obj: Obj): void;
 }
 
 export class Store {
@@ -376,6 +393,7 @@ export class Store {
     attrs?.trace?.mark('Validation');
     step.warn?.();
     this.def.canonicalize?.(obj);
+    step.beforeValidatingAdmission?.();
     if (attrs !== undefined) {
       attrs.name = obj.metadata.name ?? ''; // a create may have set it from generateName meanwhile
       await this.admission!.validate(attrs);
@@ -425,6 +443,7 @@ export class Store {
    * @param opts.createIfMissing create when absent (server-side apply)
    * @param opts.strategy the update strategy of a subresource the definition does not
    *   declare (pods/ephemeralcontainers, served by a custom handler)
+   * @param opts.admissionView what admission sees instead of the object (the scale subresource's Scale)
    * @returns the stored object and whether it was created
    */
   async update(
@@ -433,7 +452,7 @@ export class Store {
     tryUpdate: UpdateFunc,
     wc: WriteContext,
     subresource = '',
-    opts: { unconditional?: boolean; createIfMissing?: boolean; strategy?: StatusStrategy } = {},
+    opts: { unconditional?: boolean; createIfMissing?: boolean; strategy?: StatusStrategy; admissionView?: AdmissionView } = {},
   ): Promise<{ obj: CachedObject; created: boolean }> {
     const def = this.def;
     const key = this.key(ns, name);
@@ -486,26 +505,36 @@ export class Store {
       dropEmptyMetadata(meta);
 
       // rest.BeforeUpdate (or the subresource's strategy), between the two admission phases
-      const attrs = this.admissionAttributes('UPDATE', obj, old, ns, wc, subresource);
+      const view = opts.admissionView;
+      const attrs = view
+        ? this.admissionAttributes('UPDATE', view.toView(obj), view.toView(old), ns, wc, subresource, undefined, view.kind)
+        : this.admissionAttributes('UPDATE', obj, old, ns, wc, subresource);
       const metaErrs = (): FieldError[] => validateObjectMetaUpdate(meta, old.metadata, Path.root('metadata'));
       const subStrategy = opts.strategy ?? (subresource === 'status' ? def.status : subresource ? def.subresourceStrategies?.[subresource] : undefined);
-      await this.admitPrepareValidate(
-        obj,
-        attrs,
-        subStrategy
-          ? {
-              prepare: () => subStrategy.prepareForUpdate(obj, old, sctx),
-              validate: () => [...(subStrategy.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
-            }
-          : {
-              prepare: async () => {
-                def.prepareForUpdate?.(obj, old, sctx);
-                await def.hooks?.beforeUpdate?.(obj, old, sctx);
-              },
-              validate: () => [...(def.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
-              warn: def.warningsOnUpdate && (() => wc.warnings.push(...def.warningsOnUpdate!(obj, old, sctx))),
+      const step: WriteStep = subStrategy
+        ? {
+            prepare: () => subStrategy.prepareForUpdate(obj, old, sctx),
+            validate: () => [...(subStrategy.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
+          }
+        : {
+            prepare: async () => {
+              def.prepareForUpdate?.(obj, old, sctx);
+              await def.hooks?.beforeUpdate?.(obj, old, sctx);
             },
-      );
+            validate: () => [...(def.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
+            warn: def.warningsOnUpdate && (() => wc.warnings.push(...def.warningsOnUpdate!(obj, old, sctx))),
+          };
+      if (view && attrs) {
+        const prepare = step.prepare;
+        step.prepare = () => {
+          if (attrs.object) view.fromView(attrs.object, obj);
+          return prepare();
+        };
+        step.beforeValidatingAdmission = () => {
+          attrs.object = view.toView(obj);
+        };
+      }
+      await this.admitPrepareValidate(obj, attrs, step);
 
       meta.resourceVersion = String(current.rv);
       // no-op updates are not written (upstream compares the encoded bytes, which are in
@@ -696,6 +725,48 @@ export class Store {
   }
 
   /**
+   * Both admission phases for a request whose object is not this resource's: a
+   * subresource create (pods/binding, pods/eviction, serviceaccounts/token: the Binding,
+   * Eviction, TokenRequest) or a CONNECT (pods/exec, attach, portforward: the
+   * PodExecOptions, PodAttachOptions, PodPortForwardOptions), as upstream's create and
+   * connect handlers admit the request's own object. Mutating plugins change `r.object`
+   * in place; their warnings go to `r.warnings`.
+   * @throws StatusError the denial of a plugin, webhook or policy
+   * @see https://github.com/kubernetes/apiserver/blob/v0.32.0/pkg/endpoints/handlers/rest.go (ConnectResource)
+   */
+  async admitRequest(r: {
+    operation: 'CREATE' | 'CONNECT';
+    namespace: string;
+    name: string;
+    subresource: string;
+    kind: { group: string; version: string; kind: string };
+    object: Obj;
+    user: UserInfo;
+    dryRun?: boolean;
+    warnings?: string[];
+  }): Promise<void> {
+    if (!this.admission) return;
+    const dryRun = r.operation === 'CONNECT' ? false : !!r.dryRun;
+    const attrs: AdmissionAttributes = {
+      operation: r.operation,
+      resource: this.gvr,
+      kind: r.kind,
+      subresource: r.subresource,
+      namespace: this.def.namespaced ? r.namespace : '',
+      name: r.name,
+      object: r.object,
+      oldObject: undefined,
+      user: r.user,
+      dryRun,
+      warnings: r.warnings ?? [],
+      options: operationOptions(r.operation, { dryRun }),
+      requestLookup: undefined,
+    };
+    await this.admission.admit(attrs);
+    await this.admission.validate(attrs);
+  }
+
+  /**
    * The admission attributes of one write, given to both phases (so their lookups are
    * shared); undefined without an admission chain.
    */
@@ -707,12 +778,13 @@ export class Store {
     wc: WriteContext,
     subresource = '',
     del?: DeleteParams,
+    kind: { group: string; version: string; kind: string } = this.gvk,
   ): AdmissionAttributes | undefined {
     if (!this.admission) return undefined;
     return {
       operation: op,
       resource: this.gvr,
-      kind: this.gvk,
+      kind,
       subresource,
       namespace: this.def.namespaced ? ns : '',
       name: obj?.metadata.name ?? old?.metadata.name ?? '',

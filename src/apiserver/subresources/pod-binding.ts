@@ -36,7 +36,20 @@ export const podBinding: SubresourceHandler = {
     if (b.metadata?.namespace && b.metadata.namespace !== ns) {
       throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    await bindPod(c.store, ns, name, b, c.now, dryRun, 'pods/binding');
+    // admission sees the v1 Binding (upstream's create handler and BindingREST.Create)
+    const admitted = { apiVersion: 'v1', kind: 'Binding', ...b, metadata: { ...b.metadata, namespace: ns } };
+    const user = c.req.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+    await c.store.admitRequest({
+      operation: 'CREATE',
+      namespace: ns,
+      name,
+      subresource: 'binding',
+      kind: { group: '', version: 'v1', kind: 'Binding' },
+      object: admitted,
+      user,
+      dryRun,
+    });
+    await bindPod(c.store, ns, name, admitted as Binding, c.now, dryRun, 'pods/binding');
     writeJSON(c.res, 201, { ...successStatus(), code: 201 });
   },
 };

@@ -211,7 +211,20 @@ export const podEviction: SubresourceHandler = {
       throw newBadRequest(`Non-matching dry-run options in request and content: [${queryDry.join(' ')}] and [${bodyDry.join(' ')}]`);
     }
     const dryRun = queryDryRun || bodyDry.includes('All');
-    const original = deleteParamsOf(ev);
+    // admission sees the policy/v1 Eviction (upstream EvictionREST.Create's createValidation)
+    const user = c.req.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const admitted = { ...ev, apiVersion: 'policy/v1', kind: 'Eviction', metadata: { ...ev.metadata, namespace: ns } } as Eviction & Obj;
+    await c.store.admitRequest({
+      operation: 'CREATE',
+      namespace: ns,
+      name,
+      subresource: 'eviction',
+      kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
+      object: admitted,
+      user,
+      dryRun,
+    });
+    const original = deleteParamsOf(admitted);
     const pdbStore = stores.store('policy', 'poddisruptionbudgets');
     const done = (): void => writeJSON(c.res, 201, { ...successStatus(), code: 201 });
 

@@ -119,6 +119,17 @@ async function updateFromScale(c: ResourceContext, ns: string, view: ScaleView, 
     },
     wc,
     'scale',
+    {
+      // admission sees autoscaling/v1 Scale objects, as upstream's
+      admissionView: {
+        kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+        toView: (obj) => view.read(obj) as Obj,
+        fromView(s, obj) {
+          const replicas = (s as Scale).spec?.replicas;
+          if (typeof replicas === 'number' && replicas !== (view.read(obj).spec?.replicas ?? 0)) view.setReplicas(obj, replicas);
+        },
+      },
+    },
   );
   return view.read(r.obj.obj);
 }

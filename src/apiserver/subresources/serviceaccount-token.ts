@@ -37,11 +37,30 @@ export function serviceAccountTokenHandler(tokens: ServiceAccountTokens): Subres
     responseKind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
     verbs: ['create'],
     async handle(c, stores) {
-      const { neg, body } = createRequest<TokenRequest>(c, { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
+      const { neg, body, dryRun } = createRequest<TokenRequest>(c, { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' });
       const ns = c.info.namespace;
       const name = c.info.name;
       const sa = (await c.store.get(ns, name)).obj;
-      const spec = { ...(body.spec ?? {}) };
+      // admission sees the authentication.k8s.io/v1 TokenRequest (upstream TokenREST.Create's createValidation)
+      const user = c.req.user ?? { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+      const admitted = {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        ...body,
+        metadata: { ...(body as { metadata?: object }).metadata, name, namespace: ns },
+        spec: { ...(body.spec ?? {}), expirationSeconds: body.spec?.expirationSeconds ?? 3600 },
+      };
+      await c.store.admitRequest({
+        operation: 'CREATE',
+        namespace: ns,
+        name,
+        subresource: 'token',
+        kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+        object: admitted as never,
+        user,
+        dryRun,
+      });
+      const spec = { ...(admitted.spec ?? {}) } as NonNullable<TokenRequest['spec']>;
       spec.expirationSeconds ??= 3600;
       spec.audiences = spec.audiences?.length ? spec.audiences : tokens.apiAudiences;
       const gk = { group: 'authentication.k8s.io', kind: 'TokenRequest' };

@@ -162,7 +162,8 @@ async function callAndPatch(inv: Invocation, v: VersionedAttributes, a: Admissio
       throw newInternalError(cause?.message ?? (e as Error).message);
     }
     const def = ctx.equivalents?.definition(inv.resource);
-    if (def) {
+    // a subresource of another kind (the scale subresource's Scale) is not the resource's object
+    if (def && def.kind === inv.kind.kind) {
       try {
         checkTypes(def, patched);
       } catch (e) {
