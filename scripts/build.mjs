@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Bundles src/cli/main.ts into dist/k8ts.mjs with esbuild (dependencies stay external),
+// and the CSI hostpath driver alone into dist/csi-hostpath.mjs,
 // so `k8ts` starts without compiling TypeScript at run time.
 // Usage: node scripts/build.mjs [--if-stale]
 import { build } from 'esbuild';
@@ -24,9 +25,7 @@ if (process.argv.includes('--if-stale') && existsSync(out)) {
   if (statSync(out).mtimeMs >= srcT) process.exit(0);
 }
 
-await build({
-  entryPoints: [join(root, 'src/cli/main.ts')],
-  outfile: out,
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -36,7 +35,12 @@ await build({
   loader: { '.json': 'json' },
   logLevel: 'warning',
   banner: { js: "import { createRequire as __k8tsCreateRequire } from 'node:module'; const require = __k8tsCreateRequire(import.meta.url);" },
-});
+};
+await Promise.all([
+  build({ ...common, entryPoints: [join(root, 'src/cli/main.ts')], outfile: out }),
+  // the CSI hostpath driver alone: the process a node starts for it (src/cli/csi-node.ts)
+  build({ ...common, entryPoints: [join(root, 'src/csi/hostpath/main.ts')], outfile: join(root, 'dist', 'csi-hostpath.mjs') }),
+]);
 
 // Data files modules read next to themselves (new URL('./x', import.meta.url)): in the
 // bundle, that is next to dist/k8ts.mjs.

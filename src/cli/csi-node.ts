@@ -3,14 +3,13 @@
  * when k8ts runs as a library), registered with the kubelet the way
  * node-driver-registrar does (a pluginregistration.v1 socket in
  * `<kubelet-dir>/plugins_registry/`), and the built-in external-provisioner and
- * external-resizer for it, all speaking CSI over the driver's unix socket. Also the
- * `k8ts csi-hostpath` command itself, and the cluster's storage defaults (the
- * `local-path` StorageClass and the driver's CSIDriver object).
+ * external-resizer for it, all speaking CSI over the driver's unix socket; and the
+ * cluster's storage defaults (the `local-path` StorageClass and the driver's CSIDriver
+ * object). The `k8ts csi-hostpath` command is src/csi/hostpath/command.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command } from 'commander';
 import type { CSIDriver, StorageClass } from 'kubernetes-types/storage/v1.js';
 import { isAlreadyExists } from '../apimachinery/errors.js';
 import type { KObject } from '../api/resource.js';
@@ -48,11 +47,17 @@ export interface RunningNodeCSI {
   stop(): Promise<void>;
 }
 
-/** How to run this program again (`node [--import tsx] <main>`), when it was started as the k8ts command. */
-function selfCommand(): string[] | undefined {
+/**
+ * How to start the driver process: the small dist/csi-hostpath.mjs next to the bundle when
+ * there is one, else this program again (`node [--import tsx] <main> csi-hostpath`), when it
+ * was started as the k8ts command; undefined otherwise (the driver then runs in-process).
+ */
+function driverCommand(): string[] | undefined {
   const main = process.argv[1] ?? '';
   if (!/(?:cli[/\\]main\.ts|k8ts\.mjs|[/\\]k8ts)$/.test(main)) return undefined;
-  return [process.execPath, ...process.execArgv, main];
+  const small = path.join(path.dirname(fs.realpathSync(main)), 'csi-hostpath.mjs');
+  if (main.endsWith('.mjs') && fs.existsSync(small)) return [process.execPath, small];
+  return [process.execPath, ...process.execArgv, main, 'csi-hostpath'];
 }
 
 async function waitForSocket(sock: string, proc: ChildProcess | undefined, timeoutMs = 30_000): Promise<void> {
@@ -77,12 +82,11 @@ async function waitForSocket(sock: string, proc: ChildProcess | undefined, timeo
 export async function startNodeCSI(o: NodeCSIOptions): Promise<RunningNodeCSI> {
   const sock = driverSocketPath(o.kubeletDir, DRIVER_NAME);
   const verbosity = o.verbosity ?? 0;
-  const self = selfCommand();
+  const self = driverCommand();
   let proc: ChildProcess | undefined;
   let inProcess: HostPathDriver | undefined;
   if (self) {
     const args = [
-      'csi-hostpath',
       '--endpoint',
       `unix://${sock}`,
       '--node-id',
@@ -172,45 +176,4 @@ export async function ensureStorageDefaults(client: Client): Promise<void> {
       if (!isAlreadyExists(e)) throw e;
     });
   }
-}
-
-/** `k8ts csi-hostpath`: the driver process. */
-export function csiHostpathCommand(): Command {
-  return new Command('csi-hostpath')
-    .description('run the built-in CSI driver (Identity, Controller and Node services on a unix socket), keeping volumes in <data-dir>/storage/')
-    .requiredOption('--endpoint <endpoint>', 'CSI socket, unix:///path/to/csi.sock')
-    .requiredOption('--node-id <name>', 'this node (the node ID and topology)')
-    .option('--data-dir <dir>', 'volumes live in <data-dir>/storage/', './data')
-    .option('--driver-name <name>', 'the CSI driver name', DRIVER_NAME)
-    .option('--publish-mode <mode>', 'bind (bind mounts, needs root) or symlink', process.getuid?.() === 0 ? 'bind' : 'symlink')
-    .option('--attach-required', 'advertise PUBLISH_UNPUBLISH_VOLUME (ControllerPublishVolume)')
-    .option('--v <level>', 'log verbosity', (v) => parseInt(v, 10), 0)
-    .option('--exit-with-parent', 'exit when the process that started this one is gone (the agent starts it so)')
-    .action(async (o) => {
-      if (o.publishMode !== 'bind' && o.publishMode !== 'symlink') {
-        console.error(`error: --publish-mode must be bind or symlink, not ${o.publishMode}`);
-        process.exit(2);
-      }
-      const d = new HostPathDriver({
-        name: o.driverName,
-        nodeId: o.nodeId,
-        dataDir: path.resolve(o.dataDir),
-        endpoint: o.endpoint,
-        publishMode: o.publishMode,
-        attachRequired: !!o.attachRequired,
-        log: vlog(o.v, 4, 'csi-hostpath'),
-      });
-      await d.start();
-      const stop = (): void => {
-        void d.stop().then(() => process.exit(0));
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
-      if (o.exitWithParent) {
-        const parent = process.ppid;
-        setInterval(() => {
-          if (process.ppid !== parent) stop();
-        }, 1000);
-      }
-    });
 }

@@ -19,7 +19,7 @@ import { resetServiceProxy } from '../proxy/node-proxy.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
-import { csiHostpathCommand } from './csi-node.js';
+import { csiHostpathCommand } from '../csi/hostpath/command.js';
 import { addManagedEtcdOptions, managedEtcdFrom, runClusterReset } from './managed-etcd.js';
 import { hpaConfigFrom } from './hpa-flags.js';
 

@@ -157,7 +157,8 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
     log: () => out,
     async stop() {
       await stopProc('SIGTERM');
-      if (!o.dir) rmSync(dir, { recursive: true, force: true });
+      // children of the server (the CSI hostpath plugin) may still be leaving: retry ENOTEMPTY/EBUSY
+      if (!o.dir) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
     async kill() {
       await stopProc('SIGKILL');

@@ -8,7 +8,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { startCluster, eventually, MANIFESTS, ROOT, type Cluster } from './harness.js';
 
 /** `k8ts trace pod …` against the cluster. */
@@ -222,6 +222,77 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
     assert.match(out, /\n +17 {2}ErrImagePull nginx:no-such-tag +kubelet /);
     assert.match(out, /failed to pull and unpack image "docker\.io\/library\/nginx:no-such-tag"/);
     assert.match(out, /\n {2}event: +Warning Failed \(x\d+, last \S+\): Failed to pull image "nginx:no-such-tag": /);
+  });
+
+  it('explains a container that keeps exiting: stuck at the containers step with CrashLoopBackOff and the BackOff event', async () => {
+    const r = c.kubectl(['run', 'crash', '-n', 'stuck', '--image=busybox:1.36', '--', 'sh', '-c', 'exit 1']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = await eventually(
+      () => {
+        const t = k8tsTrace(c, ['crash', '-n', 'stuck']);
+        return /event: +Warning BackOff /.test(t.stdout) && /reason: {2}CrashLoopBackOff/.test(t.stdout) ? t.stdout : undefined;
+      },
+      60_000,
+      500,
+    );
+    const uid = c.kubectl(['get', 'pod', 'crash', '-n', 'stuck', '-o', 'jsonpath={.metadata.uid}']).stdout;
+    assert.match(out, /\nSTUCK at step 18 \(.*\): containers: crash keeps exiting\n/);
+    assert.match(out, new RegExp(`\\n {2}message: back-off \\d+s restarting failed container=crash pod=crash_stuck\\(${uid}\\)\\n`));
+    assert.ok(out.includes(`): Back-off restarting failed container crash in pod crash_stuck(${uid})\n`), out);
+    assert.ok(out.includes('kubectl logs crash -c crash --previous'), out);
+  });
+
+  it('explains a pod whose ConfigMap volume is missing: stuck at the volumes step with the FailedMount event', async () => {
+    const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: nomount, namespace: stuck}
+spec:
+  containers: [{name: c, image: busybox:1.36, command: [sleep, '3600'], volumeMounts: [{name: cfg, mountPath: /cfg}]}]
+  volumes: [{name: cfg, configMap: {name: missing}}]
+`;
+    const r = c.kubectl(['apply', '-f', '-'], { input: pod });
+    assert.equal(r.code, 0, r.stderr);
+    const out = await eventually(
+      () => {
+        const t = k8tsTrace(c, ['nomount', '-n', 'stuck']);
+        return /event: +Warning FailedMount /.test(t.stdout) ? t.stdout : undefined;
+      },
+      30_000,
+      500,
+    );
+    assert.match(out, /\nSTUCK at step 14 \(.*\): volumes: a volume cannot be mounted\n/);
+    assert.ok(out.includes('  reason:  FailedMount\n  message: MountVolume.SetUp failed for volume "cfg" : configmap "missing" not found\n'), out);
+  });
+
+  it('k8ts trace pod -w follows the trace until the pod is Running and Ready, then exits', async () => {
+    // the pod waits for its ConfigMap: -w prints it stuck, then follows it to Ready once the ConfigMap exists
+    const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: follow, namespace: stuck}
+spec:
+  containers: [{name: c, image: busybox:1.36, command: [sleep, '3600'], volumeMounts: [{name: cfg, mountPath: /cfg}]}]
+  volumes: [{name: cfg, configMap: {name: follow-cfg}}]
+`;
+    const r = c.kubectl(['apply', '-f', '-'], { input: pod });
+    assert.equal(r.code, 0, r.stderr);
+    const p = spawn(process.execPath, [join(ROOT, 'dist', 'k8ts.mjs'), 'trace', 'pod', 'follow', '-n', 'stuck', '-w', '--kubeconfig', c.kubeconfig], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => {
+      const t = setTimeout(() => p.kill('SIGKILL'), 90_000);
+      p.on('exit', (code) => (clearTimeout(t), resolve(code)));
+    });
+    await eventually(() => /STUCK at step 14 /.test(stdout) || undefined, 30_000);
+    assert.equal(c.kubectl(['create', 'configmap', 'follow-cfg', '-n', 'stuck', '--from-literal=k=v']).code, 0);
+    assert.equal(await exited, 0, stdout);
+    // printed again at each change (not a terminal): first stuck at the volume, last Running and Ready
+    const drawings = stdout.split(/^Pod stuck\/follow: /m).filter(Boolean);
+    assert.match(drawings[0]!, /^Stuck for /);
+    assert.match(drawings.at(-1)!, /^Running /);
+    assert.match(drawings.at(-1)!, /\n +19 {2}Ready /);
+    assert.doesNotMatch(drawings.at(-1)!, /STUCK/);
   });
 
   it('drops the trace with its pod', async () => {
