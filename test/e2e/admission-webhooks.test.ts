@@ -140,6 +140,15 @@ describe('admission webhooks (e2e, kubectl)', { timeout: 180_000 }, () => {
     assert.match(got.stdout, /^mutated\s.*\swebhook\s*$/m);
     const v = hook.reviews.find((x) => x.request.name === 'mutated' && x.path === '/validate')!;
     assert.equal(v.request.object?.metadata?.labels?.['mutated-by'], 'webhook', 'the validating webhook sees the mutated object');
+    // the pod creation trace has a step for each webhook called, inside its admission plugin's
+    const pt = JSON.parse((await k(['get', 'podtrace', 'mutated', '-o', 'json'])).stdout) as { status: { steps: { name: string; target?: string }[] } };
+    const admission = pt.status.steps.filter((s) => s.name.endsWith('Admission')).map((s) => `${s.name} ${s.target}`);
+    const at = (x: string): number => admission.indexOf(x);
+    assert.ok(at('MutatingAdmission webhook mutate.k8ts.test') >= 0, admission.join('\n'));
+    assert.ok(at('MutatingAdmission webhook mutate.k8ts.test') < at('MutatingAdmission MutatingAdmissionWebhook'), admission.join('\n'));
+    assert.ok(at('ValidatingAdmission webhook deny.k8ts.test') >= 0, admission.join('\n'));
+    assert.ok(at('ValidatingAdmission webhook deny.k8ts.test') < at('ValidatingAdmission ValidatingAdmissionWebhook'), admission.join('\n'));
+    assert.equal(at('MutatingAdmission webhook hang.k8ts.test'), -1, 'a webhook its objectSelector skips is no step');
   });
 
   it("prints the webhook's warnings", async () => {

@@ -219,6 +219,9 @@ export async function callHook(inv: Invocation, v: VersionedAttributes, a: Admis
   } catch (e) {
     if (e instanceof CallFailure) throw new CallingWebhookError(name, `failed to call webhook: ${e.message}`, e.status);
     throw e;
+  } finally {
+    // the pod creation trace: each webhook's call is a step of its own
+    a.trace?.mark(mutating ? 'MutatingAdmission' : 'ValidatingAdmission', `webhook ${name}`);
   }
   let verified: VerifiedResponse;
   try {
