@@ -10,6 +10,7 @@
  * @see https://github.com/kubernetes/apimachinery/blob/master/pkg/util/proxy/upgradeaware.go
  */
 import * as https from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import type { Node } from 'kubernetes-types/core/v1.js';
 import { failureStatus, newBadRequest, newInternalError, StatusError, type GroupResource } from '../../apimachinery/errors.js';
@@ -73,10 +74,17 @@ export function kubeletResponseError(status: number, body: string, qualified: Gr
 export class KubeletClient {
   private readonly types: string[];
   private readonly agent: https.Agent;
+  /**
+   * The client certificate, key and CA parsed once: without it every new connection
+   * (each metrics scrape of a node without a kept-alive connection) builds its own
+   * TLS context from the PEM texts, ~1 ms of CPU each.
+   */
+  private readonly secureContext: SecureContext;
 
   constructor(private readonly cfg: KubeletClientConfig) {
     this.types = cfg.preferredAddressTypes ?? DEFAULT_TYPES;
-    this.agent = new https.Agent({ keepAlive: true, cert: cfg.cert, key: cfg.key, ca: cfg.ca, rejectUnauthorized: cfg.ca !== undefined });
+    this.secureContext = createSecureContext({ cert: cfg.cert, key: cfg.key, ca: cfg.ca });
+    this.agent = new https.Agent({ keepAlive: true, secureContext: this.secureContext, rejectUnauthorized: cfg.ca !== undefined });
   }
 
   /**
@@ -96,18 +104,18 @@ export class KubeletClient {
   }
 
   private options(loc: KubeletLocation, method: string, path: string, headers: Record<string, string | string[]>): https.RequestOptions {
-    return {
+    // tls.connect's secureContext option (RequestOptions' type does not list it)
+    const o: https.RequestOptions & { secureContext: SecureContext } = {
       host: loc.host,
       port: loc.port,
       method,
       path,
       headers,
-      cert: this.cfg.cert,
-      key: this.cfg.key,
-      ca: this.cfg.ca,
+      secureContext: this.secureContext,
       rejectUnauthorized: this.cfg.ca !== undefined,
       timeout: this.cfg.timeoutMs ?? 30_000,
     };
+    return o;
   }
 
   /**
