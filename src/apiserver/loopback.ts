@@ -7,7 +7,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiserver/pkg/server/config.go (LoopbackClientConfig)
  */
 import type { UserInfo } from '../api/resource.js';
-import type { StreamHandle, Transport, TransportResponse } from '../client/transport.js';
+import type { StreamHandle, Transport, TransportResponse, WatchObjectCallback } from '../client/transport.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
 
 /** The request pipeline of an API server (implemented by APIServer.handle). */
@@ -65,6 +65,7 @@ export class InProcessTransport implements Transport {
     onData: (chunk: Buffer | string) => void,
     onEnd: (err?: Error) => void,
     onStatus?: (status: number) => void,
+    onWatchEvent?: WatchObjectCallback,
   ): StreamHandle {
     let closed = false;
     const closers: (() => void)[] = [];
@@ -99,6 +100,12 @@ export class InProcessTransport implements Transport {
         return closed;
       },
     };
+    // the watch endpoint hands its events over as the cache's shared objects (no JSON on either side)
+    if (onWatchEvent !== undefined) {
+      rw.writeWatchEvent = (type, object) => {
+        if (!closed) onWatchEvent(type, object);
+      };
+    }
     void this.api.handle({ method, url: path, headers: lowerReq(headers), user: this.user }, rw).then(
       () => {
         if (!closed) finish();

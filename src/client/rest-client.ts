@@ -193,6 +193,13 @@ export class RestClient implements Client {
       (s) => {
         statusCode = s;
       },
+      (type, object) => {
+        try {
+          onEvent({ type, object: object as T });
+        } catch (e) {
+          console.error('watch handler error:', e);
+        }
+      },
     );
     return { stop: () => handle.abort(), done };
   }

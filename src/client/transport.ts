@@ -19,7 +19,12 @@ export interface StreamHandle {
 
 export interface Transport {
   request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<TransportResponse>;
-  /** Streams a response body (watch, log follow). `onEnd` is called exactly once. */
+  /**
+   * Streams a response body (watch, log follow). `onEnd` is called exactly once.
+   * A transport in the API server's own process may hand a watch's events over as
+   * objects through `onWatchEvent` (the server's shared, deep-frozen copy: never to be
+   * changed) instead of as JSON lines through `onData`; other transports ignore it.
+   */
   stream(
     method: string,
     path: string,
@@ -27,8 +32,12 @@ export interface Transport {
     onData: (chunk: Buffer | string) => void,
     onEnd: (err?: Error) => void,
     onStatus?: (status: number) => void,
+    onWatchEvent?: WatchObjectCallback,
   ): StreamHandle;
 }
+
+/** Receives a watch event whose object arrives already decoded (read-only). */
+export type WatchObjectCallback = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: object) => void;
 
 interface HttpsTransportOptions {
   /** e.g. https://127.0.0.1:6443 */

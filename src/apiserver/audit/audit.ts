@@ -163,6 +163,8 @@ export class Auditor {
           return res.closed;
         },
       };
+      // a watch's response body is never audited: in-process watchers keep taking shared objects
+      if (res.writeWatchEvent !== undefined && !wantResponse) wrapped.writeWatchEvent = (type, object) => res.writeWatchEvent!(type, object);
       let panicked = false;
       try {
         await auditContext.run(ctx, () => next(req, wrapped));

@@ -73,9 +73,12 @@ export async function serveWatch(store: Store, storage: Storage, ns: string, p: 
   res.write('');
 
   let lastRV = 0;
+  // in-process watchers (the loopback transport) take the cache's shared object itself
+  const writeShared = asTable ? undefined : res.writeWatchEvent?.bind(res);
   const send = (type: EvType, o: CachedObject): void => {
     if (res.closed) return;
-    res.write(`{"type":"${type}","object":${encodeObject(o)}}\n`);
+    if (writeShared !== undefined) writeShared(type, o.shared());
+    else res.write(`{"type":"${type}","object":${encodeObject(o)}}\n`);
   };
   const handle = (ev: CacheEvent): void => {
     if (ev.rv <= lastRV) return;

@@ -37,6 +37,12 @@ export interface ResponseWriter {
   /** called once when the client goes away or the response ends */
   onClose(cb: () => void): void;
   readonly closed: boolean;
+  /**
+   * Present only on the loopback transport's watch streams (in-process watchers): takes
+   * a watch event's object as the shared, deep-frozen decoded value instead of its JSON
+   * line, so the watcher does not parse it again. Network connections leave it undefined.
+   */
+  writeWatchEvent?(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: object): void;
   /** JSON replies are indented (`?pretty=true`, or curl's User-Agent; see negotiate.ts isPrettyPrint) */
   readonly pretty?: boolean;
 }

@@ -8,6 +8,7 @@ import type { Obj } from '../../api/resource.js';
 
 export class CachedObject {
   private jsonText?: string;
+  private frozen = false;
   /**
    * @param json the wire JSON when the writer already has it (it must equal
    * `JSON.stringify(obj)`); computed on first use otherwise
@@ -38,6 +39,75 @@ export class CachedObject {
   /** A deep, mutable copy. */
   clone(): Obj {
     return JSON.parse(this.json) as Obj;
+  }
+
+  /**
+   * The decoded object itself, deep-frozen (once), for in-process readers that share
+   * it instead of parsing {@link json} each (the loopback transport's watchers, as
+   * client-go's informers share one object among their handlers). A reader that tries
+   * to change it gets a TypeError; clone it first.
+   */
+  shared(): Obj {
+    if (!this.frozen) {
+      deepFreeze(this.obj);
+      this.frozen = true;
+    }
+    return this.obj;
+  }
+}
+
+/**
+ * Makes an object being written safe to change: every frozen (shared, see
+ * {@link CachedObject.shared}) object inside it — a strategy or an admission plugin may
+ * have copied parts of the stored object into it, e.g. the old spec into a status
+ * write — is replaced in place by a mutable deep copy. Returns `o`, or a mutable deep
+ * copy of it when `o` itself is frozen.
+ */
+export function thawShared<T extends object>(o: T): T {
+  if (Object.isFrozen(o)) return deepCopy(o);
+  thawInside(o);
+  return o;
+}
+
+function thawInside(o: object): void {
+  if (Array.isArray(o)) {
+    for (let i = 0; i < o.length; i++) {
+      const v: unknown = o[i];
+      if (typeof v !== 'object' || v === null) continue;
+      if (Object.isFrozen(v)) o[i] = deepCopy(v);
+      else thawInside(v);
+    }
+    return;
+  }
+  const r = o as Record<string, unknown>;
+  for (const k in r) {
+    const v = r[k];
+    if (typeof v !== 'object' || v === null) continue;
+    if (Object.isFrozen(v)) r[k] = deepCopy(v);
+    else thawInside(v);
+  }
+}
+
+/** A mutable deep copy of plain data (members holding undefined are kept, unlike a JSON round trip). */
+function deepCopy<T>(v: T): T {
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(deepCopy) as T;
+  const out: Record<string, unknown> = {};
+  for (const k in v) out[k] = deepCopy((v as Record<string, unknown>)[k]);
+  return out as T;
+}
+
+/** Freezes plain JSON data and everything it holds. */
+function deepFreeze(o: object): void {
+  if (Object.isFrozen(o)) return;
+  Object.freeze(o);
+  if (Array.isArray(o)) {
+    for (const v of o) if (typeof v === 'object' && v !== null) deepFreeze(v as object);
+  } else {
+    for (const k in o) {
+      const v = (o as Record<string, unknown>)[k];
+      if (typeof v === 'object' && v !== null) deepFreeze(v);
+    }
   }
 }
 

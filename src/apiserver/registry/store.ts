@@ -19,7 +19,7 @@ import { operationOptions } from '../admission/options.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
 import { wireShaperFor, type WireShaper } from '../../api/wire-shape.js';
 import { customResourceSchema } from '../openapi/custom.js';
-import { CachedObject, decodeStored, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
+import { CachedObject, decodeStored, thawShared, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
 import { type ObjectFilter, buildFilter } from './selectors.js';
 import { WatchCache } from './watch-cache.js';
 import { equalIgnoringManagedFieldsTimestamps } from './equal.js';
@@ -388,6 +388,8 @@ export class Store {
   private async admitPrepareValidate(obj: Obj, attrs: AdmissionAttributes | undefined, step: WriteStep): Promise<void> {
     if (attrs !== undefined) await this.admission!.admit(attrs);
     await step.prepare();
+    // what admission and the strategy copied from stored objects (shared, frozen) becomes mutable
+    thawShared(obj);
     const errs = step.validate();
     if (errs.length) throw newInvalid(this.groupKind, obj.metadata.name ?? '', errs);
     attrs?.trace?.mark('Validation');
@@ -416,9 +418,12 @@ export class Store {
 
   /** The CachedObject for a completed write: the one the cache adopted, or a new one. */
   private adopt(key: string, obj: Obj, rev: number, enc: EncodedObject): CachedObject {
-    obj.metadata.resourceVersion = String(rev);
     const c = this.cache.get(key);
     if (c && c.rv === rev && c.obj === obj) return c;
+    // once adopted (even if a later write replaced it since), the cache has set the
+    // resourceVersion and may have frozen the object for its in-process watchers
+    const rvText = String(rev);
+    if (obj.metadata.resourceVersion !== rvText) obj.metadata.resourceVersion = rvText;
     return new CachedObject(key, obj, rev, enc.wire(rev));
   }
 
@@ -635,7 +640,7 @@ export class Store {
         const step = def.deleteStep(old, p, wc.now);
         if (step.kind === 'keep') return { obj: old, deleted: false };
         if (step.kind === 'update') {
-          let obj = step.obj;
+          let obj = thawShared(step.obj);
           // the propagation policy's finalizers apply to a strategy's own first step too
           // (namespaces, CRDs), as upstream's stores do before updating
           const gcFinalizers = deletionFinalizersForGarbageCollection(def, obj.metadata.finalizers, p.propagationPolicy);
