@@ -82,7 +82,7 @@ describe('in-process watchers (loopback transport)', () => {
     assert.equal(ea[2]!.object.metadata?.resourceVersion, deleted.metadata?.resourceVersion);
     // an earlier event's object is a snapshot: later writes did not change it
     assert.equal(ea[0]!.object.status?.phase, 'Pending');
-    assert.equal(ea[0]!.object.spec?.containers[0]!.resources?.requests?.cpu, '500m');
+    assert.equal(ea[0]!.object.spec?.containers[0]?.resources?.requests?.cpu, '500m');
     assert.throws(() => {
       (ea[1]!.object.metadata as { name?: string }).name = 'x';
     }, TypeError);
