@@ -30,6 +30,15 @@ interface Step {
   message?: string;
 }
 
+/** A pod in namespace `stuck` that mounts ConfigMap `cm` at /cfg. */
+const podWithConfigMap = (name: string, cm: string): string => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: stuck}
+spec:
+  containers: [{name: c, image: busybox:1.36, command: [sleep, '3600'], volumeMounts: [{name: cfg, mountPath: /cfg}]}]
+  volumes: [{name: cfg, configMap: {name: ${cm}}}]
+`;
+
 /** RFC 3339 with microseconds → ms since the epoch (sub-ms). */
 const ms = (t: string): number => {
   const m = /^(.*T\d\d:\d\d:\d\d)\.(\d{6})Z$/.exec(t);
@@ -243,14 +252,7 @@ describe('e2e: pod creation trace (trace.k8ts.io PodTrace)', () => {
   });
 
   it('explains a pod whose ConfigMap volume is missing: stuck at the volumes step with the FailedMount event', async () => {
-    const pod = `apiVersion: v1
-kind: Pod
-metadata: {name: nomount, namespace: stuck}
-spec:
-  containers: [{name: c, image: busybox:1.36, command: [sleep, '3600'], volumeMounts: [{name: cfg, mountPath: /cfg}]}]
-  volumes: [{name: cfg, configMap: {name: missing}}]
-`;
-    const r = c.kubectl(['apply', '-f', '-'], { input: pod });
+    const r = c.kubectl(['apply', '-f', '-'], { input: podWithConfigMap('nomount', 'missing') });
     assert.equal(r.code, 0, r.stderr);
     const out = await eventually(
       () => {
@@ -266,14 +268,7 @@ spec:
 
   it('k8ts trace pod -w follows the trace until the pod is Running and Ready, then exits', async () => {
     // the pod waits for its ConfigMap: -w prints it stuck, then follows it to Ready once the ConfigMap exists
-    const pod = `apiVersion: v1
-kind: Pod
-metadata: {name: follow, namespace: stuck}
-spec:
-  containers: [{name: c, image: busybox:1.36, command: [sleep, '3600'], volumeMounts: [{name: cfg, mountPath: /cfg}]}]
-  volumes: [{name: cfg, configMap: {name: follow-cfg}}]
-`;
-    const r = c.kubectl(['apply', '-f', '-'], { input: pod });
+    const r = c.kubectl(['apply', '-f', '-'], { input: podWithConfigMap('follow', 'follow-cfg') });
     assert.equal(r.code, 0, r.stderr);
     const p = spawn(process.execPath, [join(ROOT, 'dist', 'k8ts.mjs'), 'trace', 'pod', 'follow', '-n', 'stuck', '-w', '--kubeconfig', c.kubeconfig], {
       stdio: ['ignore', 'pipe', 'pipe'],
