@@ -167,4 +167,25 @@ spec:
       300,
     );
   });
+
+  it('system:aggregated-metrics-reader (metrics-server’s ClusterRole) is aggregated into view: a namespace viewer may read PodMetrics, not NodeMetrics', async () => {
+    const role = JSON.parse(ok(['get', 'clusterrole', 'system:aggregated-metrics-reader', '-o', 'json'])) as { metadata: { labels: Record<string, string> }; rules: unknown[] };
+    assert.equal(role.metadata.labels['rbac.authorization.k8s.io/aggregate-to-view'], 'true');
+    assert.deepEqual(role.rules, [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }]);
+    ok(['create', 'serviceaccount', 'viewer']);
+    ok(['create', 'rolebinding', 'viewer-view', '--clusterrole=view', '--serviceaccount=default:viewer']);
+    const sa = ['--as=system:serviceaccount:default:viewer'];
+    // the clusterrole-aggregation controller adds the rules to view
+    await eventually(() => c.kubectl(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', ...sa]).stdout.trim() === 'yes' || undefined, 15_000, 300);
+    const top = c.kubectl(['top', 'pod', 'busy', ...sa]);
+    assert.equal(top.code, 0, top.stderr);
+    assert.match(top.stdout, /^busy\s+500m\s+128Mi/m);
+    // view is bound in the namespace only: node metrics stay out of reach
+    const nodes = c.kubectl(['top', 'node', ...sa]);
+    assert.notEqual(nodes.code, 0);
+    assert.match(
+      nodes.stderr,
+      /nodes\.metrics\.k8s\.io is forbidden: User "system:serviceaccount:default:viewer" cannot list resource "nodes" in API group "metrics\.k8s\.io" at the cluster scope/,
+    );
+  });
 });

@@ -6,7 +6,8 @@
  * `metrics.k8s.io/v1beta1` is served from them (./api.ts) as a local APIService
  * `v1beta1.metrics.k8s.io` (groupPriorityMinimum 100, versionPriority 100, as
  * metrics-server registers it). An APIService of that name pointing at a Service (a real
- * metrics-server) takes over: the aggregator proxies to it instead.
+ * metrics-server) takes over: the aggregator proxies to it instead. Its ClusterRole
+ * `system:aggregated-metrics-reader` is created as metrics-server's manifest does.
  *
  * @see https://github.com/kubernetes-sigs/metrics-server/blob/v0.7.2/pkg/scraper/scraper.go
  */
@@ -14,7 +15,7 @@ import type { Node } from 'kubernetes-types/core/v1.js';
 import type { APIService } from '../../api/apiregistration/v1/apiservice/strategy.js';
 import type { ObjectLookup } from '../../api/resource.js';
 import { isAlreadyExists } from '../../apimachinery/errors.js';
-import type { Client } from '../../client/types.js';
+import type { Client, ResourceRef } from '../../client/types.js';
 import type { Aggregator } from '../aggregator/aggregator.js';
 import { APISERVICES } from '../aggregator/resources.js';
 import type { Discovery } from '../discovery.js';
@@ -26,6 +27,28 @@ import { decodeResourceMetrics, type MetricsBatch, MetricsStorage } from './stor
 export const DEFAULT_METRIC_RESOLUTION_MS = 15_000;
 
 const NODES = { group: '', version: 'v1', resource: 'nodes' };
+const CLUSTER_ROLES: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false };
+
+/**
+ * metrics-server's ClusterRole `system:aggregated-metrics-reader`: reading NodeMetrics and
+ * PodMetrics, aggregated into the view, edit and admin roles (so whoever may view a
+ * namespace may `kubectl top pod` in it).
+ * @see https://github.com/kubernetes-sigs/metrics-server/blob/v0.7.2/manifests/base/rbac.yaml
+ */
+const AGGREGATED_METRICS_READER = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: {
+    name: 'system:aggregated-metrics-reader',
+    labels: {
+      'k8s-app': 'metrics-server',
+      'rbac.authorization.k8s.io/aggregate-to-admin': 'true',
+      'rbac.authorization.k8s.io/aggregate-to-edit': 'true',
+      'rbac.authorization.k8s.io/aggregate-to-view': 'true',
+    },
+  },
+  rules: [{ apiGroups: [GROUP], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }],
+};
 
 export interface MetricsServerOptions {
   kubelets: KubeletClient;
@@ -60,10 +83,15 @@ export class MetricsServer {
       metadata: { name: `${VERSION}.${GROUP}` },
       spec: { group: GROUP, version: VERSION, groupPriorityMinimum: 100, versionPriority: 100 },
     };
-    try {
-      await client.create(APISERVICES, '', apiService);
-    } catch (e) {
-      if (!isAlreadyExists(e)) throw e;
+    for (const [ref, obj] of [
+      [APISERVICES, apiService],
+      [CLUSTER_ROLES, AGGREGATED_METRICS_READER],
+    ] as const) {
+      try {
+        await client.create(ref, '', obj);
+      } catch (e) {
+        if (!isAlreadyExists(e)) throw e;
+      }
     }
     const loop = async (): Promise<void> => {
       if (this.stopped) return;

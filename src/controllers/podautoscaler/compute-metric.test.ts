@@ -213,3 +213,13 @@ test('selectors: matchLabels and matchExpressions as a selector string and as Go
   );
   assert.equal(goLabelSelector(undefined), 'nil');
 });
+
+test('usage quantities become whole milli-units rounded up, as upstream’s MilliValue', async () => {
+  const { milli } = await import('./metrics.js');
+  assert.equal(milli('199999999n'), 200);
+  assert.equal(milli('200000000n'), 200);
+  assert.equal(milli('200000001n'), 201);
+  assert.equal(milli('0.2'), 200);
+  assert.equal(milli('250m'), 250);
+  assert.equal(milli('64Mi'), 64 * 1024 * 1024 * 1000);
+});

@@ -142,11 +142,16 @@ export function restCustomMetricsClient(
   };
 }
 
-/** A quantity string in milli-units (enough for usage values: plain, m, n, u, Ki/Mi/Gi, k/M/G). */
-function milli(q: string | undefined): number {
+/**
+ * A quantity string in whole milli-units, rounded up as upstream's Quantity.MilliValue()
+ * (`199999999n` is 200m), enough for usage values: plain, m, n, u, Ki/Mi/Gi, k/M/G.
+ */
+export function milli(q: string | undefined): number {
   if (!q) return 0;
   const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(q);
   if (!m) return 0;
   const f: Record<string, number> = { '': 1e3, n: 1e-6, u: 1e-3, m: 1, k: 1e6, M: 1e9, G: 1e12, Ki: 1024e3, Mi: 1024 ** 2 * 1e3, Gi: 1024 ** 3 * 1e3 };
-  return Number(m[1]) * (f[m[2]!] ?? 0);
+  const v = Number(m[1]) * (f[m[2]!] ?? 0);
+  // the epsilon keeps binary fractions (0.2 × 1000 = 200.00000000000003) from rounding up
+  return Math.ceil(v - 1e-9);
 }
