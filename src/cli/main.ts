@@ -16,6 +16,7 @@ import { etcdSnapshotCommand } from './etcd-snapshot.js';
 import { defaultSnapshotDir } from './snapshots.js';
 import { parseSchedule } from '../api/batch/v1/cronjob/schedule.js';
 import { resetServiceProxy } from '../proxy/node-proxy.js';
+import { removeHostGatewayRoutes } from '../hostgw/controller.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
@@ -134,6 +135,9 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
   .option('--disable-kube-proxy', 'do not run the service proxy (iptables rules, containment routes) on the local node')
   .option('--disable-servicelb', 'do not give LoadBalancer Services the node addresses (ServiceLB)')
   .option('--nodeport-addresses <cidrs>', 'serve NodePorts only on local addresses in these CIDRs (comma-separated; default all)')
+  .addOption(
+    new Option('--flannel-backend <backend>', "pod routes to other nodes: host-gw (each node's podCIDR via its address) or none").choices(['host-gw', 'none']).default('host-gw'),
+  )
   .addOption(
     // tests only: lets a test see the header timeout of never-used connections in seconds
     new Option('--request-header-timeout-ms <ms>', "ms a connection may take to send a request's headers (default 60000)").argParser((v) => parseInt(v, 10)).hideHelp(),
@@ -254,6 +258,7 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
       disableKubeProxy: !!o.disableKubeProxy,
       disableServiceLB: !!o.disableServicelb || disabled.includes('servicelb'),
       nodePortAddresses: cidrList(o.nodeportAddresses),
+      flannelBackend: o.flannelBackend,
       requestHeaderTimeoutMs: o.requestHeaderTimeoutMs,
       verbosity: o.v,
       podTrace: o.podTrace,
@@ -284,6 +289,9 @@ withRuntimeOptions(program.command('agent'))
   .option('--service-cidr <cidr>', "the Service CIDR (the server's --service-cluster-ip-range)", '10.96.0.0/12')
   .option('--disable-kube-proxy', 'do not run the service proxy (iptables rules, containment routes)')
   .option('--nodeport-addresses <cidrs>', 'serve NodePorts only on local addresses in these CIDRs (comma-separated; default all)')
+  .addOption(
+    new Option('--flannel-backend <backend>', "pod routes to other nodes: host-gw (each node's podCIDR via its address) or none").choices(['host-gw', 'none']).default('host-gw'),
+  )
   .action(async (o) => {
     checkRuntime(o.runtime);
     const token = o.token ?? (o.tokenFile ? readFileSync(o.tokenFile, 'utf8').trim() : undefined);
@@ -298,7 +306,13 @@ withRuntimeOptions(program.command('agent'))
       dataDir: o.dataDir,
       kubeletPort: o.kubeletPort,
       nodeIP: o.nodeIp,
-      proxy: { disabled: !!o.disableKubeProxy, clusterCIDR: o.clusterCidr, serviceCIDR: o.serviceCidr, nodePortAddresses: cidrList(o.nodeportAddresses) },
+      proxy: {
+        disabled: !!o.disableKubeProxy,
+        clusterCIDR: o.clusterCidr,
+        serviceCIDR: o.serviceCidr,
+        nodePortAddresses: cidrList(o.nodeportAddresses),
+        flannelBackend: o.flannelBackend,
+      },
       runtime: o.runtime,
       containerRuntimeEndpoint: o.containerRuntimeEndpoint,
       pauseImage: o.pauseImage,
@@ -321,7 +335,8 @@ program
   .option('--service-cidr <cidr>', 'the Service CIDR', '10.96.0.0/12')
   .action(async (o) => {
     await resetServiceProxy({ clusterCIDR: o.clusterCidr, serviceCIDR: o.serviceCidr });
-    console.log('k8ts reset: kube-proxy rules and containment routes removed');
+    await removeHostGatewayRoutes();
+    console.log('k8ts reset: kube-proxy rules, containment routes and host-gw routes removed');
   });
 
 program.addCommand(runtimeCommand());

@@ -20,6 +20,8 @@ import { pauseImageLayout } from './pause-image.js';
 import { startNodeCSI, type RunningNodeCSI } from './csi-node.js';
 import { startNodeNetwork, startSimClusterNetwork, type SimNetworkHandle } from './node-network.js';
 import { startServiceProxy, type ServiceProxyFlags } from '../proxy/node-proxy.js';
+import { HostGatewayRoutes } from '../hostgw/controller.js';
+import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
 
 /** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
 export interface RuntimeFlags {
@@ -152,12 +154,18 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   let proxy: Awaited<ReturnType<typeof startServiceProxy>> | undefined;
   if (proxyOn) {
     try {
-      proxy = await startServiceProxy({ client: o.client, nodeName: o.nodeName, flags: o.proxy! });
+      proxy = await startServiceProxy({ client: o.client, nodeName: o.nodeName, flags: o.proxy!, nodeIP: o.nodeIP ?? defaultHostIP() });
     } catch (e) {
       await network.stop();
       await stopRuntime();
       throw e;
     }
+  }
+  // pods on other nodes by pod IP: flannel host-gw routes (real pod networks only)
+  let routes: HostGatewayRoutes | undefined;
+  if (o.proxy && o.proxy.flannelBackend !== 'none' && runtime.kind === 'remote' && runtime.features.podNetwork) {
+    routes = new HostGatewayRoutes({ client: o.client, nodeName: o.nodeName, clusterCIDR: o.proxy.clusterCIDR, publicIP: o.nodeIP });
+    void routes.start().catch((e: unknown) => console.error(`host-gw: start failed: ${(e as Error).message}`));
   }
   let k: KubeletHandle | undefined;
   const runningPods = (): Pod[] => (k ? k.kubelet.knownPods().map((p) => ({ ...p, status: k!.kubelet.status.get(p.metadata!.uid!) ?? p.status })) : []);
@@ -199,6 +207,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   } catch (e) {
     await ks.close();
     await network.stop();
+    routes?.stop();
     await proxy?.stop();
     await stopRuntime();
     throw e;
@@ -228,6 +237,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       await kh.stop();
       await ks.close();
       await network.stop();
+      routes?.stop();
       await proxy?.stop();
       await stopRuntime();
     },

@@ -96,6 +96,8 @@ export interface ServerOptions extends RuntimeFlags {
   disableControllerManager?: boolean;
   /** `--disable-kube-proxy`, `--nodeport-addresses` of the local node's service proxy (src/proxy) */
   disableKubeProxy?: boolean;
+  /** `--flannel-backend` of the local node (src/hostgw) */
+  flannelBackend?: 'host-gw' | 'none';
   nodePortAddresses?: string[];
   /** `--disable-servicelb`: no ServiceLB controller (LoadBalancer Services stay pending) */
   disableServiceLB?: boolean;
@@ -370,7 +372,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
       processPods: local ? cp.pods : undefined,
       trace: trace?.recorder,
-      proxy: local ? { disabled: o.disableKubeProxy, clusterCIDR: o.clusterCIDR, serviceCIDR: o.serviceClusterIPRange, nodePortAddresses: o.nodePortAddresses } : undefined,
+      proxy: local ? { disabled: o.disableKubeProxy, clusterCIDR: o.clusterCIDR, serviceCIDR: o.serviceClusterIPRange, nodePortAddresses: o.nodePortAddresses, flannelBackend: o.flannelBackend } : undefined,
     });
     if (local) localRuntime = node.runtimeDescription;
     stops.push(() => node.stop());

@@ -9,7 +9,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Client } from '../client/types.js';
-import { installContainmentRoutes, removeContainmentRoutes } from './containment.js';
+import { installContainmentRoutes, installLocalServiceAccess, removeContainmentRoutes, removeLocalServiceAccess } from './containment.js';
 import { cleanupLeftovers, IPTables, NetExec } from './iptables.js';
 import { Proxier } from './proxier.js';
 
@@ -27,6 +27,8 @@ export interface ServiceProxyFlags {
   masqueradeAll?: boolean;
   /** `--kube-proxy-metrics-bind-address` host:port; '' = none; default 127.0.0.1:10249 */
   metricsBindAddress?: string;
+  /** `--flannel-backend` (k3s): `host-gw` (default) routes other nodes' podCIDRs via their addresses (src/hostgw); `none` leaves routing to the operator */
+  flannelBackend?: 'host-gw' | 'none';
 }
 
 export interface RunningServiceProxy {
@@ -39,12 +41,16 @@ export async function startServiceProxy(o: {
   client: Client;
   nodeName: string;
   flags: ServiceProxyFlags;
+  /** the node's address: the source of its own (hostNetwork) connections to ClusterIPs; none = they stay unreachable */
+  nodeIP?: string;
   exec?: NetExec;
   log?: (msg: string, err?: unknown) => void;
 }): Promise<RunningServiceProxy> {
   const exec = o.exec ?? new NetExec();
   const log = o.log ?? ((m: string, e?: unknown) => console.error(m, e instanceof Error ? e.message : (e ?? '')));
   await installContainmentRoutes(exec, [o.flags.serviceCIDR, o.flags.clusterCIDR]);
+  if (o.nodeIP && o.nodeIP !== '127.0.0.1')
+    await installLocalServiceAccess(exec, o.flags.serviceCIDR, o.nodeIP).catch((e) => log('kube-proxy: hostNetwork processes cannot reach ClusterIPs', e));
   // NodePorts on 127.0.0.1 need route_localnet (kube-proxy sets it for --iptables-localhost-nodeports)
   await exec.run('sysctl', ['-q', '-w', 'net.ipv4.conf.all.route_localnet=1']).catch((e) => log('kube-proxy: cannot set route_localnet', e));
   const proxier = new Proxier({
@@ -83,9 +89,10 @@ export async function startServiceProxy(o: {
   };
 }
 
-/** Removes the proxy's iptables rules and chains and the containment routes. */
+/** Removes the proxy's iptables rules and chains, the containment routes and the hostNetwork ClusterIP access. */
 export async function resetServiceProxy(o: { serviceCIDR: string; clusterCIDR: string; exec?: NetExec }): Promise<void> {
   const exec = o.exec ?? new NetExec();
   await cleanupLeftovers(new IPTables(exec));
+  await removeLocalServiceAccess(exec, o.serviceCIDR);
   await removeContainmentRoutes(exec, [o.serviceCIDR, o.clusterCIDR]);
 }

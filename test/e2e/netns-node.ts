@@ -120,12 +120,18 @@ export async function startNetnsNode(cluster: Cluster, ns: NodeNetns, name: stri
   };
 }
 
-/** An unused 10.250.N.0/24 (no route of this host points into it). */
+/** Subnets given to nodes of this process (several nodes start at once, before their host routes exist). */
+const picked = new Set<number>();
+
+/** An unused 10.250.N.0/24 (no route of this host points into it, not given to another node here). */
 function pickPodCIDR(): string {
   const routes = spawnSync('ip', ['-4', 'route', 'show'], { encoding: 'utf8' }).stdout ?? '';
   for (let i = 0; i < 64; i++) {
     const n = 1 + Math.floor(Math.random() * 254);
-    if (!routes.includes(`10.250.${n}.`)) return `10.250.${n}.0/24`;
+    if (!routes.includes(`10.250.${n}.`) && !picked.has(n)) {
+      picked.add(n);
+      return `10.250.${n}.0/24`;
+    }
   }
   throw new Error('no free 10.250.N.0/24 subnet for a test node');
 }

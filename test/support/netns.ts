@@ -54,39 +54,21 @@ function pickTestNet(): [string, string] {
   throw new Error('no free 198.18.0.0/15 /30 for a test node namespace');
 }
 
-/** Creates the namespace and its veth link (root only). */
-export function createNodeNetns(): NodeNetns {
-  requirePackages(['iproute2', 'iptables'], 'a test node network namespace');
-  requireRoot('a test node network namespace');
-  const hex = randomBytes(3).toString('hex');
-  const name = `k8ts-${hex}`;
-  const hostIf = `k8h-${hex}`;
-  const nodeIf = `k8n-${hex}`;
-  const [hostIP, nodeIP] = pickTestNet();
+/** Loopback up, the sink `uplink` as default route, forwarding on: what every node namespace gets. */
+function setUpNodeInside(name: string, hex: string): string {
+  const inside = (args: string[]) => sh('ip', ['-n', name, ...args]);
   const uplink = `k8d-${hex}`;
-  sh('ip', ['netns', 'add', name]);
-  const remove = (): void => {
-    spawnSync('ip', ['netns', 'del', name], { stdio: 'ignore' });
-    spawnSync('ip', ['link', 'del', hostIf], { stdio: 'ignore' });
-  };
-  try {
-    sh('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nodeIf, 'netns', name]);
-    sh('ip', ['addr', 'add', `${hostIP}/30`, 'dev', hostIf]);
-    sh('ip', ['link', 'set', hostIf, 'up']);
-    const inside = (args: string[]) => sh('ip', ['-n', name, ...args]);
-    inside(['link', 'set', 'lo', 'up']);
-    inside(['addr', 'add', `${nodeIP}/30`, 'dev', nodeIf]);
-    inside(['link', 'set', nodeIf, 'up']);
-    // the sink: a veth pair with both ends inside (the kernel here has no dummy driver); what is sent on it is never answered
-    inside(['link', 'add', uplink, 'type', 'veth', 'peer', 'name', `k8p-${hex}`]);
-    inside(['link', 'set', `k8p-${hex}`, 'up']);
-    inside(['link', 'set', uplink, 'up']);
-    inside(['route', 'add', 'default', 'dev', uplink]);
-    sh('ip', ['netns', 'exec', name, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
-  } catch (e) {
-    remove();
-    throw e;
-  }
+  inside(['link', 'set', 'lo', 'up']);
+  // the sink: a veth pair with both ends inside (the kernel here has no dummy driver); what is sent on it is never answered
+  inside(['link', 'add', uplink, 'type', 'veth', 'peer', 'name', `k8p-${hex}`]);
+  inside(['link', 'set', `k8p-${hex}`, 'up']);
+  inside(['link', 'set', uplink, 'up']);
+  inside(['route', 'add', 'default', 'dev', uplink]);
+  sh('ip', ['netns', 'exec', name, 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
+  return uplink;
+}
+
+function nodeHandle(name: string, hostIP: string, nodeIP: string, hostIf: string, uplink: string, remove: () => void): NodeNetns {
   return {
     name,
     path: `/run/netns/${name}`,
@@ -102,4 +84,106 @@ export function createNodeNetns(): NodeNetns {
     routeFromHost: (cidr) => void sh('ip', ['route', 'replace', cidr, 'via', nodeIP, 'dev', hostIf]),
     remove,
   };
+}
+
+/** Creates the namespace and its veth link (root only). */
+export function createNodeNetns(): NodeNetns {
+  requirePackages(['iproute2', 'iptables'], 'a test node network namespace');
+  requireRoot('a test node network namespace');
+  const hex = randomBytes(3).toString('hex');
+  const name = `k8ts-${hex}`;
+  const hostIf = `k8h-${hex}`;
+  const nodeIf = `k8n-${hex}`;
+  const [hostIP, nodeIP] = pickTestNet();
+  sh('ip', ['netns', 'add', name]);
+  const remove = (): void => {
+    spawnSync('ip', ['netns', 'del', name], { stdio: 'ignore' });
+    spawnSync('ip', ['link', 'del', hostIf], { stdio: 'ignore' });
+  };
+  let uplink: string;
+  try {
+    sh('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nodeIf, 'netns', name]);
+    sh('ip', ['addr', 'add', `${hostIP}/30`, 'dev', hostIf]);
+    sh('ip', ['link', 'set', hostIf, 'up']);
+    sh('ip', ['-n', name, 'addr', 'add', `${nodeIP}/30`, 'dev', nodeIf]);
+    sh('ip', ['-n', name, 'link', 'set', nodeIf, 'up']);
+    uplink = setUpNodeInside(name, hex);
+  } catch (e) {
+    remove();
+    throw e;
+  }
+  return nodeHandle(name, hostIP, nodeIP, hostIf, uplink, remove);
+}
+
+/** Several node namespaces on one layer-2 segment with the host (see {@link createNodeLan}). */
+export interface NodeLan {
+  /** the host's address on the segment (the API server listens here) */
+  hostIP: string;
+  /** the segment's prefix length (/28) */
+  prefixLen: number;
+  nodes: NodeNetns[];
+  /** deletes every node namespace, the segment's namespace and the host's veth */
+  remove(): void;
+}
+
+/** A free 198.18-19.<x>.<16b>/28 (no address or route of this machine inside its /24). */
+function pickTestNet28(): string[] {
+  const used = sh('ip', ['-4', '-o', 'addr', 'show']) + sh('ip', ['-4', 'route', 'show']);
+  for (let i = 0; i < 64; i++) {
+    const [a, b, c] = randomBytes(3);
+    const prefix = `198.${18 + (a! % 2)}.${b}`;
+    const base = 16 * (c! % 15);
+    if (!used.includes(`${prefix}.`)) return Array.from({ length: 14 }, (_, j) => `${prefix}.${base + 1 + j}`);
+  }
+  throw new Error('no free 198.18.0.0/15 /28 for a test node network');
+}
+
+/**
+ * `count` node namespaces (each as {@link createNodeNetns} makes one: loopback, the sink
+ * default route, forwarding) attached to one layer-2 segment with the host: a bridge in a
+ * namespace of its own (`k8ts-<hex>-lan`, nothing else in it, so the host's bridge
+ * netfilter never sees the traffic), a veth from the host (`hostIP`, first address of a
+ * /28 of 198.18.0.0/15) and one veth per node (`nodeIP`, the next addresses). Nodes reach
+ * each other directly on that /28, as flannel's host-gw backend needs.
+ */
+export function createNodeLan(count: number): NodeLan {
+  requirePackages(['iproute2', 'iptables'], 'a test node network');
+  requireRoot('a test node network');
+  if (count < 1 || count > 13) throw new Error(`createNodeLan: 1–13 nodes, not ${count}`);
+  const hex = randomBytes(3).toString('hex');
+  const lan = `k8ts-${hex}-lan`;
+  const hostIf = `k8h-${hex}`;
+  const ips = pickTestNet28();
+  const hostIP = ips[0]!;
+  const names = Array.from({ length: count }, (_, i) => `k8ts-${hex}-${i}`);
+  const removeAll = (): void => {
+    for (const n of names) spawnSync('ip', ['netns', 'del', n], { stdio: 'ignore' });
+    spawnSync('ip', ['netns', 'del', lan], { stdio: 'ignore' });
+    spawnSync('ip', ['link', 'del', hostIf], { stdio: 'ignore' });
+  };
+  const nodes: NodeNetns[] = [];
+  try {
+    sh('ip', ['netns', 'add', lan]);
+    sh('ip', ['-n', lan, 'link', 'add', 'br0', 'type', 'bridge']);
+    sh('ip', ['-n', lan, 'link', 'set', 'br0', 'up']);
+    sh('ip', ['link', 'add', hostIf, 'type', 'veth', 'peer', 'name', `k8l-${hex}`, 'netns', lan]);
+    sh('ip', ['-n', lan, 'link', 'set', `k8l-${hex}`, 'master', 'br0', 'up']);
+    sh('ip', ['addr', 'add', `${hostIP}/28`, 'dev', hostIf]);
+    sh('ip', ['link', 'set', hostIf, 'up']);
+    names.forEach((name, i) => {
+      const nodeIP = ips[i + 1]!;
+      const nodeIf = `k8n-${hex}${i}`;
+      sh('ip', ['netns', 'add', name]);
+      sh('ip', ['-n', lan, 'link', 'add', `k8b-${hex}${i}`, 'type', 'veth', 'peer', 'name', nodeIf, 'netns', name]);
+      sh('ip', ['-n', lan, 'link', 'set', `k8b-${hex}${i}`, 'master', 'br0', 'up']);
+      sh('ip', ['-n', name, 'addr', 'add', `${nodeIP}/28`, 'dev', nodeIf]);
+      sh('ip', ['-n', name, 'link', 'set', nodeIf, 'up']);
+      const uplink = setUpNodeInside(name, `${hex}${i}`);
+      nodes.push(nodeHandle(name, hostIP, nodeIP, hostIf, uplink, () => void spawnSync('ip', ['netns', 'del', name], { stdio: 'ignore' })));
+    });
+  } catch (e) {
+    removeAll();
+    throw e;
+  }
+  return { hostIP, prefixLen: 28, nodes, remove: removeAll };
 }
