@@ -38,15 +38,15 @@ import { serviceChains } from '../../src/proxy/names.js';
 const DNSUTILS_NSLOOKUP = `#!/bin/sh
 # k8ts test stand-in for bind9's nslookup: the search list for names with fewer dots than ndots
 n="$1"; shift
-case "$n" in *.) exec /bin/nslookup "$n" "$@";; esac
+case "$n" in *.) exec busybox nslookup "$n" "$@";; esac
 dots=$(printf %s "$n" | tr -cd . | wc -c)
 ndots=$(sed -n 's/^options.*ndots:\\([0-9]*\\).*/\\1/p' /etc/resolv.conf); ndots=\${ndots:-1}
 if [ "$dots" -lt "$ndots" ]; then
   for d in $(sed -n 's/^search //p' /etc/resolv.conf); do
-    out=$(/bin/nslookup "$n.$d" "$@" 2>&1) && { printf '%s\n' "$out"; exit 0; }
+    out=$(busybox nslookup "$n.$d" "$@" 2>&1) && { printf '%s\n' "$out"; exit 0; }
   done
 fi
-exec /bin/nslookup "$n" "$@"
+exec busybox nslookup "$n" "$@"
 `;
 
 const A = 'node-a';
