@@ -5,8 +5,9 @@
  * busybox `nc -w 2` ending with "nc: timed out" (the stand-in images' busybox 1.35 is built
  * without wget's `-T`: `wget -T 2` dies with SIGSEGV, and a plain wget waits for the
  * kernel's ~2 min SYN retries), `nslookup` with "no servers could be reached" — every
- * "allowed" by the page arriving (HTTP/1.0 over nc, and `wget -qO-` once it does); each
- * check is retried until the rules follow the change (they do within about a second).
+ * "allowed" by the page arriving (HTTP/1.0 over nc, then `wget -qO-` in the same exec); each
+ * check is retried until the rules follow the change (they do within about a second), and
+ * independent checks run at once, on one cluster shared by every case.
  *
  * The three recipes of the network policy docs: default deny-all ingress (the published
  * manifest), namespace-based isolation (namespaceSelector) and port-level rules (a port,
@@ -36,13 +37,18 @@ describe('e2e: NetworkPolicy on containerd', () => {
   /** GET / over `nc -w 2` (connect and idle timeout 2 s) from a pod */
   const get = (from: string, ns: string, port = 80, ip = webIP): Promise<Run> =>
     k.kubectl(['exec', '-n', ns, from, '--', 'sh', '-c', `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${ip} ${port}`], { timeoutMs: 30_000 });
+  /** the page over nc, then (in the same exec, only when nc got it) over `wget -qO-` */
   const reaches = async (from: string, ns: string, port = 80): Promise<void> => {
-    await eventually(async () => {
-      const r = await get(from, ns, port);
-      return r.code === 0 && /^HTTP\/1\.[01] 200 OK/.test(r.stdout) && /Welcome to nginx!|alt page/.test(r.stdout);
+    const page = port === 80 ? /Welcome to nginx!/ : /alt page/;
+    const r = await eventually(async () => {
+      const x = await k.kubectl(
+        ['exec', '-n', ns, from, '--', 'sh', '-c', `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${webIP} ${port} && echo '--- wget' && wget -qO- http://${webIP}:${port}/`],
+        { timeoutMs: 30_000 },
+      );
+      const [nc = '', wget] = x.stdout.split('--- wget\n');
+      return x.code === 0 && /^HTTP\/1\.[01] 200 OK/.test(nc) && page.test(nc) && wget !== undefined ? wget : undefined;
     }, 20_000);
-    const w = await k.kubectl(['exec', '-n', ns, from, '--', 'wget', '-qO-', `http://${webIP}:${port}/`], { timeoutMs: 30_000 });
-    assert.match(w.stdout, port === 80 ? /Welcome to nginx!/ : /alt page/, w.stderr);
+    assert.match(r, page);
   };
   const blocked = async (from: string, ns: string, port = 80, ip = webIP): Promise<void> => {
     await eventually(async () => {
@@ -56,10 +62,7 @@ describe('e2e: NetworkPolicy on containerd', () => {
   before(async () => {
     k = await startContainerdCluster(NODE, { network: true });
     prefix = k.network!.policies ? (await import('../../src/netpol/iptables-rules.js')).chainPrefix(`${NODE}/${k.ctrd.podCIDR}`) : '';
-    await ok(['create', 'namespace', 'np-a']);
-    await ok(['create', 'namespace', 'np-b']);
-    await ok(['label', 'namespace', 'np-b', 'team=friends']);
-    await ok(['create', 'namespace', 'np-c']);
+    await k.apply(['np-a', 'np-b', 'np-c'].map((n) => `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${n}${n === 'np-b' ? ', labels: {team: friends}' : ''}}\n`).join('---\n'));
     await k.apply(
       [
         pod(
@@ -84,14 +87,13 @@ describe('e2e: NetworkPolicy on containerd', () => {
         'apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: np-a}\nspec:\n  selector: {app: web}\n  ports: [{name: http, port: 80}]\n',
       ].join('\n'),
     );
-    for (const [ns, p] of [
-      ['np-a', 'web'],
-      ['np-a', 'client-ok'],
-      ['np-a', 'client-no'],
-      ['np-b', 'outsider'],
-      ['np-c', 'dnsclient'],
-    ])
-      await ok(['wait', '-n', ns!, '--for=condition=Ready', `pod/${p}`, '--timeout=120s'], 130_000);
+    await Promise.all(
+      [
+        ['np-a', 'pod/web', 'pod/client-ok', 'pod/client-no'],
+        ['np-b', 'pod/outsider'],
+        ['np-c', 'pod/dnsclient'],
+      ].map(([ns, ...pods]) => ok(['wait', '-n', ns!, '--for=condition=Ready', ...pods, '--timeout=120s'], 130_000)),
+    );
     webIP = (await ok(['get', 'pod', '-n', 'np-a', 'web', '-o', 'jsonpath={.status.podIP}'])).trim();
   });
 
@@ -101,16 +103,12 @@ describe('e2e: NetworkPolicy on containerd', () => {
   });
 
   it('without policies every pod reaches the web pod on both ports', async () => {
-    await reaches('client-ok', 'np-a');
-    await reaches('client-no', 'np-a');
-    await reaches('outsider', 'np-b', 8080);
+    await Promise.all([reaches('client-ok', 'np-a'), reaches('client-no', 'np-a'), reaches('outsider', 'np-b', 8080)]);
   });
 
   it('recipe 1, default deny-all ingress (the published manifest): every client times out', async () => {
     await ok(['apply', '-n', 'np-a', '-f', join(MANIFESTS, 'network-policy-default-deny-ingress.yaml')]);
-    await blocked('client-ok', 'np-a');
-    await blocked('client-no', 'np-a');
-    await blocked('outsider', 'np-b');
+    await Promise.all([blocked('client-ok', 'np-a'), blocked('client-no', 'np-a'), blocked('outsider', 'np-b')]);
     // replies to the isolated pods' own connections still arrive (conntrack): client-ok fetches from outsider's namespace peer … web itself
     const outIP = (await ok(['get', 'pod', '-n', 'np-b', 'outsider', '-o', 'jsonpath={.status.podIP}'])).trim();
     await k.kubectl(['exec', '-n', 'np-b', 'outsider', '--', 'sh', '-c', 'mkdir -p /w && echo outsider page > /w/index.html && httpd -p 9000 -h /w']);
@@ -125,17 +123,13 @@ describe('e2e: NetworkPolicy on containerd', () => {
       '  podSelector: {matchLabels: {app: web}}\n  ingress:\n  - from: [{podSelector: {matchLabels: {access: "true"}}}]\n    ports: [{protocol: TCP, port: 80}]\n',
     );
     await reaches('client-ok', 'np-a');
-    await blocked('client-ok', 'np-a', 8080);
-    await blocked('client-no', 'np-a');
     // a podSelector alone means the policy's namespace: the labelled pod of np-b stays out
-    await blocked('outsider', 'np-b');
+    await Promise.all([blocked('client-ok', 'np-a', 8080), blocked('client-no', 'np-a'), blocked('outsider', 'np-b')]);
   });
 
   it('recipe 2, namespace-based isolation: a namespaceSelector lets the pods of the labelled namespace in', async () => {
     await policy('allow-friends', 'np-a', '  podSelector: {}\n  ingress:\n  - from: [{namespaceSelector: {matchLabels: {team: friends}}}]\n');
-    await reaches('outsider', 'np-b');
-    await reaches('outsider', 'np-b', 8080);
-    await blocked('client-no', 'np-a');
+    await Promise.all([reaches('outsider', 'np-b'), reaches('outsider', 'np-b', 8080), blocked('client-no', 'np-a')]);
     // the label gone, the namespace is out again (rules follow namespace changes)
     await ok(['label', 'namespace', 'np-b', 'team-']);
     await blocked('outsider', 'np-b');
@@ -147,13 +141,10 @@ describe('e2e: NetworkPolicy on containerd', () => {
       'np-a',
       '  podSelector: {matchLabels: {app: web}}\n  ingress:\n  - from: [{namespaceSelector: {}, podSelector: {matchLabels: {access: "true"}}}]\n    ports: [{port: alt}]\n',
     );
-    await reaches('outsider', 'np-b', 8080);
-    await blocked('outsider', 'np-b', 80);
-    await blocked('client-no', 'np-a', 8080);
+    await Promise.all([reaches('outsider', 'np-b', 8080), blocked('outsider', 'np-b', 80), blocked('client-no', 'np-a', 8080)]);
     // rules follow pod label changes
     await ok(['label', 'pod', '-n', 'np-a', 'client-no', 'access=true']);
-    await reaches('client-no', 'np-a', 8080);
-    await reaches('client-no', 'np-a', 80);
+    await Promise.all([reaches('client-no', 'np-a', 8080), reaches('client-no', 'np-a', 80)]);
   });
 
   it('egress deny blocks DNS until egress to kube-dns is allowed; deleting the policies opens the way again', async () => {
@@ -181,7 +172,6 @@ describe('e2e: NetworkPolicy on containerd', () => {
     await blocked('dnsclient', 'np-c', 8080);
     await ok(['delete', 'networkpolicy', '-n', 'np-c', '--all']);
     await ok(['delete', 'networkpolicy', '-n', 'np-a', '--all']);
-    await reaches('client-no', 'np-a');
-    await reaches('dnsclient', 'np-c', 8080);
+    await Promise.all([reaches('client-no', 'np-a'), reaches('dnsclient', 'np-c', 8080)]);
   });
 });
