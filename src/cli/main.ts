@@ -13,6 +13,7 @@ import { runtimeCommand } from './runtime.js';
 import { traceCommand } from './trace.js';
 import { dashboardCommand } from './dashboard.js';
 import { etcdSnapshotCommand } from './etcd-snapshot.js';
+import { migrateCommand } from './migrate.js';
 import { defaultSnapshotDir } from './snapshots.js';
 import { parseSchedule } from '../api/batch/v1/cronjob/schedule.js';
 import { resetServiceProxy } from '../proxy/node-proxy.js';
@@ -344,6 +345,7 @@ program.addCommand(csiHostpathCommand());
 program.addCommand(traceCommand());
 program.addCommand(dashboardCommand());
 program.addCommand(etcdSnapshotCommand());
+program.addCommand(migrateCommand());
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   const err = e as NodeJS.ErrnoException & { address?: string; port?: number };

@@ -74,6 +74,6 @@ export async function migrateFromSQLite(dataDir: string, target: OpenEtcdOptions
   }
   renameSync(file, `${file}.migrated`);
   for (const ext of ['-wal', '-shm']) if (existsSync(file + ext)) renameSync(file + ext, `${file}.migrated${ext}`);
-  o.log?.(`Migrated ${r.keys} keys from sqlite to etcd (revision ${r.revision}); the database is now ${file}.migrated`);
+  o.log?.(`Migrated ${r.keys} key${r.keys === 1 ? '' : 's'} from sqlite to etcd (revision ${r.revision}); the database is now ${file}.migrated`);
   return r;
 }
