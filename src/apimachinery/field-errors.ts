@@ -49,8 +49,14 @@ export function goQuote(s: string): string {
   return JSON.stringify(s).replace(/\\u00([0-9a-f]{2})/g, '\\x$1');
 }
 
+/** A bad value printed verbatim, for values upstream prints with Go's `%#v` of a struct. */
+export class GoSyntax {
+  constructor(readonly text: string) {}
+}
+
 function formatValue(v: unknown): string {
   if (v === null || v === undefined) return 'null';
+  if (v instanceof GoSyntax) return v.text;
   if (typeof v === 'string') return goQuote(v);
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   if (Array.isArray(v)) {

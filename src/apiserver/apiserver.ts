@@ -32,6 +32,7 @@ import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
 import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.js';
 import { CustomResourceDefinitionController } from './apiextensions/controller.js';
 import { installExpressionCompiler } from './admission/policy/expressions.js';
+import { installRuleCompiler } from './apiextensions/rule-compile.js';
 import { APIServerMetrics } from './metrics/metrics.js';
 
 /** Authorization decision input (upstream authorizer.Attributes). */
@@ -165,6 +166,7 @@ export class APIServer implements StoreLookup {
     this.storage = opts.storage;
     this.now = opts.now ?? (() => new Date());
     installExpressionCompiler(); // admission configuration's CEL expressions are compiled when written
+    installRuleCompiler(); // so are CRD validation rules
     this.virtual = new VirtualResources(opts.virtualResources ?? []);
     this.definitions = opts.definitions;
     this.lookup = {

@@ -27,6 +27,18 @@ export interface CompileOptions {
   variables: readonly VariableDecl[];
   /** the CEL types the result may have (e.g. `['bool']` for a validation); any when unset */
   resultTypes?: readonly string[];
+  /**
+   * An extra static check of the type-checked AST (e.g. CRD rules: fields of `self` the
+   * schema does not declare); its error is reported as a compile error at `start`.
+   */
+  astCheck?: (ast: CelAstNode) => { message: string; start: number } | undefined;
+}
+
+/** A node of the evaluator library's AST, as {@link CompileOptions.astCheck} sees it. */
+export interface CelAstNode {
+  op: string;
+  args: unknown;
+  range?: { start: number; end: number };
 }
 
 /** The outcome of {@link compile}: a program, or the error with upstream's text. */
@@ -155,6 +167,8 @@ export function compile(expression: string, options: CompileOptions): CompileRes
   const outputType = checked.type ?? 'dyn';
   if (options.resultTypes && outputType !== 'dyn' && !options.resultTypes.includes(outputType))
     return { error: new CelError('Invalid', `must evaluate to ${options.resultTypes.join(' or ')} but got ${outputType}`) };
+  const extra = options.astCheck?.(parsed.ast as unknown as CelAstNode);
+  if (extra) return { error: new CelError('Invalid', `compilation failed: ${compileErrorText(expression, { summary: extra.message, range: { start: extra.start } })}`) };
   patchAst(parsed.ast);
   return { program: new CelProgram(expression, outputType, parsed) };
 }

@@ -39,6 +39,7 @@ import { startResourceQuotaController } from './resourcequota/controller.js';
 import { startCSRController } from './csr/controller.js';
 import type { SigningCA } from './csr/sign.js';
 import { startRootCACertPublisher } from './rootcacertpublisher/controller.js';
+import { startValidatingAdmissionPolicyStatusController } from './validatingadmissionpolicystatus/controller.js';
 import { startPersistentVolumeController } from './volume/persistentvolume/controller.js';
 import { startPVCProtectionController, startPVProtectionController } from './volume/protection/controller.js';
 import { startEphemeralVolumeController } from './volume/ephemeral/controller.js';
@@ -120,6 +121,7 @@ export async function startControllers(ctx: ControllerContext): Promise<Running>
     { name: 'resourcequota-controller', start: (client) => startResourceQuotaController({ client, pods: informers.get<Pod & KObject>(R.pods) }) },
     { name: 'certificate-controller', start: (client) => startCSRController({ client, ca: ctx.ca }) },
     { name: 'root-ca-cert-publisher', start: (client) => (ctx.ca ? startRootCACertPublisher(client, ctx.ca.cert) : undefined) },
+    { name: 'validatingadmissionpolicy-status-controller', start: (client) => startValidatingAdmissionPolicyStatusController(client) },
   ];
   for (const c of access) {
     if (disabled.has(c.name)) continue;

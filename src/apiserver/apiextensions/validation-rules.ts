@@ -17,7 +17,8 @@
 import { Optional } from '@marcbachmann/cel-js';
 import type { CRSchema } from '../../api/apiextensions/v1/customresourcedefinition/types.js';
 import { duplicate, type FieldError, fieldErrorString, forbidden, invalid, required } from '../../apimachinery/field-errors.js';
-import { type CelProgram, compile, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, toCel } from '../../cel/index.js';
+import { type CelProgram, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, toCel } from '../../cel/index.js';
+import { compileRule, escapeProperty } from './rule-compile.js';
 
 /** One `x-kubernetes-validations` entry. */
 export interface ValidationRule {
@@ -38,36 +39,7 @@ interface CompiledRule {
   fieldPath: string;
 }
 
-const RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
-/** upstream cel.Escape: a property name as CEL sees it, or undefined when it is not accessible. */
-export function escapeProperty(name: string): string | undefined {
-  if (RESERVED.has(name)) return `__${name}__`;
-  if (!/^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/.test(name)) return undefined;
-  return name.replace(/__|[.\-/]/g, (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
-}
+export { escapeProperty };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -165,17 +137,15 @@ export class RuleValidator {
   private rulesOf(s: CRSchema): CompiledRule[] {
     let c = this.compiled.get(s);
     if (c === undefined) {
+      const root = s === this.schema;
       c = ((s['x-kubernetes-validations'] ?? []) as ValidationRule[]).map((rule) => {
-        const optional = rule.optionalOldSelf === true;
-        const vars = [{ name: 'self' }, { name: 'oldSelf', type: optional ? 'optional<dyn>' : 'dyn' }];
-        const r = compile(rule.rule, { variables: vars, resultTypes: ['bool'] });
-        const m = rule.messageExpression ? compile(rule.messageExpression, { variables: vars, resultTypes: ['string'] }) : undefined;
+        const r = compileRule(rule, s, root);
         return {
           rule,
           program: r.program,
-          error: r.error?.detail,
-          message: m?.program,
-          usesOldSelf: /\boldSelf\b/.test(rule.rule),
+          error: r.error,
+          message: r.message,
+          usesOldSelf: r.usesOldSelf,
           fieldPath: normaliseFieldPath(rule.fieldPath, s),
         };
       });

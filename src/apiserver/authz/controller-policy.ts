@@ -195,4 +195,8 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
   'root-ca-cert-publisher': [rule(['create', 'update'], '', ['configmaps']), eventsRule()],
   'legacy-service-account-token-cleaner': [rule(['get'], '', ['configmaps'], ['kube-apiserver-legacy-service-account-token-tracking']), rule(['patch', 'delete'], '', ['secrets'])],
   'node-ipam-controller': [rule(['list', 'watch', 'get', 'update', 'patch'], '', ['nodes']), rule(['patch', 'update'], '', ['nodes/status']), eventsRule()],
+  'validatingadmissionpolicy-status-controller': [
+    rule(RW, 'admissionregistration.k8s.io', ['validatingadmissionpolicies']),
+    rule(['get', 'patch', 'update'], 'admissionregistration.k8s.io', ['validatingadmissionpolicies/status']),
+  ],
 };

@@ -14,6 +14,7 @@ import { type FieldError, fieldErrorString, forbidden, invalid, notSupported, om
 import { isDNS1035Label, isDNS1123Subdomain, validateImmutableField } from '../../../../apimachinery/validation.js';
 import type { CRDSpec, CRDVersion, CRSchema, CustomResourceDefinition, CustomResourceDefinitionNames } from './types.js';
 import { patternError } from './pattern.js';
+import { validateValidationRules } from './rules.js';
 import { pruneValue, validateValue } from './values.js';
 
 const PRINTER_COLUMN_TYPES = ['boolean', 'date', 'integer', 'number', 'string'];
@@ -208,6 +209,8 @@ function validateSchema(schema: CRSchema | undefined, statusEnabled: boolean, p:
   errs.push(...structural);
   // defaults are checked once the schema is structural, as upstream
   if (structural.length === 0) validateDefaults(schema, p.child('openAPIV3Schema'), true, errs);
+  // CEL rules are compiled once the schema is structural, as upstream
+  if (structural.length === 0) errs.push(...validateValidationRules(schema, p.child('openAPIV3Schema')));
   return errs;
 }
 
