@@ -53,7 +53,28 @@ export async function startAttachDetachController(ctx: WorkloadControllerContext
   // one reconcile of the whole desired/actual state per change (what upstream's reconciler loop does every 100 ms)
   const loop = new ControllerLoop({ name: 'attachdetach-controller', clock: ctx.clock ?? realClock, workers: 1, sync: () => reconcile() });
   const kick = (): void => loop.enqueue(RESYNC_KEY);
-  for (const inf of [pods, pvcs, pvs, drivers]) inf.addEventHandler({ add: kick, update: kick, delete: kick });
+  for (const inf of [pvcs, pvs, drivers]) inf.addEventHandler({ add: kick, update: kick, delete: kick });
+  /**
+   * The pods with a claim (directly or through an ephemeral volume), by key: the only
+   * ones that can want an attachment (volumes are immutable), so a change of any other
+   * pod neither starts a reconcile nor is walked by one.
+   */
+  const claimPods = new Map<string, Pod>();
+  const usesClaim = (p: Pod): boolean => (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim !== undefined || v.ephemeral !== undefined);
+  const podKey = (p: Pod): string => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+  const podChanged = (p: Pod): void => {
+    const k = podKey(p);
+    if (usesClaim(p)) claimPods.set(k, p);
+    else if (!claimPods.delete(k)) return;
+    kick();
+  };
+  pods.addEventHandler({
+    add: podChanged,
+    update: (_o, p) => podChanged(p),
+    delete: (p) => {
+      if (claimPods.delete(podKey(p))) kick();
+    },
+  });
   /** VolumeAttachment name → the last status reported in events */
   const reported = new Map<string, string>();
   vas.addEventHandler({
@@ -72,7 +93,7 @@ export async function startAttachDetachController(ctx: WorkloadControllerContext
 
   function desired(): Map<string, Wanted> {
     const out = new Map<string, Wanted>();
-    for (const pod of pods.list()) {
+    for (const pod of claimPods.values()) {
       const node = pod.spec?.nodeName;
       const phase = pod.status?.phase;
       if (!node || phase === 'Succeeded' || phase === 'Failed') continue;
