@@ -19,6 +19,7 @@ import { parseSchedule } from '../api/batch/v1/cronjob/schedule.js';
 import { resetServiceProxy } from '../proxy/node-proxy.js';
 import { removeHostGatewayRoutes } from '../hostgw/controller.js';
 import { addStorageOptions, storageConfigFrom, type StorageConfig } from './storage-flags.js';
+import { addLeaderElectionOptions, leaderElectionFrom, type LeaderElectionSettings } from './leader-election.js';
 import type { AuthorizationMode } from '../apiserver/config.js';
 import { validateAdmissionFlags } from '../apiserver/admission/plugins/index.js';
 import { csiHostpathCommand } from '../csi/hostpath/command.js';
@@ -82,7 +83,7 @@ function stopOnSignals(stop: () => Promise<void>): void {
 const program = new Command();
 program.name('k8ts').description('A Kubernetes-compatible cluster written in TypeScript (API v1.32)');
 
-addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('server'))))
+addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('server')))))
   .description('run the API server, storage, controllers, scheduler and a kubelet in one process')
   .option('--data-dir <dir>', 'directory for the database, certificates and kubelet files', './data')
   .option('--bind-address <ip>', 'address the API server listens on', '127.0.0.1')
@@ -206,6 +207,13 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
       console.error(`error: ${(err as Error).message}`);
       process.exit(2);
     }
+    let leaderElection: LeaderElectionSettings;
+    try {
+      leaderElection = leaderElectionFrom(o);
+    } catch (err) {
+      console.error(`Error: ${(err as Error).message}`);
+      process.exit(1);
+    }
     let managedEtcd: Awaited<ReturnType<typeof managedEtcdFrom>>;
     try {
       managedEtcd = await managedEtcdFrom(o);
@@ -221,6 +229,7 @@ addManagedEtcdOptions(addStorageOptions(withRuntimeOptions(program.command('serv
       );
     }
     const s = await runServer({
+      leaderElection,
       dataDir: o.dataDir,
       storage: storage.open,
       managedEtcd,

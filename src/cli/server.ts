@@ -15,6 +15,7 @@ import { ensureFlowControlBootstrap } from '../apiserver/bootstrap/flowcontrol.j
 import { componentStatusResource, type ComponentProbes } from '../api/core/v1/componentstatus/definition.js';
 import { APIServer } from '../apiserver/apiserver.js';
 import { bootstrapCluster } from '../apiserver/bootstrap/bootstrap.js';
+import { startControlPlaneLeases } from '../apiserver/controlplane/index.js';
 import { ensureFrontProxyPKI, ensurePKI } from '../pki/pki.js';
 import { Aggregator } from '../apiserver/aggregator/aggregator.js';
 import { ensureAuthenticationConfigMap } from '../apiserver/aggregator/authentication-configmap.js';
@@ -33,7 +34,8 @@ import { startControllers } from '../controllers/index.js';
 import { controllerClient } from '../controllers/util/controller-client.js';
 import type { HPAConfig } from '../controllers/podautoscaler/config.js';
 import { buildServerConfig, type AuthorizationMode } from '../apiserver/config.js';
-import { loadConfigFile, startScheduler } from '../scheduler/index.js';
+import { loadConfigFile, SchedulerMetrics, serveMetrics, startScheduler } from '../scheduler/index.js';
+import { DEFAULT_LEADER_ELECTION, startElectedComponent, type LeaderElectionSettings } from './leader-election.js';
 import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
 import { KubeletClient } from '../apiserver/proxy/kubelet.js';
 import { podLogHandler } from '../apiserver/subresources/pod-log.js';
@@ -94,6 +96,8 @@ export interface ServerOptions extends RuntimeFlags {
   disableScheduler?: boolean;
   /** do not run the controllers in this process (k3s --disable-controller-manager) */
   disableControllerManager?: boolean;
+  /** `--leader-elect*`: scheduler and controller manager run only while this server holds their Lease (default on, 15 s / 10 s / 2 s) */
+  leaderElection?: LeaderElectionSettings;
   /** `--disable-kube-proxy`, `--nodeport-addresses` of the local node's service proxy (src/proxy) */
   disableKubeProxy?: boolean;
   /** `--flannel-backend` of the local node (src/hostgw) */
@@ -285,7 +289,16 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   writeKubeconfig(kubeconfig, { server: url, caPEM: pki.ca.cert, certPEM: pki.admin.cert, keyPEM: pki.admin.key });
 
   const clientFor = (u: UserInfo): Client => new RestClient(new InProcessTransport(api, u), { userAgent: componentUserAgent(u.username) });
-  await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP });
+  await bootstrapCluster(clientFor(identities.apiserver), { advertiseAddress: advertise, securePort: port, kubernetesServiceIP: svcIP, endpoints: false });
+  // this server's master lease, default/kubernetes listing every live API server, its identity Lease
+  const cpLeases = await startControlPlaneLeases({
+    client: clientFor(identities.apiserver),
+    storage,
+    advertiseAddress: advertise,
+    securePort: port,
+    host: o.nodeName,
+    logger: cp.logger('kube-apiserver'),
+  });
   await config.bootstrap(clientFor(identities.apiserver));
   await ensureLocalAPIServices(clientFor(identities.apiserver), api.definitions);
   await ensureFlowControlBootstrap(clientFor(identities.apiserver));
@@ -301,41 +314,73 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   up.apiserver = true;
 
   const stops: (() => Promise<void>)[] = [async () => aggregator.stop(), async () => metricsServer?.stop()];
+  const election = o.leaderElection ?? DEFAULT_LEADER_ELECTION;
   if (!o.disableControllerManager) {
     const ctrlClient = controllerClient(clientFor, 'namespace-controller');
-    const controllers = await startControllers({
-      clients: {
-        'namespace-controller': ctrlClient,
-        'service-account-controller': controllerClient(clientFor, 'service-account-controller'),
-        'node-controller': controllerClient(clientFor, 'node-controller'),
+    const cm = await startElectedComponent({
+      leaseName: 'kube-controller-manager',
+      client: clientFor(identities.controllers),
+      eventSource: 'kube-controller-manager',
+      settings: election,
+      logger: cp.logger('kube-controller-manager'),
+      start: async () => {
+        const controllers = await startControllers({
+          clients: {
+            'namespace-controller': ctrlClient,
+            'service-account-controller': controllerClient(clientFor, 'service-account-controller'),
+            'node-controller': controllerClient(clientFor, 'node-controller'),
+          },
+          clientFor: (name) => controllerClient(clientFor, name),
+          clusterCIDR: o.clusterCIDR,
+          ca: pki.ca,
+          disabled: o.disableServiceLB ? ['service-lb-controller'] : [],
+          horizontalPodAutoscaler: o.horizontalPodAutoscaler,
+          client: ctrlClient,
+          recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
+        });
+        const kubeDNS = startKubeDNSEndpoints(controllerClient(clientFor, 'endpointslice-controller'));
+        cp.logger('kube-controller-manager').info('Started controllers', { version: 'v1.32.0' });
+        return { stop: async () => (kubeDNS.stop(), await controllers.stop()) };
       },
-      clientFor: (name) => controllerClient(clientFor, name),
-      clusterCIDR: o.clusterCIDR,
-      ca: pki.ca,
-      disabled: o.disableServiceLB ? ['service-lb-controller'] : [],
-      horizontalPodAutoscaler: o.horizontalPodAutoscaler,
-      client: ctrlClient,
-      recorder: new ClientEventRecorder(ctrlClient, { component: 'controllermanager' }),
     });
-    stops.push(() => controllers.stop());
+    stops.push(() => cm.stop());
     up.controllers = true;
-    cp.logger('kube-controller-manager').info('Started controllers', { version: 'v1.32.0' });
-    const kubeDNS = startKubeDNSEndpoints(controllerClient(clientFor, 'endpointslice-controller'));
-    stops.push(async () => kubeDNS.stop());
   }
 
   if (!o.disableScheduler) {
     const schedClient = clientFor(identities.scheduler);
-    const scheduler = await startScheduler({
+    const schedConfig = o.schedulerConfig ? loadConfigFile(o.schedulerConfig) : undefined;
+    // one metrics registry and /metrics endpoint across leadership terms, as the one upstream process
+    const schedMetrics = new SchedulerMetrics();
+    if (o.schedulerMetricsBindAddress) {
+      const i = o.schedulerMetricsBindAddress.lastIndexOf(':');
+      const srv = await serveMetrics(schedMetrics, o.schedulerMetricsBindAddress.slice(0, i), Number(o.schedulerMetricsBindAddress.slice(i + 1)));
+      stops.push(() => new Promise<void>((r) => srv.close(() => r())));
+    }
+    const le = schedConfig?.leaderElection;
+    const scheduler = await startElectedComponent({
+      leaseName: le?.resourceName ?? 'kube-scheduler',
+      leaseNamespace: le?.resourceNamespace,
       client: schedClient,
-      config: o.schedulerConfig ? loadConfigFile(o.schedulerConfig) : undefined,
-      metricsBindAddress: o.schedulerMetricsBindAddress,
+      eventSource: schedConfig?.profiles[0]?.schedulerName ?? 'default-scheduler',
+      // a KubeSchedulerConfiguration's leaderElection wins over the flags, as kube-scheduler's --config
+      settings: le ? { leaderElect: le.leaderElect, leaseDurationMs: le.leaseDurationMs, renewDeadlineMs: le.renewDeadlineMs, retryPeriodMs: le.retryPeriodMs } : election,
       logger: cp.logger('kube-scheduler'),
-      trace: trace?.recorder,
+      start: async () => {
+        const s = await startScheduler({
+          client: schedClient,
+          config: schedConfig,
+          leaderElect: false,
+          metrics: schedMetrics,
+          logger: cp.logger('kube-scheduler'),
+          trace: trace?.recorder,
+        });
+        cp.logger('kube-scheduler').info('Starting Kubernetes Scheduler', { version: 'v1.32.0' });
+        return s;
+      },
     });
     stops.push(() => scheduler.stop());
     up.scheduler = true;
-    cp.logger('kube-scheduler').info('Starting Kubernetes Scheduler', { version: 'v1.32.0' });
   }
 
   const nodes: { name: string; cidr: string }[] = [];
@@ -385,6 +430,8 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   stops.unshift(() => cp.close());
   const stopSnapshots = startSnapshotSchedule(rawStorage, snapshotCfg, o.nodeName, (m) => cp.logger('kube-apiserver').info(m));
   stops.push(async () => stopSnapshots());
+  // first at shutdown: this server leaves default/kubernetes while its API still serves
+  stops.push(() => cpLeases.stop());
 
   const ms = performance.now() - t0;
   if (!o.quiet) {

@@ -21,6 +21,12 @@ export interface BootstrapOptions {
   securePort: number;
   /** ClusterIP of default/kubernetes (first address of the service CIDR) */
   kubernetesServiceIP: string;
+  /**
+   * Write the Endpoints and EndpointSlice of `default/kubernetes` pointing at this one
+   * server (default true). `k8ts server` passes false: its lease endpoint reconciler
+   * (src/apiserver/controlplane) lists every live API server instead.
+   */
+  endpoints?: boolean;
 }
 
 async function ensure(client: Client, r: (typeof R)[keyof typeof R], ns: string, obj: KObject): Promise<void> {
@@ -68,6 +74,7 @@ export async function bootstrapCluster(client: Client, o: BootstrapOptions): Pro
       sessionAffinity: 'None',
     },
   });
+  if (o.endpoints === false) return;
   const endpoints: KObject = {
     apiVersion: 'v1',
     kind: 'Endpoints',
