@@ -56,8 +56,18 @@ describe('e2e: NetworkPolicy on containerd', () => {
       return r.code !== 0 && /nc: timed out/.test(r.stderr);
     }, 20_000);
   };
-  const policy = (name: string, ns: string, spec: string): Promise<void> =>
-    k.apply(`apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n${spec}`, `np-${ns}-${name}`);
+  /** ms from `kubectl apply` returning to the policy's rules in the kernel, per policy */
+  const syncMs: number[] = [];
+  /** the proving event of a policy change: `text` (a rule comment) is in the filter table; records how long that took */
+  const inKernel = async (text: string): Promise<void> => {
+    const t0 = Date.now();
+    await eventually(() => execFileSync('iptables-save', ['-t', 'filter']).toString().includes(text), 20_000, 20);
+    syncMs.push(Date.now() - t0);
+  };
+  const policy = async (name: string, ns: string, spec: string): Promise<void> => {
+    await k.apply(`apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n${spec}`, `np-${ns}-${name}`);
+    await inKernel(`--comment "${ns}/${name}"`);
+  };
 
   before(async () => {
     k = await startContainerdCluster(NODE, { network: true });
@@ -98,6 +108,7 @@ describe('e2e: NetworkPolicy on containerd', () => {
   });
 
   after(async () => {
+    if (syncMs.length) console.log(`NetworkPolicy applied → rules in the kernel (ms, ${syncMs.length} changes): ${syncMs.join(', ')}; max ${Math.max(...syncMs)}`);
     await k?.stop();
     if (prefix) assert.doesNotMatch(execFileSync('iptables-save', ['-t', 'filter']).toString(), new RegExp(prefix), 'every policy chain is removed on stop');
   });
@@ -108,6 +119,7 @@ describe('e2e: NetworkPolicy on containerd', () => {
 
   it('recipe 1, default deny-all ingress (the published manifest): every client times out', async () => {
     await ok(['apply', '-n', 'np-a', '-f', join(MANIFESTS, 'network-policy-default-deny-ingress.yaml')]);
+    await inKernel('--comment "default deny ingress of np-a/web"');
     await Promise.all([blocked('client-ok', 'np-a'), blocked('client-no', 'np-a'), blocked('outsider', 'np-b')]);
     // replies to the isolated pods' own connections still arrive (conntrack): client-ok fetches from outsider's namespace peer … web itself
     const outIP = (await ok(['get', 'pod', '-n', 'np-b', 'outsider', '-o', 'jsonpath={.status.podIP}'])).trim();
@@ -151,6 +163,7 @@ describe('e2e: NetworkPolicy on containerd', () => {
     const lookup = () => k.kubectl(['exec', '-n', 'np-c', 'dnsclient', '--', 'nslookup', '-timeout=2', '-retry=1', 'web.np-a.svc.cluster.local'], { timeoutMs: 30_000 });
     assert.match((await lookup()).stdout, /Name:\s+web\.np-a\.svc\.cluster\.local/);
     await ok(['apply', '-n', 'np-c', '-f', join(MANIFESTS, 'network-policy-default-deny-egress.yaml')]);
+    await inKernel('--comment "default deny egress of np-c/dnsclient"');
     await eventually(async () => {
       const r = await lookup();
       return r.code !== 0 && /no servers could be reached/.test(r.stdout + r.stderr);
