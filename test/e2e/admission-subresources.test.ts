@@ -66,7 +66,9 @@ describe('admission of subresources (e2e, kubectl)', { timeout: 180_000 }, () =>
   const k = (args: string[]) => c.kubectlAsync(args, { timeoutMs: 60_000 });
 
   before(async () => {
-    [c, hook] = await Promise.all([startCluster(), startWebhookServer(answer)]);
+    // one after the other: a cluster that fails to start must not leave the webhook server open
+    hook = await startWebhookServer(answer);
+    c = await startCluster();
     const f = manifestFile(c.dir, 'setup.yaml', `${hooks(hook.port, hook.caBundle)}---\n${WEB}`);
     const r = await k(['apply', '-f', f]);
     assert.equal(r.code, 0, r.stderr);

@@ -749,12 +749,14 @@ export class Store {
     user: UserInfo;
     dryRun?: boolean;
     warnings?: string[];
+    /** the resource admission names, when not this store's (the legacy `bindings` resource) */
+    resource?: { group: string; version: string; resource: string };
   }): Promise<void> {
     if (!this.admission) return;
     const dryRun = r.operation === 'CONNECT' ? false : !!r.dryRun;
     const attrs: AdmissionAttributes = {
       operation: r.operation,
-      resource: this.gvr,
+      resource: r.resource ?? this.gvr,
       kind: r.kind,
       subresource: r.subresource,
       namespace: this.def.namespaced ? r.namespace : '',

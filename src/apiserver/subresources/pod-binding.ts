@@ -101,7 +101,20 @@ export function bindingsResource(): VirtualResource & StoreConsumer {
         throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
       }
       if (!pods) throw new Error('bindings: the pod store is not attached');
-      await bindPod(pods, ctx.namespace, name, b, new Date(), ctx.dryRun === true, 'bindings');
+      // admission sees a CREATE of `bindings` with the Binding (upstream's create handler)
+      const admitted = { apiVersion: 'v1', kind: 'Binding', ...b, metadata: { ...b.metadata, namespace: ctx.namespace } };
+      await pods.admitRequest({
+        operation: 'CREATE',
+        resource: { group: '', version: 'v1', resource: 'bindings' },
+        namespace: ctx.namespace,
+        name,
+        subresource: '',
+        kind: { group: '', version: 'v1', kind: 'Binding' },
+        object: admitted,
+        user: ctx.user,
+        dryRun: ctx.dryRun === true,
+      });
+      await bindPod(pods, ctx.namespace, name, admitted as Binding, new Date(), ctx.dryRun === true, 'bindings');
       return { ...successStatus(), code: 201 };
     },
   };

@@ -20,7 +20,7 @@ import { openStorage } from '../../storage/index.js';
 import type { Storage } from '../../storage/interface.js';
 import type { KubeletClient } from '../proxy/kubelet.js';
 import { connectOptions } from '../proxy/pod-stream.js';
-import { podBinding } from './pod-binding.js';
+import { bindingsResource, podBinding } from './pod-binding.js';
 import { podEviction } from './pod-eviction.js';
 import { podExecHandler } from './pod-exec.js';
 import { scaleSubresources } from './scale.js';
@@ -37,10 +37,12 @@ interface Seen {
 }
 
 const seen: Seen[] = [];
+const bindingsSeen: string[][] = [];
 /** records subresource requests; caps a Scale at 5 replicas (mutating); denies exec of `locked` and the eviction of `keep` */
 const recorder: AdmissionPlugin = {
   name: 'Recorder',
   async admit(a) {
+    if (a.resource.resource === 'bindings') bindingsSeen.push([a.operation, `${a.kind.group}/${a.kind.version}/${a.kind.kind}`, a.resource.resource, a.name]);
     if (!a.subresource || a.subresource === 'status') return;
     seen.push(record('admit', a));
     const s = a.object as { kind?: string; spec?: { replicas?: number } } | undefined;
@@ -72,8 +74,11 @@ let client: RestClient;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'k8ts-subadm-'));
   storage = await openStorage({ kind: 'sqlite', dataDir: dir });
+  const bindings = bindingsResource();
   api = new APIServer({
     storage,
+    virtualResources: [bindings],
+    storeConsumers: [bindings],
     definitions: allDefinitions({ serviceCIDR: '10.96.0.0/12' }),
     subresources: [...scaleSubresources, podEviction, podBinding, podExecHandler({} as KubeletClient)],
     admission: [recorder],
@@ -158,6 +163,20 @@ test('pods/binding and pods/eviction: CREATE with the Binding and the Eviction; 
     ],
   );
   assert.equal((await client.get(R.pods, 'default', 'keep')).metadata?.name, 'keep');
+});
+
+test('the legacy bindings resource: CREATE of bindings (no subresource) with the Binding', async () => {
+  await client.create(R.pods, 'default', pod('legacy'));
+  const before = bindingsSeen.length;
+  const r = await client.raw('POST', '/api/v1/namespaces/default/bindings', {
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name: 'legacy' },
+    target: { kind: 'Node', name: 'n1' },
+  });
+  assert.equal(r.status, 201, r.body);
+  assert.equal((await client.get<{ spec: { nodeName?: string } }>(R.pods, 'default', 'legacy')).spec.nodeName, 'n1');
+  assert.deepEqual(bindingsSeen.slice(before), [['CREATE', '/v1/Binding', 'bindings', 'legacy']]);
 });
 
 test('pods/exec: CONNECT with the PodExecOptions, before the pod is looked at; a denial is the answer', async () => {
