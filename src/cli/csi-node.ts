@@ -99,7 +99,7 @@ export async function startNodeCSI(o: NodeCSIOptions): Promise<RunningNodeCSI> {
       String(verbosity),
       '--exit-with-parent',
     ];
-    proc = spawn(self[0]!, [...self.slice(1), ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
+    proc = spawn(self[0]!, [...self.slice(1), ...args], { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, K8TS_PARENT_PID: String(process.pid) } });
   } else {
     inProcess = new HostPathDriver({ nodeId: o.nodeName, dataDir: o.dataDir, endpoint: sock, publishMode: o.publishMode, log: vlog(verbosity, 4, 'csi-hostpath') });
     await inProcess.start();

@@ -3,6 +3,7 @@
  * as dist/csi-hostpath.mjs (src/csi/hostpath/main.ts), which a node starts so the driver
  * does not carry the whole cluster's code (≈ 40 MB RSS instead of ≈ 100 MB).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { vlog } from '../../util/vlog.js';
@@ -41,10 +42,32 @@ export function csiHostpathCommand(): Command {
       process.on('SIGTERM', stop);
       process.on('SIGINT', stop);
       if (o.exitWithParent) {
-        const parent = process.ppid;
+        // the starter names itself: by the time a slow start-up reads process.ppid, it may be gone
+        const parent = Number(process.env.K8TS_PARENT_PID) || process.ppid;
         setInterval(() => {
-          if (process.ppid !== parent) stop();
-        }, 1000);
+          if (currentParent() !== parent) stop();
+        }, 1000).unref();
+        // keep the process alive for the server, not for the timer
+        setInterval(() => undefined, 1 << 30);
       }
     });
+}
+
+/**
+ * The parent PID now. Node's `process.ppid` is read once at start-up (a plain value on
+ * Node 20), so a re-parented process would never notice: read it from /proc/self/stat
+ * (Linux), else tell whether the first parent still exists.
+ */
+function currentParent(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    try {
+      process.kill(process.ppid, 0);
+      return process.ppid;
+    } catch {
+      return 1;
+    }
+  }
 }
