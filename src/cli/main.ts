@@ -92,6 +92,12 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
   .option('--node-name <name>', 'name of the local node', hostname().toLowerCase())
   .option('--sim-nodes <n>', 'extra simulated nodes sim-node-0..N-1', (v) => parseInt(v, 10), 0)
   .option('--kwok-nodes <n>', 'kwok-style simulated nodes kwok-node-0..N-1 (no kubelet: pods become Running with one status write; for scale tests)', (v) => parseInt(v, 10), 0)
+  .option(
+    '--kwok-stages <file>',
+    "kwok Stage documents (kwok.x-k8s.io/v1alpha1, e.g. kwok's pod-fast stages) driving pods on the --kwok-nodes instead of the built-in stages (repeatable)",
+    (v: string, prev: string[]) => [...prev, v],
+    [] as string[],
+  )
   .option('--write-kubeconfig <path>', 'where to write the admin kubeconfig (default <data-dir>/kubeconfig.yaml)')
   .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
   .option('--cluster-cidr <cidr>', 'CIDR that node podCIDRs are carved from', '10.42.0.0/16')
@@ -241,6 +247,7 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
       runtime: o.runtime,
       simNodes: o.simNodes,
       kwokNodes: o.kwokNodes,
+      kwokStages: o.kwokStages,
       writeKubeconfig: o.writeKubeconfig,
       serviceClusterIPRange: o.serviceClusterIpRange,
       clusterCIDR: o.clusterCidr,

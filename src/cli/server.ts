@@ -5,6 +5,8 @@
  * the client, on an in-process loopback transport, each with its own identity.
  */
 import { startKwok } from '../kwok/index.js';
+import { storeLeaseRenewer } from '../kwok/lease-renewer.js';
+import { readKwokStages } from '../kwok/stage/stage.js';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -71,6 +73,8 @@ export interface ServerOptions extends RuntimeFlags {
   simNodes: number;
   /** `--kwok-nodes`: kwok-style simulated nodes (no kubelet; see src/kwok) */
   kwokNodes?: number;
+  /** `--kwok-stages`: files of kwok Stage documents driving the kwok nodes' pods */
+  kwokStages?: string[];
   writeKubeconfig?: string;
   serviceClusterIPRange: string;
   clusterCIDR: string;
@@ -424,7 +428,17 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
   }
   stops.push(async () => kubeletClient.close());
   if (o.kwokNodes) {
-    const kwok = startKwok({ client: clientFor(identities.kwok), count: o.kwokNodes, clusterCIDR: o.clusterCIDR, firstSubnet: nodes.length });
+    const leaseStore = api.store('coordination.k8s.io', 'leases');
+    const renewer = leaseStore && storeLeaseRenewer(leaseStore);
+    const kwokClient = clientFor(identities.kwok);
+    const stages = o.kwokStages?.length ? o.kwokStages.flatMap(readKwokStages) : undefined;
+    const notApplied = stages?.filter((s) => s.ref !== 'v1/Pod').map((s) => `${s.name} (${s.ref})`);
+    if (notApplied?.length)
+      cp.logger('kube-apiserver').info(
+        `--kwok-stages: not applied (only Pod stages are; kwok nodes are registered Ready and their Leases renewed by the node pool): ${notApplied.join(', ')}`,
+      );
+    const recorder = new ClientEventRecorder(kwokClient, { component: 'kwok-controller' });
+    const kwok = startKwok({ client: kwokClient, count: o.kwokNodes, clusterCIDR: o.clusterCIDR, firstSubnet: nodes.length, renewer, stages, recorder });
     stops.push(() => kwok.stop());
   }
   stops.unshift(() => cp.close());

@@ -12,6 +12,9 @@
  */
 import type { Client } from '../client/types.js';
 import { realClock, type Clock } from '../util/clock.js';
+import type { EventRecorder } from '../client/events.js';
+import type { LeaseRenewer } from './lease-renewer.js';
+import { refKey, type CompiledStage } from './stage/stage.js';
 import { NodePool, type PoolNode } from './nodes.js';
 import { PodLifecycle } from './pods.js';
 
@@ -26,6 +29,12 @@ export interface KwokOptions {
   clock?: Clock;
   /** lease renewal period per node, ms (default: see defaultLeaseRenewMs) */
   leaseRenewMs?: number;
+  /** the cheap lease renewal path (see lease-renewer.ts); without it renewals are client updates */
+  renewer?: LeaseRenewer;
+  /** kwok Stages (--kwok-stages): the Pod ones drive the pods instead of the built-in stages */
+  stages?: CompiledStage[];
+  /** records the stages' events */
+  recorder?: EventRecorder;
 }
 
 export interface RunningKwok {
@@ -74,8 +83,15 @@ export function kwokNodes(count: number, clusterCIDR: string, firstSubnet: numbe
 export function startKwok(o: KwokOptions): RunningKwok {
   const clock = o.clock ?? realClock;
   const list = kwokNodes(o.count, o.clusterCIDR, o.firstSubnet);
-  const nodes = new NodePool({ client: o.client, clock, nodes: list, leaseRenewMs: o.leaseRenewMs });
-  const pods = new PodLifecycle({ client: o.client, clock, nodes: new Map(list.map((n) => [n.name, { ip: n.ip, podCIDR: n.podCIDR }])) });
+  const nodes = new NodePool({ client: o.client, clock, nodes: list, leaseRenewMs: o.leaseRenewMs, renewer: o.renewer });
+  const podStages = o.stages?.filter((s) => s.ref === refKey({ apiGroup: 'v1', kind: 'Pod' }));
+  const pods = new PodLifecycle({
+    client: o.client,
+    clock,
+    nodes: new Map(list.map((n) => [n.name, { ip: n.ip, podCIDR: n.podCIDR }])),
+    stages: podStages,
+    recorder: o.recorder,
+  });
   pods.start();
   const registered = nodes.start();
   registered.catch(() => undefined);

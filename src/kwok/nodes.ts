@@ -19,6 +19,7 @@ import { rfc3339Micro } from '../client/events.js';
 import { R, type Client } from '../client/types.js';
 import { initialNode, nodeStatus, type MachineInfo } from '../kubelet/nodestatus/setters.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
+import type { LeaseRenewer } from './lease-renewer.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
 const LEASE_NAMESPACE = 'kube-node-lease';
@@ -50,6 +51,11 @@ export interface NodePoolOptions {
   leaseRenewMs?: number;
   /** requests in flight for registration and renewals (default 16) */
   concurrency?: number;
+  /**
+   * the cheap renewal path (the API server's lease store, see lease-renewer.ts); without
+   * it every renewal is a client update. Leases are always created through the client.
+   */
+  renewer?: LeaseRenewer;
 }
 
 /** The default lease renewal period (ms) of a pool of `n` nodes. */
@@ -88,7 +94,10 @@ function hexID(salt: string, name: string): string {
 
 /** Registers the pool's nodes and renews their leases until stopped. */
 export class NodePool {
+  /** the last lease seen per node (client path only) */
   private readonly leases = new Map<string, KObject>();
+  /** nodes whose lease exists (renewer path: nothing else is kept per node) */
+  private readonly created = new Set<string>();
   private readonly uids = new Map<string, string>();
   private readonly queue: KeyedWorkQueue;
   private timer?: TimerHandle;
@@ -97,6 +106,8 @@ export class NodePool {
   readonly renewMs: number;
   /** nodes registered so far */
   registered = 0;
+  /** lease writes (creations and renewals) that succeeded so far */
+  renewals = 0;
 
   constructor(private readonly o: NodePoolOptions) {
     this.renewMs = o.leaseRenewMs ?? defaultLeaseRenewMs(o.nodes.length);
@@ -114,7 +125,14 @@ export class NodePool {
     const step = (): void => {
       if (this.stopped) return;
       const s = this.tick++ % slices;
-      for (let i = s; i < this.o.nodes.length; i += slices) this.queue.add(this.o.nodes[i]!.name);
+      const now = new Date(this.o.clock.now());
+      const renewTime = rfc3339Micro(now);
+      for (let i = s; i < this.o.nodes.length; i += slices) {
+        const name = this.o.nodes[i]!.name;
+        // one tick's renewals are issued in one turn: the storage commits them together
+        if (this.o.renewer && this.created.has(name)) this.renewFast(name, renewTime, now);
+        else this.queue.add(name);
+      }
       this.timer = this.o.clock.setTimeout(step, 1000);
     };
     step();
@@ -157,6 +175,20 @@ export class NodePool {
     };
   }
 
+  private renewFast(name: string, renewTime: string, now: Date): void {
+    this.o.renewer!.renew(name, renewTime, now, LEASE_DURATION_S).then(
+      () => this.renewals++,
+      (e: unknown) => {
+        if (this.stopped) return;
+        // deleted meanwhile: create it again through the API; anything else: next period
+        if (isNotFound(e)) {
+          this.created.delete(name);
+          this.queue.add(name);
+        }
+      },
+    );
+  }
+
   /** Creates or renews one node's lease (as the kubelet's lease controller, with one retry on conflict). */
   private async renew(name: string): Promise<void> {
     for (let attempt = 0; attempt < 2 && !this.stopped; attempt++) {
@@ -165,9 +197,18 @@ export class NodePool {
         const next = cur
           ? await this.o.client.update(R.leases, LEASE_NAMESPACE, this.desired(name, cur))
           : await this.o.client.create(R.leases, LEASE_NAMESPACE, this.desired(name));
-        this.leases.set(name, slimLease(next));
+        this.renewals++;
+        if (this.o.renewer) {
+          this.leases.delete(name);
+          this.created.add(name);
+        } else this.leases.set(name, slimLease(next));
         return;
       } catch (e) {
+        if (isAlreadyExists(e) && this.o.renewer) {
+          // e.g. a restart: the lease is there, renew it the cheap way from now on
+          this.created.add(name);
+          return;
+        }
         if (isAlreadyExists(e) || isConflict(e)) {
           const got = await this.o.client.get(R.leases, LEASE_NAMESPACE, name).catch(() => undefined);
           if (got) this.leases.set(name, slimLease(got));

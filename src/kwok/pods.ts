@@ -19,6 +19,9 @@ import { isConflict, isNotFound, StatusError } from '../apimachinery/errors.js';
 import { R, type Client, type WatchHandle } from '../client/types.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { PodIPAllocator } from './ipam.js';
+import type { EventRecorder } from '../client/events.js';
+import { PodStageRunner } from './stage/pod-stages.js';
+import type { CompiledStage } from './stage/stage.js';
 import { simulatedPodStatus } from './pod-status.js';
 import { KeyedWorkQueue } from './work-queue.js';
 
@@ -42,6 +45,10 @@ export interface PodLifecycleOptions {
   nodes: Map<string, { ip: string; podCIDR: string }>;
   /** status writes and deletes in flight (default 32) */
   concurrency?: number;
+  /** kwok Pod stages replacing the built-in ones (see stage/pod-stages.ts) */
+  stages?: CompiledStage[];
+  /** for the stages' `next.event` */
+  recorder?: EventRecorder;
 }
 
 function isJobPod(p: Pod): boolean {
@@ -60,8 +67,27 @@ export class PodLifecycle {
   /** pods made Running / Succeeded / deleted so far */
   readonly counts = { ready: 0, complete: 0, deleted: 0 };
 
+  /** set when Stages drive the pods instead of the built-in stages */
+  readonly stager?: PodStageRunner;
+
   constructor(private readonly o: PodLifecycleOptions) {
     this.queue = new KeyedWorkQueue(o.concurrency ?? 32, (key) => this.sync(key));
+    if (o.stages?.length) {
+      this.stager = new PodStageRunner({
+        client: o.client,
+        clock: o.clock,
+        stages: o.stages,
+        recorder: o.recorder,
+        nodeIP: (node) => o.nodes.get(node)?.ip,
+        podIP: (node, _uid, key) => {
+          const r = this.pods.get(key);
+          const n = o.nodes.get(node);
+          if (!n) return '';
+          if (r && r.node === node) return (r.ip ||= this.ipam.allocate(node, n.podCIDR));
+          return this.ipam.allocate(node, n.podCIDR);
+        },
+      });
+    }
   }
 
   start(): void {
@@ -71,6 +97,7 @@ export class PodLifecycle {
   stop(): void {
     this.stopped = true;
     this.queue.stop();
+    this.stager?.stop();
     this.watch?.stop();
     if (this.retry !== undefined) this.o.clock.clearTimeout(this.retry);
   }
@@ -127,6 +154,7 @@ export class PodLifecycle {
 
   private forget(k: string): void {
     const r = this.pods.get(k);
+    this.stager?.forget(k);
     if (!r) return;
     this.pods.delete(k);
     if (r.ip) this.ipam.release(r.node, r.ip);
@@ -147,6 +175,11 @@ export class PodLifecycle {
     if (!r) {
       r = { uid: p.metadata?.uid ?? '', node, ip: '', stage: 'none' };
       this.pods.set(k, r);
+    }
+    if (this.stager) {
+      if (!r.ip && p.status?.podIP && !p.spec?.hostNetwork) r.ip = this.ipam.claim(node, n.podCIDR, p.status.podIP);
+      this.stager.observe(k, p);
+      return;
     }
     const phase = p.status?.phase;
     if (p.metadata?.deletionTimestamp) {
