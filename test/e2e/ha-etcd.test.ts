@@ -3,7 +3,8 @@
  * etcd member) and two servers joined with `--server <first> --token-file
  * <first>/node-token`, each with its own data dir, API port and etcd ports, on the
  * simulated runtime. Then `kill -9` of the first: the others keep serving (kubectl on the
- * second creates a Deployment that becomes available) and no acknowledged write is lost;
+ * second creates a Deployment that becomes available, the kube-scheduler Lease moves to
+ * another server) and no acknowledged write is lost;
  * the first restarts and rejoins (three healthy members again).
  */
 import assert from 'node:assert/strict';
@@ -102,7 +103,7 @@ describe('HA control plane: --cluster-init + two joined servers, kill -9 of the 
     assert.equal(new Set(cidrs).size, 3, cidrs.join(' '));
   });
 
-  it('after kill -9 of the first server, the second serves: a Deployment becomes available, no acknowledged write is lost', async () => {
+  it('after kill -9 of the first server, the second serves: the scheduler Lease moves, a Deployment becomes available, no acknowledged write is lost', async () => {
     const [a, b] = servers as [Cluster, Cluster];
     const acked: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -111,6 +112,15 @@ describe('HA control plane: --cluster-init + two joined servers, kill -9 of the 
       assert.equal(r.code, 0, r.stderr);
       acked.push(`acked-${i}`);
     }
+    // the first server started first: it holds the kube-scheduler Lease (its scheduler's log says so)
+    const holder = () => b.kubectl(['get', 'lease', '-n', 'kube-system', 'kube-scheduler', '-o', 'jsonpath={.spec.holderIdentity}']).stdout;
+    await eventually(
+      () => a.kubectl(['logs', '-n', 'kube-system', 'kube-scheduler-ha-0']).stdout.includes('"Successfully acquired lease" lock="kube-system/kube-scheduler"'),
+      60_000,
+      500,
+    );
+    const before = holder();
+    assert.match(before, /^[^_]+_[0-9a-f-]{36}$/);
     const etcdPid = Number(
       a.kubectl(['get', 'pod', '-n', 'kube-system', 'etcd-ha-0', '-o', 'jsonpath={.status.containerStatuses[0].containerID}']).stdout.replace('process://', ''),
     );
@@ -118,6 +128,17 @@ describe('HA control plane: --cluster-init + two joined servers, kill -9 of the 
     await a.kill();
     // the member dies with its server (parent-death signal), as k3s' embedded etcd
     await eventually(() => !alive(etcdPid), 10_000);
+
+    // another server's scheduler takes the Lease once it is not renewed (lease duration 15 s)
+    const after = await eventually(
+      () => {
+        const h = holder();
+        return h && h !== before ? h : undefined;
+      },
+      90_000,
+      500,
+    );
+    assert.notEqual(after, before);
 
     // the dead server's node stays Ready until the node monitor grace period; an operator cordons it
     const cordon = await eventually(
