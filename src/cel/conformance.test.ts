@@ -31,7 +31,8 @@ const REASONS: Record<string, string> = {
   comparisons: 'protobuf wrapper comparisons; the Kubernetes environment enforces homogeneous aggregate literals, which rejects mixed-type list/map literals at compile time',
   conversions: 'protobuf-typed conversions (google.protobuf.*); int(uint) overloads missing in the library',
   fields: 'protobuf fields; map literals with mixed key types (homogeneous aggregate literals)',
-  optionals: 'optional types over protobuf messages; optional map/list literal entries ({?k: v}, [?x]), has() over optional selection and type(optional) are not implemented by the library',
+  optionals:
+    'optional types over protobuf messages; optional map/list literal entries ({?k: v}, [?x]), has() over optional selection and type(optional) are not implemented by the library',
   parse: 'protobuf message literals, reserved words and some escape/literal forms the library parses differently',
   timestamps: 'time zone offsets in timestamp accessors, timestamp/duration range errors the library does not raise',
   basic: 'protobuf-typed variables and the reserved identifiers tests',

@@ -98,7 +98,21 @@ describe('CEL: format library', () => {
     assert.equal(ev('format.named("unknown").hasValue()'), false);
   });
   it('looks formats up by name and compares them', () => {
-    const names = ['dns1123Label', 'dns1123Subdomain', 'dns1035Label', 'qualifiedName', 'dns1123LabelPrefix', 'dns1123SubdomainPrefix', 'dns1035LabelPrefix', 'labelValue', 'uri', 'uuid', 'byte', 'date', 'datetime'];
+    const names = [
+      'dns1123Label',
+      'dns1123Subdomain',
+      'dns1035Label',
+      'qualifiedName',
+      'dns1123LabelPrefix',
+      'dns1123SubdomainPrefix',
+      'dns1035LabelPrefix',
+      'labelValue',
+      'uri',
+      'uuid',
+      'byte',
+      'date',
+      'datetime',
+    ];
     for (const a of names) {
       assert.equal(ev(`format.named("${a}").hasValue()`), true);
       assert.equal(ev(`format.named("${a}").value() == format.${a}()`), true);
@@ -111,7 +125,7 @@ describe('CEL: authorizer library', () => {
   const calls: AuthzAttributes[] = [];
   const allowOnly = (want: Partial<AuthzAttributes>) => (a: AuthzAttributes) => {
     calls.push(a);
-    const ok = Object.entries(want).every(([k, v]) => (k === 'user' ? (a.user.username === (v as { username: string }).username) : a[k as keyof AuthzAttributes] === v));
+    const ok = Object.entries(want).every(([k, v]) => (k === 'user' ? a.user.username === (v as { username: string }).username : a[k as keyof AuthzAttributes] === v));
     return ok ? { decision: 'Allow' as const, reason: '' } : { decision: 'NoOpinion' as const, reason: 'fake reason' };
   };
   const user = { username: 'alice', groups: ['system:authenticated'] };
@@ -135,11 +149,20 @@ describe('CEL: authorizer library', () => {
     assert.equal(run("authorizer.path('/readyz').check('get').allowed()", p), false);
     assert.equal(run("authorizer.path(' ').check('get').allowed()", p), 'error: path must not be empty');
     assert.equal(run("authorizer.group('').resource('').check('get').allowed()", p), 'error: resource must not be empty');
-    const sa = new CelAuthorizer(user, allowOnly({ user: { username: 'system:serviceaccount:default:test-serviceaccount', groups: [] }, resource: 'endpoints', verb: 'custom-verb' }));
+    const sa = new CelAuthorizer(
+      user,
+      allowOnly({ user: { username: 'system:serviceaccount:default:test-serviceaccount', groups: [] }, resource: 'endpoints', verb: 'custom-verb' }),
+    );
     calls.length = 0;
-    assert.equal(run("authorizer.serviceAccount('default', 'test-serviceaccount').group('').resource('endpoints').namespace('default').name('endpoints1').check('custom-verb').allowed()", sa), true);
+    assert.equal(
+      run("authorizer.serviceAccount('default', 'test-serviceaccount').group('').resource('endpoints').namespace('default').name('endpoints1').check('custom-verb').allowed()", sa),
+      true,
+    );
     assert.deepEqual(calls[0]!.user.groups, ['system:serviceaccounts', 'system:serviceaccounts:default']);
-    assert.equal(run("authorizer.serviceAccount('not@a#valid!namespace', 'validname').group('').resource('x').check('get').allowed()", sa), 'error: Invalid service account namespace');
+    assert.equal(
+      run("authorizer.serviceAccount('not@a#valid!namespace', 'validname').group('').resource('x').check('get').allowed()", sa),
+      'error: Invalid service account namespace',
+    );
     assert.equal(run("authorizer.serviceAccount('default', 'invalid@*name').group('').resource('x').check('get').allowed()", sa), 'error: Invalid service account name');
     const rr = new CelAuthorizer(user, allowOnly({ resource: 'endpoints', subresource: 'status', namespace: 'default', name: 'endpoints1', verb: 'custom-verb' }), {
       group: '',

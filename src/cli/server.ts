@@ -421,7 +421,15 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       kubeletPort: 0, // several kubelets in one process: each on a free port, published in the Node status
       processPods: local ? cp.pods : undefined,
       trace: trace?.recorder,
-      proxy: local ? { disabled: o.disableKubeProxy, clusterCIDR: o.clusterCIDR, serviceCIDR: o.serviceClusterIPRange, nodePortAddresses: o.nodePortAddresses, flannelBackend: o.flannelBackend } : undefined,
+      proxy: local
+        ? {
+            disabled: o.disableKubeProxy,
+            clusterCIDR: o.clusterCIDR,
+            serviceCIDR: o.serviceClusterIPRange,
+            nodePortAddresses: o.nodePortAddresses,
+            flannelBackend: o.flannelBackend,
+          }
+        : undefined,
     });
     if (local) localRuntime = node.runtimeDescription;
     stops.push(() => node.stop());

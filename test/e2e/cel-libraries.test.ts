@@ -153,7 +153,13 @@ subjects:
     assert.equal(c.kubectl(['create', 'configmap', 'a2', '-n', 'celns']).code, 0);
 
     const warning = await eventually(() => {
-      const x = c.kubectl(['get', 'validatingadmissionpolicy', 'configmap-deleters', '-o', 'jsonpath={.status.observedGeneration} {.status.typeChecking.expressionWarnings[*].fieldRef}|{.status.typeChecking.expressionWarnings[0].warning}']);
+      const x = c.kubectl([
+        'get',
+        'validatingadmissionpolicy',
+        'configmap-deleters',
+        '-o',
+        'jsonpath={.status.observedGeneration} {.status.typeChecking.expressionWarnings[*].fieldRef}|{.status.typeChecking.expressionWarnings[0].warning}',
+      ]);
       return x.stdout.startsWith('1 ') ? x.stdout : undefined;
     }, 30_000);
     assert.equal(warning, "1 spec.validations[2].expression|/v1, Kind=ConfigMap: ERROR: <input>:1:7: undefined field 'dataa'\n | object.dataa == null || true\n | ......^\n");

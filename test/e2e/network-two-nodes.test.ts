@@ -83,10 +83,14 @@ describe('two nodes in network namespaces: host-gw routes, cross-node pods and S
   /** HTTP/1.0 GET over busybox nc (connect/idle timeout 3 s) */
   const httpGet = (pod: string, host: string, port = 80) => sh(pod, `printf 'GET / HTTP/1.0\\r\\nHost: ${host}\\r\\n\\r\\n' | nc -w 3 ${host} ${port}`);
   const page = async (pod: string, host: string): Promise<string> =>
-    eventually(async () => {
-      const r = await httpGet(pod, host);
-      return r.code === 0 && /Welcome to nginx!/.test(r.stdout) ? r.stdout : undefined;
-    }, 30_000, 250);
+    eventually(
+      async () => {
+        const r = await httpGet(pod, host);
+        return r.code === 0 && /Welcome to nginx!/.test(r.stdout) ? r.stdout : undefined;
+      },
+      30_000,
+      250,
+    );
   let webIP = '';
   let webClusterIP = '';
 
@@ -174,7 +178,16 @@ spec:
     ] as const) {
       const routes = await eventually(() => self.exec('ip', ['-4', 'route', 'show', 'proto', '75']).trim() || undefined, 30_000, 250);
       assert.match(routes, new RegExp(`^${esc(peer.podCIDR)} via ${esc(peer.ns.nodeIP)} dev k8n-\\w+$`));
-      const ann = await ok(k('get', 'node', peer.name, '-o', 'jsonpath={.metadata.annotations.flannel\\.alpha\\.coreos\\.com/backend-type} {.metadata.annotations.flannel\\.alpha\\.coreos\\.com/public-ip}'), 'annotations');
+      const ann = await ok(
+        k(
+          'get',
+          'node',
+          peer.name,
+          '-o',
+          'jsonpath={.metadata.annotations.flannel\\.alpha\\.coreos\\.com/backend-type} {.metadata.annotations.flannel\\.alpha\\.coreos\\.com/public-ip}',
+        ),
+        'annotations',
+      );
       assert.equal(ann, `host-gw ${peer.ns.nodeIP}`);
       // the containment route still catches pod IPs of no node
       assert.match(self.exec('ip', ['route', 'show', 'type', 'unreachable']), new RegExp(esc(TEST_CLUSTER_CIDR)));
@@ -186,15 +199,22 @@ spec:
   it('a pod on node A fetches from a pod on node B by pod IP, and node B back', async () => {
     assert.match(await page('client-a', webIP), /HTTP\/1\.[01] 200 OK/);
     const clientA = (await ok(k('get', 'pod', 'client-a', '-o', 'jsonpath={.status.podIP}'), 'client-a IP')).trim();
-    const r = await eventually(async () => {
-      const x = await sh('client-b', `ping -c 1 -W 3 ${clientA}`);
-      return x.code === 0 ? x.stdout : undefined;
-    }, 30_000, 250);
-    assert.match(r, new RegExp(`1 packets transmitted, 1 (packets )?received`));
+    const r = await eventually(
+      async () => {
+        const x = await sh('client-b', `ping -c 1 -W 3 ${clientA}`);
+        return x.code === 0 ? x.stdout : undefined;
+      },
+      30_000,
+      250,
+    );
+    assert.match(r, /1 packets transmitted, 1 (packets )?received/);
   });
 
   it('a pod on node A reaches a ClusterIP Service whose only endpoint is on node B', async () => {
-    const slice = await ok(k('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[0].endpoints[0].nodeName} {.items[0].endpoints[0].addresses[0]}'), 'slice');
+    const slice = await ok(
+      k('get', 'endpointslices', '-l', 'kubernetes.io/service-name=web', '-o', 'jsonpath={.items[0].endpoints[0].nodeName} {.items[0].endpoints[0].addresses[0]}'),
+      'slice',
+    );
     assert.equal(slice, `${B} ${webIP}`);
     assert.match(await page('client-a', webClusterIP), /Welcome to nginx!/);
     const nat = nodes[A]!.iptablesSave('nat');
@@ -215,29 +235,41 @@ spec:
     assert.doesNotMatch(nodes[A]!.iptablesSave('nat'), /K8TS-DNS-/);
     const before = counted();
     for (const pod of ['client-a', 'client-b']) {
-      const r = await eventually(async () => {
-        const x = await k('exec', pod, '--', 'nslookup', 'web');
-        return /Address:\s+\S+/.test(x.stdout.split('Name:')[1] ?? '') ? x.stdout : undefined;
-      }, 30_000, 250);
+      const r = await eventually(
+        async () => {
+          const x = await k('exec', pod, '--', 'nslookup', 'web');
+          return /Address:\s+\S+/.test(x.stdout.split('Name:')[1] ?? '') ? x.stdout : undefined;
+        },
+        30_000,
+        250,
+      );
       assert.match(r, /Server:\s+10\.96\.0\.10/);
       assert.match(r, new RegExp(`Name:\\s+web\\.default\\.svc\\.cluster\\.local\\nAddress:\\s+${esc(webClusterIP)}`));
     }
     assert.ok(counted() > before, `the kube-dns ClusterIP rule on node A counted the queries (${before} → ${counted()})`);
     for (const url of ['http://web', 'http://web.default.svc.cluster.local', 'http://web.default']) {
-      const body = await eventually(async () => {
-        const x = await sh('client-a', `timeout 10 wget -qO- ${url}`);
-        return x.code === 0 ? x.stdout : undefined;
-      }, 30_000, 250);
+      const body = await eventually(
+        async () => {
+          const x = await sh('client-a', `timeout 10 wget -qO- ${url}`);
+          return x.code === 0 ? x.stdout : undefined;
+        },
+        30_000,
+        250,
+      );
       assert.match(body, /Welcome to nginx!/, url);
     }
     assert.match(await page('client-b', 'web'), /Welcome to nginx!/);
   });
 
   it('a headless Service resolves to the pod address on the other node', async () => {
-    const r = await eventually(async () => {
-      const x = await k('exec', 'client-a', '--', 'nslookup', 'web-headless.default.svc.cluster.local');
-      return x.code === 0 ? x.stdout : undefined;
-    }, 30_000, 250);
+    const r = await eventually(
+      async () => {
+        const x = await k('exec', 'client-a', '--', 'nslookup', 'web-headless.default.svc.cluster.local');
+        return x.code === 0 ? x.stdout : undefined;
+      },
+      30_000,
+      250,
+    );
     assert.match(r, new RegExp(`Name:\\s+web-headless\\.default\\.svc\\.cluster\\.local\\nAddress:\\s+${esc(webIP)}\\n`));
     assert.doesNotMatch(r, new RegExp(esc(webClusterIP)));
   });

@@ -61,10 +61,19 @@ describe('CRD x-kubernetes-validations compiled on write', () => {
     };
     const e = errors(s);
     assert.equal(e.length, 4, e.join('\n'));
-    assert.match(e[0]!, /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: ERROR: <input>:1:16: /);
-    assert.equal(e[1], `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule: Invalid value: ${RULE('foo > 1')}: compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo > 1\n | ^`);
+    assert.match(
+      e[0]!,
+      /^spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*: compilation failed: ERROR: <input>:1:16: /,
+    );
+    assert.equal(
+      e[1],
+      `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule: Invalid value: ${RULE('foo > 1')}: compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n | foo > 1\n | ^`,
+    );
     assert.equal(e[2], `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[2].rule: Invalid value: ${RULE("'a'")}: cel expression must evaluate to a bool`);
-    assert.equal(e[3], `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[3].messageExpression: Invalid value: ${RULE('true', '1 + 1')}: messageExpression must evaluate to a string`);
+    assert.equal(
+      e[3],
+      `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[3].messageExpression: Invalid value: ${RULE('true', '1 + 1')}: messageExpression must evaluate to a string`,
+    );
   });
 
   it('refuses oldSelf under uncorrelatable list items, unknown reasons and empty rules', () => {

@@ -88,11 +88,7 @@ export class SchemaFieldType implements FieldType {
  * Compiles `rule` for the schema node `schema` (`root`: the resource's root schema).
  * Never throws.
  */
-export function compileRule(
-  rule: { rule: string; messageExpression?: string; optionalOldSelf?: boolean },
-  schema: CRSchema,
-  root: boolean,
-): CompiledRuleProgram {
+export function compileRule(rule: { rule: string; messageExpression?: string; optionalOldSelf?: boolean }, schema: CRSchema, root: boolean): CompiledRuleProgram {
   const optional = rule.optionalOldSelf === true;
   const variables = [{ name: 'self' }, { name: 'oldSelf', type: optional ? 'optional<dyn>' : 'dyn' }];
   const t = new SchemaFieldType(schema, root);

@@ -112,7 +112,13 @@ describe('CRD validation rules', () => {
   it('reports runtime errors and compile errors in upstream words', () => {
     const s: CRSchema = {
       type: 'object',
-      properties: { spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.missing > 1' }, { rule: 'self.x +' }], properties: { x: { type: 'integer' }, missing: { type: 'integer' } } } },
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [{ rule: 'self.missing > 1' }, { rule: 'self.x +' }],
+          properties: { x: { type: 'integer' }, missing: { type: 'integer' } },
+        },
+      },
     };
     const out = new RuleValidator(s).validate({ spec: { x: 1 } }).errors.map(fieldErrorString);
     assert.equal(out[0], 'spec: Invalid value: "object": no such key: missing evaluating rule: self.missing > 1');

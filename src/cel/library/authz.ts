@@ -130,8 +130,7 @@ export class CelAuthorizer {
     readonly decide: AuthzDecide,
     request?: AuthzRequestResource,
   ) {
-    if (request)
-      this.requestResource = new CelResourceCheck(this, request.group, request.resource, request.subresource, request.namespace, request.name);
+    if (request) this.requestResource = new CelResourceCheck(this, request.group, request.resource, request.subresource, request.namespace, request.name);
   }
 }
 

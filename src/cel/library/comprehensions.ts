@@ -247,8 +247,7 @@ function expander(kind: Kind, name: string, withFilter: boolean) {
 
 /** Registers the two-variable comprehension macros on `env`. */
 export function registerComprehensions(env: Environment): void {
-  const reg = (sig: string, kind: Kind, name: string, withFilter = false) =>
-    env.registerFunction(sig, expander(kind, name, withFilter) as unknown as (...a: unknown[]) => unknown);
+  const reg = (sig: string, kind: Kind, name: string, withFilter = false) => env.registerFunction(sig, expander(kind, name, withFilter) as unknown as (...a: unknown[]) => unknown);
   reg('list.all(ast, ast, ast): bool', 'all', 'all');
   reg('list.exists(ast, ast, ast): bool', 'exists', 'exists');
   reg('list.existsOne(ast, ast, ast): bool', 'existsOne', 'existsOne');

@@ -66,7 +66,8 @@ function optTypeCheck(chk: Checker, m: OptMacro, ctx: Ctx): Type {
   m.ctx = ctx.forkWithVariable(m.name, rt.kind === 'optional' ? rt.valueType! : chk.dynType);
   const et = chk.check(m.expr, m.ctx);
   if (!m.flat) return chk.registry.getOptionalType(et);
-  if (et.kind !== 'optional' && et.kind !== 'dyn') throw chk.createError('invalid_macro_argument', `optFlatMap() expression must return optional, got '${chk.formatType(et)}'`, m.expr);
+  if (et.kind !== 'optional' && et.kind !== 'dyn')
+    throw chk.createError('invalid_macro_argument', `optFlatMap() expression must return optional, got '${chk.formatType(et)}'`, m.expr);
   return et.kind === 'optional' ? et : chk.registry.getOptionalType(chk.dynType);
 }
 
@@ -101,7 +102,7 @@ export function celEquals(a: unknown, b: unknown): boolean {
   const nb = num(b);
   if (na !== undefined || nb !== undefined) {
     if (na === undefined || nb === undefined) return false;
-    // eslint-disable-next-line eqeqeq
+    // biome-ignore lint/suspicious/noDoubleEquals: int (bigint) and double (number) compare by value
     return na == nb;
   }
   if (a instanceof Optional || b instanceof Optional) {

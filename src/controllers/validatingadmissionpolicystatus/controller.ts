@@ -41,7 +41,13 @@ export function clientTypeResolver(client: Client): TypeResolver {
   return {
     async kindsFor(g, v, resource) {
       const key = gvPath(g, v);
-      if (!lists.has(key)) lists.set(key, getJSON(key).then((l) => ((l as { resources?: { name: string; kind: string }[] } | undefined)?.resources ?? [])).catch(() => []));
+      if (!lists.has(key))
+        lists.set(
+          key,
+          getJSON(key)
+            .then((l) => (l as { resources?: { name: string; kind: string }[] } | undefined)?.resources ?? [])
+            .catch(() => []),
+        );
       const found = (await lists.get(key)!).find((x) => x.name === resource);
       return found ? [{ group: g, version: v, kind: found.kind }] : [];
     },

@@ -22,7 +22,11 @@ const resolver: TypeResolver = {
   },
 };
 
-function policy(validations: { expression: string; messageExpression?: string }[], resources = ['deployments'], paramKind?: { apiVersion: string; kind: string }): ValidatingAdmissionPolicy {
+function policy(
+  validations: { expression: string; messageExpression?: string }[],
+  resources = ['deployments'],
+  paramKind?: { apiVersion: string; kind: string },
+): ValidatingAdmissionPolicy {
   return {
     apiVersion: 'admissionregistration.k8s.io/v1',
     kind: 'ValidatingAdmissionPolicy',
@@ -51,7 +55,8 @@ describe('ValidatingAdmissionPolicy status.typeChecking', () => {
       { fieldRef: 'spec.validations[0].expression', warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'replicas'\n | object.replicas > 1\n | ......^\n" },
       {
         fieldRef: 'spec.validations[1].messageExpression',
-        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:40: undefined field 'imagee'\n | object.spec.template.spec.containers[0].imagee + ''\n | .......................................^\n",
+        warning:
+          "apps/v1, Kind=Deployment: ERROR: <input>:1:40: undefined field 'imagee'\n | object.spec.template.spec.containers[0].imagee + ''\n | .......................................^\n",
       },
     ]);
   });

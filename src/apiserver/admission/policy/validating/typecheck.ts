@@ -107,7 +107,9 @@ async function typesToCheck(p: ValidatingAdmissionPolicy, r: TypeResolver): Prom
             if (++count === MAX_TYPES_TO_CHECK) break outer;
           }
   }
-  return [...found.values()].sort((a, b) => (a.group !== b.group ? (a.group < b.group ? -1 : 1) : a.version !== b.version ? (a.version < b.version ? -1 : 1) : a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  return [...found.values()].sort((a, b) =>
+    a.group !== b.group ? (a.group < b.group ? -1 : 1) : a.version !== b.version ? (a.version < b.version ? -1 : 1) : a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0,
+  );
 }
 
 function paramsGVK(p: ValidatingAdmissionPolicy): GVK | undefined {
