@@ -65,20 +65,26 @@ export interface Cluster {
 export interface StartOptions {
   args?: string[];
   dir?: string;
-  /** how long to wait for /readyz, ms (default 30 000; a server joining a managed etcd cluster waits for its member too) */
+  /** how long to wait for /readyz, ms (default 90 000; a server joining a managed etcd cluster waits for its member too) */
   readyTimeoutMs?: number;
 }
 
-async function waitReady(kubeconfig: string, kubectl: string, cacheDir: string, proc: ChildProcess, logs: () => string, timeoutMs = 30_000): Promise<void> {
+/**
+ * Waits until `kubectl get --raw /readyz` answers ok. A bound, not a timing assertion: on a
+ * machine running many e2e files at once a server can take tens of seconds to start. A
+ * server that does not become ready is killed, so it cannot outlive the test.
+ */
+async function waitReady(kubeconfig: string, kubectl: string, cacheDir: string, proc: ChildProcess, logs: () => string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`k8ts server exited with ${proc.exitCode}:\n${logs()}`);
     if (existsSync(kubeconfig)) {
-      const r = spawnSync(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, 'get', '--raw', '/readyz'], { encoding: 'utf8' });
+      const r = spawnSync(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, 'get', '--raw', '/readyz'], { encoding: 'utf8', timeout: 15_000 });
       if (r.status === 0 && r.stdout.trim() === 'ok') return;
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 250));
   }
+  proc.kill('SIGKILL');
   throw new Error(`k8ts server not ready after ${timeoutMs / 1000} s:\n${logs()}`);
 }
 
@@ -148,7 +154,8 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
         p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
         p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         const t = setTimeout(() => p.kill('SIGTERM'), opts.timeoutMs ?? 30_000);
-        p.on('exit', (code) => {
+        // 'close', not 'exit': the output streams may still hold data when the process exits
+        p.on('close', (code) => {
           clearTimeout(t);
           resolve({ code: code ?? -1, stdout, stderr });
         });
