@@ -89,4 +89,17 @@ describe('runLeaderElected', () => {
     await b.stop();
     await a.stop();
   });
+
+  it('inconsistent timings throw to the caller (client-go), before any campaign', () => {
+    const client = new FakeClient();
+    assert.throws(
+      () =>
+        runLeaderElected({
+          election: { client, namespace: 'kube-system', name: 'kube-scheduler', identity: 'a', retryPeriodMs: 9000 },
+          start: async () => ({ stop: async () => undefined }),
+        }),
+      /renewDeadline must be greater than retryPeriod\*JitterFactor/,
+    );
+    assert.equal(client.peek(R.leases, 'kube-system', 'kube-scheduler'), undefined);
+  });
 });

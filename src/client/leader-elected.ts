@@ -43,7 +43,10 @@ export interface LeaderElectedComponent {
   stop(): Promise<void>;
 }
 
-/** Starts campaigning for the Lease; see {@link LeaderElectedComponent}. */
+/**
+ * Starts campaigning for the Lease; see {@link LeaderElectedComponent}.
+ * @throws Error when the timings are inconsistent (client-go's messages, see LeaderElector)
+ */
 export function runLeaderElected(o: LeaderElectedOptions): LeaderElectedComponent {
   let stopped = false;
   let elector: LeaderElector | undefined;
@@ -62,8 +65,8 @@ export function runLeaderElected(o: LeaderElectedOptions): LeaderElectedComponen
     await (await c)?.stop();
   };
 
-  const term = async (): Promise<void> => {
-    elector = new LeaderElector({
+  const newElector = (): LeaderElector =>
+    new LeaderElector({
       ...o.election,
       onAcquireAttempt: (acquired) => {
         if (attempts++ === 0 && !acquired) settleFirst();
@@ -86,6 +89,8 @@ export function runLeaderElected(o: LeaderElectedOptions): LeaderElectedComponen
       },
       onStoppedLeading: () => undefined,
     });
+  const term = async (): Promise<void> => {
+    elector ??= newElector();
     await elector.run();
     const wasRunning = running;
     await stopComponent();
@@ -93,7 +98,10 @@ export function runLeaderElected(o: LeaderElectedOptions): LeaderElectedComponen
       o.election.logger?.error(new Error('leaderelection lost'), 'Leaderelection lost', { lock: elector.lock });
       o.onLost?.();
     }
+    if (!stopped) elector = newElector();
   };
+  // the first elector is made here, so that inconsistent timings throw to the caller
+  elector = newElector();
 
   const loop = (async () => {
     while (!stopped) await term();

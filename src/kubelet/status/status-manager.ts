@@ -68,44 +68,63 @@ export class StatusManager {
     const base = e.pending ?? e.written ?? pod.status;
     if (base && sameOwned(base, status)) return e.inflight ?? Promise.resolve();
     e.pending = status;
-    if (!e.inflight) e.inflight = this.drain(e);
-    return e.inflight;
+    return this.startDrain(e);
   }
 
-  private async drain(e: Entry): Promise<void> {
-    try {
-      while (e.pending) {
-        const st = e.pending;
-        const prev = e.written;
-        const uid = this.target(e.uid);
-        if (uid === null) {
-          e.held = true;
-          break;
-        }
-        e.held = false;
-        e.pending = undefined;
-        const patch: Record<string, unknown> = {};
-        for (const k of OWNED) {
-          const v = (st as Record<string, unknown>)[k];
-          if (v !== undefined) patch[k] = v;
-          else if (prev && (prev as Record<string, unknown>)[k] !== undefined) patch[k] = null;
-        }
-        try {
-          await this.client.patch(R.pods, e.ns, e.name, 'merge', { metadata: { uid: uid ?? e.uid }, status: patch }, { subresource: 'status' });
-          e.written = st;
-        } catch (err) {
-          if (isNotFound(err) || isConflict(err)) {
-            e.pending = undefined;
-            break;
-          }
-          this.onError(err, `${e.ns}/${e.name}`);
-          e.pending ??= st; // retried on the next sync
-          break;
-        }
+  /**
+   * Starts writing `e` unless a write is in flight. The flag clears in a `.finally` of the
+   * drain, which always runs after the assignment (a drain that holds the write at once
+   * finishes synchronously: clearing inside it would leave a stale flag behind that
+   * blocks every later write, such as {@link resend}'s when the mirror pod appears).
+   */
+  private startDrain(e: Entry): Promise<void> {
+    if (e.inflight) return e.inflight;
+    const p: Promise<void> = this.drain(e).then(
+      (drained) => {
+        if (e.inflight === p) e.inflight = undefined;
+        // a status handed in between the drain's last check and now
+        if (drained && e.pending) void this.startDrain(e);
+      },
+      () => {
+        if (e.inflight === p) e.inflight = undefined;
+      },
+    );
+    e.inflight = p;
+    return p;
+  }
+
+  /** Writes until nothing is pending; false when it stopped early (held for a mirror pod, or a failed write left for the next sync). */
+  private async drain(e: Entry): Promise<boolean> {
+    while (e.pending) {
+      const st = e.pending;
+      const prev = e.written;
+      const uid = this.target(e.uid);
+      if (uid === null) {
+        e.held = true;
+        return false;
       }
-    } finally {
-      e.inflight = undefined;
+      e.held = false;
+      e.pending = undefined;
+      const patch: Record<string, unknown> = {};
+      for (const k of OWNED) {
+        const v = (st as Record<string, unknown>)[k];
+        if (v !== undefined) patch[k] = v;
+        else if (prev && (prev as Record<string, unknown>)[k] !== undefined) patch[k] = null;
+      }
+      try {
+        await this.client.patch(R.pods, e.ns, e.name, 'merge', { metadata: { uid: uid ?? e.uid }, status: patch }, { subresource: 'status' });
+        e.written = st;
+      } catch (err) {
+        if (isNotFound(err) || isConflict(err)) {
+          e.pending = undefined;
+          break;
+        }
+        this.onError(err, `${e.ns}/${e.name}`);
+        e.pending ??= st; // retried on the next sync
+        return false;
+      }
     }
+    return true;
   }
 
   /** Did the last write for `uid` fail (so a later sync must retry it)? */
@@ -124,7 +143,7 @@ export class StatusManager {
     e.pending ??= e.written;
     e.written = undefined;
     e.held = false;
-    if (e.pending && !e.inflight) e.inflight = this.drain(e);
+    if (e.pending) void this.startDrain(e);
   }
 
   /** Deletes the API object for good once the kubelet has cleaned up (grace 0, uid precondition). */
