@@ -111,6 +111,21 @@ export type DeleteStep<T extends KObject = KObject> = { kind: 'update'; obj: Obj
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
+/**
+ * Converts objects between the versions of one resource (upstream's CR converter).
+ * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apiserver/conversion/converter.go
+ */
+export interface VersionConverter {
+  /** the `apiVersion` new writes are stored in (`<group>/<storage version>`) */
+  readonly storageAPIVersion: string;
+  /**
+   * Returns `objs` in `apiVersion`, in the same order: objects already in it are returned
+   * as they are, the others converted (in one call). Never mutates `objs`.
+   * @throws StatusError when the conversion fails (upstream's `conversion webhook for … failed: …`)
+   */
+  convert(objs: readonly Obj[], apiVersion: string, listKind?: string): Promise<Obj[]>;
+}
+
 export interface ResourceDefinition<T extends KObject = KObject> {
   group: string; // '' for core
   version: string;
@@ -199,6 +214,14 @@ export interface ResourceDefinition<T extends KObject = KObject> {
     fromStored(obj: Obj): Obj<T>;
     toStored(obj: Obj<T>): Obj;
   };
+  /**
+   * Asynchronous conversion between versions (CRD conversion webhooks): objects are stored
+   * in the version they were written in (`storageAPIVersion` for new writes) and kept so in
+   * the watch cache; the store converts them to this definition's version on every read
+   * and watch event, and writes to `storageAPIVersion` before storing. Unset (every built-in
+   * kind, CRDs with strategy None) means no asynchronous step on any path.
+   */
+  versionConverter?: VersionConverter;
   /** storage key prefix shared with another resource, e.g. `/registry/events/` */
   storagePrefix?: string;
 

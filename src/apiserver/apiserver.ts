@@ -31,6 +31,10 @@ import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
 import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.js';
 import { CustomResourceDefinitionController } from './apiextensions/controller.js';
+import { WebhookConverter } from './apiextensions/conversion/webhook-converter.js';
+import type { CustomResourceDefinition } from '../api/apiextensions/v1/customresourcedefinition/types.js';
+import type { HookCredentials } from './admission/webhook/client.js';
+import { resolveServiceEndpoint } from './admission/webhook/service-resolver.js';
 import { installExpressionCompiler } from './admission/policy/expressions.js';
 import { installRuleCompiler } from './apiextensions/rule-compile.js';
 import { APIServerMetrics } from './metrics/metrics.js';
@@ -123,6 +127,8 @@ export interface APIServerOptions {
   eventTTLSeconds?: number;
   /** the pod creation trace of pod creates (src/trace); none = nothing traced */
   requestTracer?: RequestTracer;
+  /** client credentials towards webhook hosts (`--admission-control-config-file`), used by CRD conversion webhooks */
+  webhookCredentials?: (host: string, port: number) => HookCredentials | undefined;
 }
 
 /**
@@ -263,6 +269,14 @@ export class APIServer implements StoreLookup {
     this.definitions = [...this.definitions, def];
     this.discovery.add(def, subresources);
     return st;
+  }
+
+  /** The conversion webhook client of a CRD with `spec.conversion.strategy: Webhook`. */
+  conversionWebhook(crd: CustomResourceDefinition): WebhookConverter {
+    return new WebhookConverter(crd, {
+      resolve: (ns, name, port) => resolveServiceEndpoint(this.lookup, ns, name, port),
+      credentials: this.opts.webhookCredentials,
+    });
   }
 
   /** Stops serving a resource added with {@link addResource}; its stored objects stay. */

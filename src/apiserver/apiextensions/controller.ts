@@ -226,7 +226,8 @@ export class CustomResourceDefinitionController {
     if (had) this.uninstall(name);
     const state: CustomResourceServingState = { terminating: false };
     // a built-in resource of the same group and name keeps precedence (its versions are not replaced)
-    const defs = customResourceDefinitions(crd, names, state).filter((d) => !this.api.store(d.group, d.resource));
+    const converter = crd.spec.conversion?.strategy === 'Webhook' ? this.api.conversionWebhook(crd) : undefined;
+    const defs = customResourceDefinitions(crd, names, state, converter).filter((d) => !this.api.store(d.group, d.resource));
     const added: ResourceDefinition[] = [];
     try {
       for (const def of defs) {

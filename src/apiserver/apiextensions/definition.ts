@@ -5,8 +5,10 @@
  * applies schema defaults, validates against the version's schema, keeps status (or the
  * rest) on the status subresource, and bumps `metadata.generation` on non-status changes.
  *
- * Conversion is strategy None: objects are stored with the storage version's apiVersion
- * and each served version rewrites apiVersion on the way out and in.
+ * Conversion strategy None: objects are stored with the storage version's apiVersion and
+ * each served version rewrites apiVersion on the way out and in. Strategy Webhook: the
+ * definitions carry the CRD's {@link VersionConverter} and the store converts objects
+ * asynchronously on every read and write (src/apiserver/apiextensions/conversion).
  *
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/registry/customresource/strategy.go
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/registry/customresource/status_strategy.go
@@ -15,7 +17,7 @@
 import type { CustomResourceDefinitionNames } from 'kubernetes-types/apiextensions/v1.js';
 import type { CRDVersion, CRSchema, CustomResourceDefinition } from '../../api/apiextensions/v1/customresourcedefinition/types.js';
 import { storageVersion } from '../../api/apiextensions/v1/customresourcedefinition/types.js';
-import type { KObject, Obj, ResourceDefinition, StatusStrategy } from '../../api/resource.js';
+import type { KObject, Obj, ResourceDefinition, StatusStrategy, VersionConverter } from '../../api/resource.js';
 import { failureStatus, StatusError } from '../../apimachinery/errors.js';
 import { customResourcePrinter, parseSimpleJSONPath, valueAt } from './printer.js';
 import { defaultCustomResource, pruneCustomResource, validateCustomResource } from './schema.js';
@@ -46,6 +48,7 @@ function versionDefinition(
   names: CustomResourceDefinitionNames,
   state: CustomResourceServingState,
   multiVersion: boolean,
+  converter: VersionConverter | undefined,
 ): ResourceDefinition {
   const group = crd.spec.group;
   const schema: CRSchema | undefined = v.schema?.openAPIV3Schema;
@@ -127,7 +130,8 @@ function versionDefinition(
   };
   // upstream's key for custom resources: /registry/<group>/<plural>/, whatever the group
   def.storagePrefix = `/registry/${group}/${names.plural}/`;
-  if (multiVersion) {
+  if (converter) def.versionConverter = converter;
+  else if (multiVersion) {
     def.storageConversion = {
       fromStored(o) {
         const c = structuredClone(o);
@@ -170,14 +174,20 @@ function selectableFieldAttrs(v: CRDVersion): ((o: Obj) => Record<string, string
 /**
  * The definitions of every served version of `crd`, named by `names` (the accepted names).
  * @param state shared with the CRD controller (terminating flag)
+ * @param converter the CRD's conversion webhook (strategy Webhook), shared by its versions
  */
-export function customResourceDefinitions(crd: CustomResourceDefinition, names: CustomResourceDefinitionNames, state: CustomResourceServingState): ResourceDefinition[] {
+export function customResourceDefinitions(
+  crd: CustomResourceDefinition,
+  names: CustomResourceDefinitionNames,
+  state: CustomResourceServingState,
+  converter?: VersionConverter,
+): ResourceDefinition[] {
   const versions = crd.spec.versions ?? [];
   const multi = versions.length > 1;
-  return versions.filter((v) => v.served).map((v) => versionDefinition(crd, v, names, state, multi));
+  return versions.filter((v) => v.served).map((v) => versionDefinition(crd, v, names, state, multi, converter));
 }
 
 /** What of a CRD changes how it is served (a change re-installs its resources). */
 export function servingFingerprint(crd: CustomResourceDefinition, names: CustomResourceDefinitionNames): string {
-  return JSON.stringify([crd.spec.scope, crd.spec.versions, names]);
+  return JSON.stringify([crd.spec.scope, crd.spec.versions, names, crd.spec.conversion ?? null]);
 }

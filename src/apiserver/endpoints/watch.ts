@@ -75,10 +75,35 @@ export async function serveWatch(store: Store, storage: Storage, ns: string, p: 
   let lastRV = 0;
   // in-process watchers (the loopback transport) take the cache's shared object itself
   const writeShared = asTable ? undefined : res.writeWatchEvent?.bind(res);
-  const send = (type: EvType, o: CachedObject): void => {
-    if (res.closed) return;
+  const write = (type: EvType, o: CachedObject): void => {
     if (writeShared !== undefined) writeShared(type, o.shared());
     else res.write(`{"type":"${type}","object":${encodeObject(o)}}\n`);
+  };
+  // With a version converter (CRD conversion webhooks) every event's object is converted
+  // before it is written, one after the other so the order stays; a failed conversion ends
+  // the stream, as upstream's watch handler does when an event cannot be encoded.
+  const converts = store.converter !== undefined;
+  let queue: Promise<void> = Promise.resolve();
+  const inOrder = (step: () => void | Promise<void>): void => {
+    queue = queue.then(async () => {
+      if (res.closed) return;
+      try {
+        await step();
+      } catch {
+        if (!res.closed) res.end();
+      }
+    });
+  };
+  const send = (type: EvType, o: CachedObject): void => {
+    if (res.closed) return;
+    if (!converts) {
+      write(type, o);
+      return;
+    }
+    inOrder(async () => {
+      const served = await store.served(o);
+      if (!res.closed) write(type, served);
+    });
   };
   const handle = (ev: CacheEvent): void => {
     if (ev.rv <= lastRV) return;
@@ -103,6 +128,11 @@ export async function serveWatch(store: Store, storage: Storage, ns: string, p: 
   let stopStorageWatch: (() => void) | undefined;
 
   const sendBookmark = (rv: number, initialEnd = false): void => {
+    if (res.closed) return;
+    if (converts) inOrder(() => writeBookmark(rv, initialEnd));
+    else writeBookmark(rv, initialEnd);
+  };
+  const writeBookmark = (rv: number, initialEnd: boolean): void => {
     if (res.closed) return;
     const meta: Record<string, unknown> = { resourceVersion: String(rv) };
     if (initialEnd) meta.annotations = { 'k8s.io/initial-events-end': 'true' };

@@ -10,7 +10,7 @@
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/registry/generic/registry/store.go
  */
 import type { RequestMarks } from '../../trace/request-marks.js';
-import type { Obj, ResourceDefinition, StatusStrategy, StrategyContext, UserInfo, ObjectLookup } from '../../api/resource.js';
+import type { Obj, ResourceDefinition, StatusStrategy, StrategyContext, UserInfo, ObjectLookup, VersionConverter } from '../../api/resource.js';
 import { StatusError, newAlreadyExists, newBadRequest, newConflict, newInvalid, newNotFound, newResourceExpired, newGone } from '../../apimachinery/errors.js';
 import { Path, type FieldError } from '../../apimachinery/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation.js';
@@ -140,6 +140,13 @@ export class Store {
   private readonly encodeFull: (obj: Obj) => EncodedObject;
   /** an object being written → upstream's member order and zero-valued required fields (built-in kinds) */
   private readonly wire: WireShaper;
+  /**
+   * the definition's asynchronous converter (CRD conversion webhooks): the watch cache then
+   * holds objects as stored and every read, write and watch event converts (see {@link served})
+   */
+  readonly converter: VersionConverter | undefined;
+  /** `<group>/<version>` of the served objects */
+  readonly apiVersion: string;
 
   constructor(def: ResourceDefinition, opts: StoreOptions) {
     this.def = def;
@@ -148,6 +155,8 @@ export class Store {
     this.admission = opts.admission;
     this.lookup = opts.lookup;
     this.prefix = opts.keyPrefix ?? def.storagePrefix ?? storageKeyPrefix(def.group, def.resource);
+    this.converter = def.versionConverter;
+    this.apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
     const conv = def.storageConversion;
     this.decode = conv
       ? (k, v, r) => {
@@ -214,7 +223,46 @@ export class Store {
     else await this.cache.sync();
     const o = this.cache.get(this.key(ns, name));
     if (!o) throw newNotFound(this.groupResource, name);
-    return o;
+    return this.converter === undefined ? o : this.served(o);
+  }
+
+  /**
+   * `o` (as the watch cache holds it) in this store's version: `o` itself without a
+   * {@link converter} or when it is in that version already, else converted.
+   * @throws StatusError 500 when the conversion fails
+   */
+  async served(o: CachedObject): Promise<CachedObject> {
+    const c = this.converter;
+    if (c === undefined || o.obj.apiVersion === this.apiVersion) return o;
+    const [obj] = await c.convert([o.obj], this.apiVersion);
+    return new CachedObject(o.key, obj!, o.rv);
+  }
+
+  /** {@link served} for many objects, converted in one call (upstream converts a list at once). */
+  private async servedAll(items: CachedObject[]): Promise<CachedObject[]> {
+    const c = this.converter;
+    if (c === undefined) return items;
+    const idx: number[] = [];
+    for (let i = 0; i < items.length; i++) if (items[i]!.obj.apiVersion !== this.apiVersion) idx.push(i);
+    if (idx.length === 0) return items;
+    const conv = await c.convert(
+      idx.map((i) => items[i]!.obj),
+      this.apiVersion,
+      this.def.listKind,
+    );
+    const out = items.slice();
+    idx.forEach((i, n) => {
+      out[i] = new CachedObject(items[i]!.key, conv[n]!, items[i]!.rv);
+    });
+    return out;
+  }
+
+  /** An object of this store's version in the storage version (unchanged without a converter). */
+  private async toStorage(obj: Obj): Promise<Obj> {
+    const c = this.converter;
+    if (c === undefined || obj.apiVersion === c.storageAPIVersion) return obj;
+    const [stored] = await c.convert([obj], c.storageAPIVersion);
+    return stored!;
   }
 
   /** Reads without waiting for freshness; undefined when absent (internal use). */
@@ -241,7 +289,8 @@ export class Store {
       else await this.cache.sync();
       const all = this.cache.list(this.listPrefix(ns));
       const items = filter.empty ? all : all.filter((o) => filter.matches(o));
-      return { items, resourceVersion: this.cache.resourceVersion };
+      const resourceVersion = this.cache.resourceVersion;
+      return { items: this.converter === undefined ? items : await this.servedAll(items), resourceVersion };
     }
     // paginated: from storage at one revision
     let revision = 0;
@@ -297,7 +346,7 @@ export class Store {
       if (e instanceof FutureRevisionError) throw newTimeoutTooLarge(e.requested, e.current);
       throw e;
     }
-    const res: ListResult = { items, resourceVersion: revision };
+    const res: ListResult = { items: this.converter === undefined ? items : await this.servedAll(items), resourceVersion: revision };
     if (more && lastKey) {
       res.continue = encodeContinue(revision, lastKey, prefix);
       if (filter.empty) res.remainingItemCount = remaining;
@@ -362,13 +411,14 @@ export class Store {
     if (wc.dryRun) return new CachedObject(this.key(ns, meta.name!), obj, 0);
     const key = this.key(ns, meta.name!);
     try {
-      const enc = this.encodeFull(obj);
+      const storedObj = this.converter === undefined ? obj : await this.toStorage(obj);
+      const enc = this.encodeFull(storedObj);
       wc.trace?.committing(obj);
-      const kv = await this.write(key, obj, enc, (v) => this.storage.create(key, v, this.writeOpts));
-      const stored = this.adopt(key, obj, kv.modRevision, enc);
+      const kv = await this.write(key, storedObj, enc, (v) => this.storage.create(key, v, this.writeOpts));
+      const stored = this.adopt(key, storedObj, kv.modRevision, enc);
       const afterCreate = def.hooks?.afterCreate;
       if (afterCreate !== undefined) await afterCreate(obj, sctx);
-      return stored;
+      return this.converter === undefined ? stored : await this.served(stored);
     } catch (e) {
       wc.trace?.aborted();
       if (e instanceof KeyExistsError) throw newAlreadyExists(this.groupResource, meta.name!);
@@ -475,8 +525,10 @@ export class Store {
         obj.metadata.name = name;
         return { obj: await this.create(ns, obj, wc), created: true };
       }
-      const old = current.obj;
-      let obj = await tryUpdate(current.clone());
+      // with a converter the cache holds the stored form: the update works on this version's
+      const served = this.converter === undefined ? current : await this.served(current);
+      const old = served.obj;
+      let obj = await tryUpdate(served.clone());
       const meta = obj.metadata;
       if (meta.name !== undefined && meta.name !== name) {
         throw newBadRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
@@ -545,9 +597,14 @@ export class Store {
       // no-op updates are not written (upstream compares the encoded bytes, which are in
       // Go struct order: here the same members may come in another order), and changes of
       // managedFields timestamps alone are no changes (IgnoreManagedFieldsTimestampsTransformer)
-      if (equalIgnoringManagedFieldsTimestamps(obj, old)) return { obj: current, created: false };
+      // (an object stored in an older version is written again: upstream compares the encoded
+      // bytes, so a no-op update migrates it to the storage version)
+      if (equalIgnoringManagedFieldsTimestamps(obj, old) && (this.converter === undefined || current.obj.apiVersion === this.converter.storageAPIVersion)) {
+        return { obj: served, created: false };
+      }
       obj = this.wire(obj);
-      const enc = this.encodeFull(obj);
+      const storedObj = this.converter === undefined ? obj : await this.toStorage(obj);
+      const enc = this.encodeFull(storedObj);
       if (wc.dryRun) return { obj: new CachedObject(key, obj, current.rv), created: false };
       // finalizers emptied on an object being deleted with zero grace: remove it now
       const finalize =
@@ -561,8 +618,9 @@ export class Store {
           return { obj: new CachedObject(key, obj, kv.modRevision), created: false };
         }
         const rev = current.rv;
-        const kv = await this.write(key, obj, enc, (v) => this.storage.update(key, v, rev, this.writeOpts));
-        return { obj: this.adopt(key, obj, kv.modRevision, enc), created: false };
+        const kv = await this.write(key, storedObj, enc, (v) => this.storage.update(key, v, rev, this.writeOpts));
+        const adopted = this.adopt(key, storedObj, kv.modRevision, enc);
+        return { obj: this.converter === undefined ? adopted : await this.served(adopted), created: false };
       } catch (e) {
         if (e instanceof RevisionMismatchError) {
           if (rv) throw newConflict(this.groupResource, name);
@@ -615,6 +673,15 @@ export class Store {
    * finalizers keep the object until they are removed.
    */
   async delete(ns: string, name: string, p: DeleteParams, wc: WriteContext): Promise<DeleteResult> {
+    const r = await this.deleteStored(ns, name, p, wc);
+    const c = this.converter;
+    if (c === undefined || r.obj.apiVersion === this.apiVersion) return r;
+    const [obj] = await c.convert([r.obj], this.apiVersion);
+    return { obj: obj!, deleted: r.deleted };
+  }
+
+  /** {@link delete} on the object as stored (the result is converted by the caller). */
+  private async deleteStored(ns: string, name: string, p: DeleteParams, wc: WriteContext): Promise<DeleteResult> {
     const def = this.def;
     const key = this.key(ns, name);
     const sctx = this.ctxFor(wc.user, ns, wc.now);
@@ -630,7 +697,8 @@ export class Store {
       if (pre?.resourceVersion && pre.resourceVersion !== String(current.rv)) {
         throw newConflict(this.groupResource, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.rv}`);
       }
-      const attrs = this.admissionAttributes('DELETE', undefined, old, ns, wc, '', p);
+      const oldServed = this.admission && this.converter ? (await this.served(current)).obj : old;
+      const attrs = this.admissionAttributes('DELETE', undefined, oldServed, ns, wc, '', p);
       if (attrs !== undefined) {
         await this.admission!.admit(attrs);
         await this.admission!.validate(attrs);

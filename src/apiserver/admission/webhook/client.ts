@@ -43,8 +43,23 @@ export class CallFailure extends Error {
   }
 }
 
+/** Client credentials towards one webhook host (upstream AuthenticationInfoResolver's rest.Config). */
+export interface HookCredentials {
+  /** bearer token */
+  token?: string;
+  /** PEM client certificate and key */
+  cert?: string;
+  key?: string;
+}
+
 export interface CallOptions {
   timeoutSeconds: number;
+  /**
+   * the credentials for a webhook host (`name.namespace.svc` for service references, the
+   * URL's host otherwise) and port, from `--admission-control-config-file`; none = no
+   * client credentials
+   */
+  credentials?: (host: string, port: number) => HookCredentials | undefined;
   /** resolves a service reference to an endpoint (required for `service` configs) */
   resolve?: (namespace: string, name: string, port: number) => Promise<ResolvedEndpoint>;
 }

@@ -66,12 +66,6 @@ function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** k8ts serves every version with conversion None; a Webhook strategy is said so to the client. */
-function conversionWarnings(crd: CustomResourceDefinition): string[] {
-  if (crd.spec?.conversion?.strategy !== 'Webhook') return [];
-  return ['spec.conversion.strategy: Webhook conversion is not supported by k8ts; versions are served with strategy None (only apiVersion differs)'];
-}
-
 /**
  * The apiextensions.k8s.io/v1 CustomResourceDefinition resource (cluster-scoped, with a
  * status subresource). Serving the custom resources a CRD defines is the business of
@@ -116,9 +110,6 @@ export const customResourceDefinitionDefinition: ResourceDefinition<CustomResour
     crd.status = structuredClone(old.status);
     addStorageVersion(crd);
   },
-
-  warningsOnCreate: (crd) => conversionWarnings(crd),
-  warningsOnUpdate: (crd) => conversionWarnings(crd),
 
   validate: (crd) => validateCustomResourceDefinition(crd),
   validateUpdate: (crd, old) => validateCustomResourceDefinitionUpdate(crd, old),

@@ -156,10 +156,4 @@ describe('CustomResourceDefinition strategy', () => {
     );
     assert.equal(def.deleteStep!(o, {}, new Date()).kind, 'delete');
   });
-
-  it('warns that Webhook conversion is served as None', () => {
-    const c = crd((x) => (x.spec.conversion = { strategy: 'Webhook', webhook: { clientConfig: { url: 'https://conv.example.com' }, conversionReviewVersions: ['v1'] } }));
-    assert.match(def.warningsOnCreate!(c, ctx).join(), /Webhook conversion is not supported by k8ts/);
-    assert.deepEqual(def.warningsOnCreate!(crd(), ctx), []);
-  });
 });

@@ -4,7 +4,7 @@
  * group (`should be a domain with at least one dot`), scope, versions (`must have exactly
  * one version marked as storage version`, `schemas are required`), structural schemas
  * (`must not be empty for specified object fields` …), subresources, printer columns,
- * conversion (None only is served; Webhook is validated but not supported by k8ts),
+ * conversion (None, or Webhook with its client configuration and review versions),
  * stored versions, and the API approval annotation for protected groups.
  *
  * @see https://github.com/kubernetes/apiextensions-apiserver/blob/v0.32.0/pkg/apis/apiextensions/validation/validation.go
