@@ -34,7 +34,7 @@ import { CustomResourceDefinitionController } from './apiextensions/controller.j
 import { WebhookConverter } from './apiextensions/conversion/webhook-converter.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/v1/customresourcedefinition/types.js';
 import type { HookCredentials } from './admission/webhook/client.js';
-import { resolveServiceEndpoint } from './admission/webhook/service-resolver.js';
+import { resolveServiceEndpoint, storeServiceLookup } from './util/service-resolver.js';
 import { installExpressionCompiler } from './admission/policy/expressions.js';
 import { installRuleCompiler } from './apiextensions/rule-compile.js';
 import { APIServerMetrics } from './metrics/metrics.js';
@@ -274,7 +274,7 @@ export class APIServer implements StoreLookup {
   /** The conversion webhook client of a CRD with `spec.conversion.strategy: Webhook`. */
   conversionWebhook(crd: CustomResourceDefinition): WebhookConverter {
     return new WebhookConverter(crd, {
-      resolve: (ns, name, port) => resolveServiceEndpoint(this.lookup, ns, name, port),
+      resolve: (ns, name, port) => resolveServiceEndpoint(storeServiceLookup(this.lookup), ns, name, port),
       credentials: this.opts.webhookCredentials,
     });
   }

@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Endpoints, Service } from 'kubernetes-types/core/v1.js';
+import type { Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import { Discovery } from '../discovery.js';
 import { groupVersionOfPath } from './aggregator.js';
 import { convertLegacyResources } from './discovery.js';
 import { dialErrorText, setAuthProxyHeaders } from './proxy.js';
-import { resolveEndpoint } from './resolver.js';
+import { resolveServiceEndpoint } from '../util/service-resolver.js';
 import { authenticationConfigMapData } from './authentication-configmap.js';
 
 test('front-proxy headers replace what the client sent; extra keys are escaped', () => {
@@ -28,25 +29,28 @@ test('paths routed by the aggregator: /apis/<group>/<version>[/…] only', () =>
   assert.equal(groupVersionOfPath('/apis'), undefined);
 });
 
-test('service resolution: endpoints of ClusterIP services by port name, ExternalName as is, upstream errors', () => {
+test('service resolution: ready EndpointSlice endpoints of ClusterIP services by port name, ExternalName as is, upstream errors', async () => {
   const services: Record<string, Service> = {
     svc: { spec: { type: 'ClusterIP', ports: [{ name: 'https', port: 443 }] } },
     ext: { spec: { type: 'ExternalName', externalName: 'backend.example.com' } },
     none: { spec: { ports: [{ port: 443 }] } },
   };
-  const endpoints: Record<string, Endpoints> = {
-    svc: { subsets: [{ addresses: [{ ip: '10.42.0.7' }], ports: [{ name: 'https', port: 8443 }] }] },
-    none: { subsets: [] },
-  };
-  const l = { service: (_: string, n: string) => services[n], endpoints: (_: string, n: string) => endpoints[n] };
-  assert.deepEqual(
-    resolveEndpoint(l, 'ns', 'svc', 443, () => 0),
-    { host: '10.42.0.7', port: 8443 },
-  );
-  assert.deepEqual(resolveEndpoint(l, 'ns', 'ext', 6443), { host: 'backend.example.com', port: 6443 });
-  assert.throws(() => resolveEndpoint(l, 'ns', 'svc', 80), /^Error: no service port 80 found for service "svc"$/);
-  assert.throws(() => resolveEndpoint(l, 'ns', 'none', 443), /^Error: no endpoints available for service "none"$/);
-  assert.throws(() => resolveEndpoint(l, 'ns', 'gone', 443), /^Error: service "gone" not found$/);
+  const slice = (svc: string, endpoints: EndpointSlice['endpoints'], ports: EndpointSlice['ports']): EndpointSlice => ({
+    addressType: 'IPv4',
+    metadata: { name: `${svc}-x`, namespace: 'ns', labels: { 'kubernetes.io/service-name': svc } },
+    endpoints,
+    ports,
+  });
+  const slices = [
+    slice('svc', [{ addresses: ['10.42.0.9'], conditions: { ready: false } }, { addresses: ['10.42.0.7'] }], [{ name: 'https', port: 8443 }]),
+    slice('none', [{ addresses: ['10.42.0.8'], conditions: { ready: false } }], [{ port: 443 }]),
+  ];
+  const l = { service: (_: string, n: string) => services[n], endpointSlices: () => slices };
+  assert.deepEqual(await resolveServiceEndpoint(l, 'ns', 'svc', 443, () => 0), { host: '10.42.0.7', port: 8443 });
+  assert.deepEqual(await resolveServiceEndpoint(l, 'ns', 'ext', 6443), { host: 'backend.example.com', port: 6443 });
+  await assert.rejects(resolveServiceEndpoint(l, 'ns', 'svc', 80), /^ResolveError: no service port 80 found for service "svc"$/);
+  await assert.rejects(resolveServiceEndpoint(l, 'ns', 'none', 443), /^ResolveError: no endpoints available for service "none"$/);
+  await assert.rejects(resolveServiceEndpoint(l, 'ns', 'gone', 443), /^ResolveError: service "gone" not found$/);
 });
 
 test('dial errors read as Go writes them', () => {

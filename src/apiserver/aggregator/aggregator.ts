@@ -5,11 +5,13 @@
  * process without a store (metrics.k8s.io) are handed to their local handler; everything
  * else stays with the API server's own stores. Around it run the availability controller
  * (./availability.ts) and the discovery manager (./discovery.ts), on informers of
- * APIServices, Services and Endpoints.
+ * APIServices, Services, Endpoints (availability) and EndpointSlices (the shared service
+ * resolver, src/apiserver/util/service-resolver.ts).
  *
  * @see https://github.com/kubernetes/kube-aggregator/blob/v0.32.0/pkg/apiserver/apiserver.go
  */
 import type { Endpoints, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
 import type { APIService } from '../../api/apiregistration/v1/apiservice/strategy.js';
 import type { KObject, UserInfo } from '../../api/resource.js';
 import { Informer } from '../../client/informer.js';
@@ -22,7 +24,7 @@ import { AvailableConditionController } from './availability.js';
 import { DiscoveryManager } from './discovery.js';
 import { type BackendTarget, backendGet, type ProxyClientCert, proxyError, proxyRequest, proxyUpgrade } from './proxy.js';
 import { APISERVICES } from './resources.js';
-import { resolveEndpoint, type ServiceLookup } from './resolver.js';
+import { resolveServiceEndpoint, type ServiceLookup } from '../util/service-resolver.js';
 
 /** The identity the aggregator's own discovery requests carry. */
 const AGGREGATOR_USER: UserInfo = { username: 'system:kube-aggregator', groups: ['system:masters'] };
@@ -57,6 +59,7 @@ export class Aggregator {
   private apiServices?: Informer<APIService>;
   private services?: Informer<Service & KObject>;
   private endpoints?: Informer<Endpoints & KObject>;
+  private endpointSlices?: Informer<EndpointSlice & KObject>;
   private availability?: AvailableConditionController;
   private discoveryManager?: DiscoveryManager;
 
@@ -86,13 +89,16 @@ export class Aggregator {
     this.apiServices = new Informer<APIService>(client, APISERVICES);
     this.services = new Informer<Service & KObject>(client, R.services);
     this.endpoints = new Informer<Endpoints & KObject>(client, R.endpoints);
-    for (const i of [this.apiServices, this.services, this.endpoints]) i.start();
-    await Promise.all([this.apiServices.waitForSync(), this.services.waitForSync(), this.endpoints.waitForSync()]);
+    this.endpointSlices = new Informer<EndpointSlice & KObject>(client, R.endpointslices);
+    const informers = [this.apiServices, this.services, this.endpoints, this.endpointSlices];
+    for (const i of informers) i.start();
+    await Promise.all(informers.map((i) => i.waitForSync()));
     this.availability = new AvailableConditionController({
       client,
       apiServices: this.apiServices,
       services: this.services,
       endpoints: this.endpoints,
+      resolver: this.lookup(),
       proxyClient: this.o.proxyClient,
       clock: this.o.clock,
       resyncMs: this.o.availabilityResyncMs,
@@ -103,7 +109,7 @@ export class Aggregator {
       this.apiServices,
       async (a, path, accept) => {
         if (!isAvailable(a)) return { status: 503, contentType: 'text/plain; charset=utf-8', body: 'service unavailable\n' };
-        return backendGet(this.target(a), this.o.proxyClient, path, AGGREGATOR_USER, accept);
+        return backendGet(await this.target(a), this.o.proxyClient, path, AGGREGATOR_USER, accept);
       },
       this.o.clock,
     );
@@ -113,20 +119,23 @@ export class Aggregator {
   stop(): void {
     this.availability?.stop();
     this.discoveryManager?.stop();
-    for (const i of [this.apiServices, this.services, this.endpoints]) i?.stop();
+    for (const i of [this.apiServices, this.services, this.endpoints, this.endpointSlices]) i?.stop();
   }
 
   private lookup(): ServiceLookup {
-    return { service: (ns, n) => this.services?.getByName(ns, n), endpoints: (ns, n) => this.endpoints?.getByName(ns, n) };
+    return {
+      service: (ns, n) => this.services?.getByName(ns, n),
+      endpointSlices: (ns) => (this.endpointSlices?.list() ?? []).filter((s) => s.metadata?.namespace === ns),
+    };
   }
 
   /**
    * The backend of an APIService with a Service.
    * @throws ResolveError when the Service has no usable endpoint
    */
-  private target(a: APIService): BackendTarget {
+  private async target(a: APIService): Promise<BackendTarget> {
     const s = a.spec!.service!;
-    const loc = resolveEndpoint(this.lookup(), s.namespace ?? '', s.name ?? '', s.port ?? 443);
+    const loc = await resolveServiceEndpoint(this.lookup(), s.namespace ?? '', s.name ?? '', s.port ?? 443);
     const ca = a.spec?.caBundle ? Buffer.from(a.spec.caBundle, 'base64').toString('utf8') : undefined;
     return { host: loc.host, port: loc.port, ca, insecureSkipTLSVerify: a.spec?.insecureSkipTLSVerify ?? false, serverName: `${s.name}.${s.namespace}.svc` };
   }
@@ -140,7 +149,7 @@ export class Aggregator {
     if (!user) return proxyError(res, 'missing user', 500);
     let target: BackendTarget;
     try {
-      target = this.target(a);
+      target = await this.target(a);
     } catch {
       // upstream: a Service that resolves to no endpoint is `service unavailable` too
       return proxyError(res, 'service unavailable', 503);

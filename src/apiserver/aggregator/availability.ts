@@ -31,7 +31,7 @@ import type { Client } from '../../client/types.js';
 import { type Clock, realClock, type TimerHandle } from '../../util/clock.js';
 import { dialErrorText, type ProxyClientCert } from './proxy.js';
 import { KeyQueue } from './queue.js';
-import { hostPort, resolveEndpoint } from './resolver.js';
+import { hostPort, resolveServiceEndpoint, type ServiceLookup } from '../util/service-resolver.js';
 import { APISERVICES } from './resources.js';
 
 /** Upstream's resync of every APIService, ms. */
@@ -44,6 +44,8 @@ export interface AvailabilityOptions {
   apiServices: Informer<APIService>;
   services: Informer<Service & KObject>;
   endpoints: Informer<Endpoints & KObject>;
+  /** where the discovery check goes (the shared service resolver's lookup) */
+  resolver: ServiceLookup;
   proxyClient: ProxyClientCert;
   clock?: Clock;
   /** resync period, ms (default 30 000) */
@@ -173,7 +175,7 @@ export class AvailableConditionController {
     }
     let error: string | undefined;
     try {
-      const to = resolveEndpoint({ service: (n, s) => this.o.services.getByName(n, s), endpoints: (n, s) => this.o.endpoints.getByName(n, s) }, ns, svcName, port);
+      const to = await resolveServiceEndpoint(this.o.resolver, ns, svcName, port);
       const spec = apiService.spec!;
       const path = name === 'v1.' ? `/api/${spec.version}` : `/apis/${spec.group}/${spec.version}`;
       error = await discoveryCheck(to.host, to.port, path, this.o.proxyClient);

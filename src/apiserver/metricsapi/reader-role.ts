@@ -11,8 +11,9 @@
 import type { ClusterRole } from 'kubernetes-types/rbac/v1.js';
 import { isAlreadyExists } from '../../apimachinery/errors.js';
 import type { Client } from '../../client/types.js';
+import type { KObject } from '../../api/resource.js';
 
-const CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles' };
+const CLUSTER_ROLES = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false };
 
 /** The role as metrics-server's manifest defines it. */
 export function aggregatedMetricsReaderRole(): ClusterRole {
@@ -38,7 +39,7 @@ export function aggregatedMetricsReaderRole(): ClusterRole {
  */
 export async function ensureAggregatedMetricsReader(client: Client): Promise<void> {
   try {
-    await client.create(CLUSTER_ROLES, '', aggregatedMetricsReaderRole());
+    await client.create(CLUSTER_ROLES, '', aggregatedMetricsReaderRole() as ClusterRole & KObject);
   } catch (e) {
     if (!isAlreadyExists(e)) throw e;
   }

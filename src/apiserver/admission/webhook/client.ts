@@ -3,7 +3,7 @@
  * webhook client (client-go's REST client configured by util/webhook.ClientManager):
  *  - `clientConfig.url` as given (`https://host[:port]/path`, port 443 by default), or
  *    `clientConfig.service`: `https://<name>.<namespace>.svc:<port><path>`, dialled at an
- *    endpoint of the Service (see service-resolver.ts) with TLS verifying that name;
+ *    endpoint of the Service (src/apiserver/util/service-resolver.ts) with TLS verifying that name;
  *  - the server certificate verified against `caBundle` (PEM, base64 in the object), or
  *    the system roots without one; no client certificate is presented (upstream's
  *    `--admission-control-config-file` kubeconfig credentials are not implemented);
@@ -22,7 +22,7 @@ import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import type { PeerCertificate } from 'node:tls';
 import { failureStatus, newBadRequest, type Status, StatusError, type StatusReason } from '../../../apimachinery/errors.js';
-import type { ResolvedEndpoint } from './service-resolver.js';
+import type { ResolvedEndpoint } from '../../util/service-resolver.js';
 
 /** admissionregistration.k8s.io/v1 WebhookClientConfig (and apiextensions' one). */
 export interface HookClientConfig {

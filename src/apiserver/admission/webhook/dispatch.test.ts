@@ -17,7 +17,7 @@ import type { DispatchContext } from './dispatcher.js';
 import { EquivalentResources } from './equivalence.js';
 import { WebhookMetrics } from './metrics.js';
 import { dispatchMutating } from './mutating.js';
-import { resolveServiceEndpoint } from './service-resolver.js';
+import { resolveServiceEndpoint, storeServiceLookup } from '../../util/service-resolver.js';
 import { accessorsOf, type WebhookAccessor } from './source.js';
 import { dispatchValidating } from './validating.js';
 
@@ -204,9 +204,9 @@ describe('webhook dispatch', () => {
         { addresses: ['127.0.0.1'], conditions: { ready: true } },
       ],
     } as KObject);
-    assert.deepEqual(await resolveServiceEndpoint(lookup, 'hooks', 'webhook', 443), { host: '127.0.0.1', port: server.port });
-    await assert.rejects(resolveServiceEndpoint(lookup, 'hooks', 'webhook', 8443), /^StatusError: no service port 8443 found for service "webhook"$/);
-    await assert.rejects(resolveServiceEndpoint(lookup, 'hooks', 'nope', 443), /^StatusError: service "nope" not found$/);
+    assert.deepEqual(await resolveServiceEndpoint(storeServiceLookup(lookup), 'hooks', 'webhook', 443), { host: '127.0.0.1', port: server.port });
+    await assert.rejects(resolveServiceEndpoint(storeServiceLookup(lookup), 'hooks', 'webhook', 8443), /^ResolveError: no service port 8443 found for service "webhook"$/);
+    await assert.rejects(resolveServiceEndpoint(storeServiceLookup(lookup), 'hooks', 'nope', 443), /^ResolveError: service "nope" not found$/);
     // the test server's certificate names 127.0.0.1 only: the service name does not verify
     const svc = base('svc', { clientConfig: { service: { namespace: 'hooks', name: 'webhook', path: '/svc', port: 443 }, caBundle: server.caBundle } });
     await assert.rejects(

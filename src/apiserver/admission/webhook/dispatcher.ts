@@ -21,7 +21,7 @@ import { CallingWebhookError, newDryRunUnsupported, toStatusErr, WebhookRejectio
 import { admissionReview, type GroupVersionKind, reviewVersion, type VerifiedResponse, verifyAdmissionResponse } from './review.js';
 import { evaluateMatchConditions } from './match-conditions.js';
 import { ruleMatches, type RuleAttributes } from './rules.js';
-import { resolveServiceEndpoint } from './service-resolver.js';
+import { resolveServiceEndpoint, storeServiceLookup } from '../../util/service-resolver.js';
 import type { ParsedSelector, WebhookAccessor } from './source.js';
 import type { WebhookMetrics } from './metrics.js';
 
@@ -214,7 +214,7 @@ export async function callHook(inv: Invocation, v: VersionedAttributes, a: Admis
   try {
     answer = await postJSON(h.clientConfig as HookClientConfig, JSON.stringify(body), {
       timeoutSeconds: h.timeoutSeconds ?? 10,
-      resolve: (ns, svc, port) => resolveServiceEndpoint(ctx.lookup, ns, svc, port),
+      resolve: (ns, svc, port) => resolveServiceEndpoint(storeServiceLookup(ctx.lookup), ns, svc, port),
     });
   } catch (e) {
     if (e instanceof CallFailure) throw new CallingWebhookError(name, `failed to call webhook: ${e.message}`, e.status);

@@ -24,7 +24,6 @@ import { failureStatus, StatusError } from '../../../apimachinery/errors.js';
 import { aggregateFieldErrors } from '../../../apimachinery/field-errors.js';
 import { validateAnnotations, validateLabels } from '../../../apimachinery/validation.js';
 import { type CallOptions, type HookClientConfig, postJSON } from '../../admission/webhook/client.js';
-import type { ResolvedEndpoint } from '../../admission/webhook/service-resolver.js';
 
 /** The conversion webhook client's timeout (upstream's webhook client default). */
 export const CONVERSION_TIMEOUT_SECONDS = 30;
