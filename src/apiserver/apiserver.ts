@@ -33,7 +33,6 @@ import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.j
 import { CustomResourceDefinitionController } from './apiextensions/controller.js';
 import { WebhookConverter } from './apiextensions/conversion/webhook-converter.js';
 import type { CustomResourceDefinition } from '../api/apiextensions/v1/customresourcedefinition/types.js';
-import type { HookCredentials } from './admission/webhook/client.js';
 import { resolveServiceEndpoint, storeServiceLookup } from './util/service-resolver.js';
 import { installExpressionCompiler } from './admission/policy/expressions.js';
 import { installRuleCompiler } from './apiextensions/rule-compile.js';
@@ -127,8 +126,6 @@ export interface APIServerOptions {
   eventTTLSeconds?: number;
   /** the pod creation trace of pod creates (src/trace); none = nothing traced */
   requestTracer?: RequestTracer;
-  /** client credentials towards webhook hosts (`--admission-control-config-file`), used by CRD conversion webhooks */
-  webhookCredentials?: (host: string, port: number) => HookCredentials | undefined;
 }
 
 /**
@@ -271,11 +268,13 @@ export class APIServer implements StoreLookup {
     return st;
   }
 
-  /** The conversion webhook client of a CRD with `spec.conversion.strategy: Webhook`. */
+  /**
+   * The conversion webhook client of a CRD with `spec.conversion.strategy: Webhook` (no
+   * client credentials: upstream's conversion webhooks do not use the admission kubeconfig).
+   */
   conversionWebhook(crd: CustomResourceDefinition): WebhookConverter {
     return new WebhookConverter(crd, {
       resolve: (ns, name, port) => resolveServiceEndpoint(storeServiceLookup(this.lookup), ns, name, port),
-      credentials: this.opts.webhookCredentials,
     });
   }
 

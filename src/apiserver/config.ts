@@ -26,6 +26,7 @@ import type { EscalationGuard } from '../api/rbac/definitions.js';
 import type { Client } from '../client/types.js';
 import type { Storage } from '../storage/interface.js';
 import { admissionPlugins } from './admission/plugins/index.js';
+import { readAdmissionConfiguration } from './admission/config-file.js';
 import type { PodSecurityOptions } from './admission/plugins/pod-security.js';
 import type { APIServerOptions } from './apiserver.js';
 import { Auditor } from './audit/audit.js';
@@ -76,6 +77,8 @@ export interface ServerConfigOptions {
   /** `--enable-admission-plugins` / `--disable-admission-plugins` (see admission/plugins/index.ts) */
   enableAdmissionPlugins?: string[];
   disableAdmissionPlugins?: string[];
+  /** `--admission-control-config-file` (AdmissionConfiguration; webhook client credentials) */
+  admissionControlConfigFile?: string;
 }
 
 /** The parts of {@link APIServerOptions} the configuration fills. */
@@ -133,7 +136,13 @@ export function buildServerConfig(o: ServerConfigOptions = {}): ServerConfig {
   tokenAuthenticators.push(saTokens, bootstrapTokens);
   const authentication = new Authentication(tokenAuthenticators);
 
-  const admission = admissionPlugins({ authorizer, podSecurity: o.podSecurity, enable: o.enableAdmissionPlugins, disable: o.disableAdmissionPlugins });
+  const admission = admissionPlugins({
+    authorizer,
+    podSecurity: o.podSecurity,
+    enable: o.enableAdmissionPlugins,
+    disable: o.disableAdmissionPlugins,
+    configurations: o.admissionControlConfigFile ? readAdmissionConfiguration(o.admissionControlConfigFile) : undefined,
+  });
   const auditor = o.auditor ?? (o.auditPolicyFile && o.auditLogPath ? Auditor.fromFiles(o.auditPolicyFile, o.auditLogPath) : undefined);
   let encryption: EncryptionConfig | undefined;
   if (o.encryptionProviderConfig) encryption = loadEncryptionConfig(o.encryptionProviderConfig);

@@ -105,6 +105,7 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
   .option('--authorization-mode <modes>', 'comma-separated authorizers: Node,RBAC,AlwaysAllow', 'Node,RBAC')
   .option('--enable-admission-plugins <names>', 'admission plugins to enable besides the default-on ones (comma-separated, kube-apiserver names)')
   .option('--disable-admission-plugins <names>', 'default-on admission plugins to disable (comma-separated, kube-apiserver names)')
+  .option('--admission-control-config-file <file>', 'AdmissionConfiguration: client credentials (kubeConfigFile) of the webhook admission plugins')
   .option('--audit-policy-file <file>', 'audit.k8s.io/v1 Policy')
   .option('--audit-log-path <file>', 'where audit events are written as JSON lines')
   .option('--encryption-provider-config <file>', 'EncryptionConfiguration for Secrets at rest')
@@ -255,6 +256,7 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
       authorizationModes: String(o.authorizationMode).split(',').filter(Boolean) as AuthorizationMode[],
       enableAdmissionPlugins,
       disableAdmissionPlugins,
+      admissionControlConfigFile: o.admissionControlConfigFile ? String(o.admissionControlConfigFile) : undefined,
       auditPolicyFile: o.auditPolicyFile,
       auditLogPath: o.auditLogPath,
       encryptionProviderConfig: o.encryptionProviderConfig,

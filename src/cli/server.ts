@@ -87,6 +87,8 @@ export interface ServerOptions extends RuntimeFlags {
   /** `--enable-admission-plugins` / `--disable-admission-plugins` */
   enableAdmissionPlugins?: string[];
   disableAdmissionPlugins?: string[];
+  /** `--admission-control-config-file` */
+  admissionControlConfigFile?: string;
   auditLogPath?: string;
   /** `--encryption-provider-config` for Secrets at rest */
   encryptionProviderConfig?: string;
@@ -182,6 +184,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     authorizationModes: o.authorizationModes,
     enableAdmissionPlugins: o.enableAdmissionPlugins,
     disableAdmissionPlugins: o.disableAdmissionPlugins,
+    admissionControlConfigFile: o.admissionControlConfigFile,
   });
   const [pki, rawStorage, frontProxy] = await Promise.all([
     ensurePKI(

@@ -20,6 +20,8 @@ import { resourceQuota } from './resource-quota.js';
 import { runtimeClass } from './runtime-class.js';
 import { serviceAccount } from './service-account.js';
 import { webhookAdmission } from '../webhook/plugin.js';
+import { webhookCredentialsFrom } from '../webhook/authentication-info.js';
+import type { PluginConfigurations } from '../config-file.js';
 import { validatingAdmissionPolicy } from './validating-admission-policy.js';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from './storage.js';
 
@@ -110,6 +112,8 @@ export interface AdmissionOptions {
   enable?: readonly string[];
   /** `--disable-admission-plugins`: default-on plugins not to run */
   disable?: readonly string[];
+  /** `--admission-control-config-file`: each plugin's configuration (../config-file.ts) */
+  configurations?: PluginConfigurations;
 }
 
 /** The enabled plugins, plus those that read the API server's stores directly (ResourceQuota writes quota status). */
@@ -181,7 +185,13 @@ export function admissionPlugins(o: AdmissionOptions): Admission {
   if (errs.length) throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
   const on = new Set(enabledPluginNames(o.enable, o.disable));
   const quota = on.has('ResourceQuota') ? resourceQuota() : undefined;
-  const webhooks = on.has('MutatingAdmissionWebhook') || on.has('ValidatingAdmissionWebhook') ? webhookAdmission() : undefined;
+  const webhooks =
+    on.has('MutatingAdmissionWebhook') || on.has('ValidatingAdmissionWebhook')
+      ? webhookAdmission({
+          mutating: webhookCredentialsFrom(o.configurations?.get('MutatingAdmissionWebhook')),
+          validating: webhookCredentialsFrom(o.configurations?.get('ValidatingAdmissionWebhook')),
+        })
+      : undefined;
   const vap = on.has('ValidatingAdmissionPolicy') ? validatingAdmissionPolicy(o.authorizer) : undefined;
   const all: AdmissionPlugin[] = [
     namespaceLifecycle,

@@ -5,8 +5,9 @@
  *    `clientConfig.service`: `https://<name>.<namespace>.svc:<port><path>`, dialled at an
  *    endpoint of the Service (src/apiserver/util/service-resolver.ts) with TLS verifying that name;
  *  - the server certificate verified against `caBundle` (PEM, base64 in the object), or
- *    the system roots without one; no client certificate is presented (upstream's
- *    `--admission-control-config-file` kubeconfig credentials are not implemented);
+ *    the system roots without one; client credentials (bearer token, client certificate,
+ *    basic auth) per webhook host from `--admission-control-config-file`
+ *    (./authentication-info.ts);
  *  - `?timeout=<n>s` on the URL and the call abandoned after `timeoutSeconds`.
  *
  * Failures are thrown as {@link CallFailure} with the text Go's HTTP client and
@@ -50,16 +51,18 @@ export interface HookCredentials {
   /** PEM client certificate and key */
   cert?: string;
   key?: string;
+  /** basic authentication */
+  basic?: { username: string; password: string };
 }
 
 export interface CallOptions {
   timeoutSeconds: number;
   /**
-   * the credentials for a webhook host (`name.namespace.svc` for service references, the
-   * URL's host otherwise) and port, from `--admission-control-config-file`; none = no
-   * client credentials
+   * the credentials for a webhook `host[:port]` (`<name>.<namespace>.svc:<port>` for service
+   * references, the URL's host as written otherwise), from `--admission-control-config-file`;
+   * none = no client credentials
    */
-  credentials?: (host: string, port: number) => HookCredentials | undefined;
+  credentials?: (hostPort: string) => HookCredentials | undefined;
   /** resolves a service reference to an endpoint (required for `service` configs) */
   resolve?: (namespace: string, name: string, port: number) => Promise<ResolvedEndpoint>;
 }
@@ -74,6 +77,8 @@ interface Target {
   path: string;
   /** the name TLS verifies (and sends as SNI unless an IP) */
   serverName: string;
+  /** what the credentials are looked up by (upstream ClientConfigFor / ClientConfigForService) */
+  authTarget: string;
   dial(): Promise<ResolvedEndpoint>;
 }
 
@@ -90,16 +95,17 @@ class RetryOnNewConnection extends Error {}
 const agents = new Map<string, Agent>();
 const MAX_AGENTS = 200;
 
-function agentFor(ca: string): Agent {
-  let a = agents.get(ca);
+function agentFor(ca: string, cred: HookCredentials | undefined): Agent {
+  const key = cred?.cert ? `${ca}\u0000${cred.cert}` : ca;
+  let a = agents.get(key);
   if (!a) {
     if (agents.size >= MAX_AGENTS) {
       const [k, v] = agents.entries().next().value as [string, Agent];
       v.destroy();
       agents.delete(k);
     }
-    a = new Agent({ keepAlive: true, ca: ca || undefined, maxSockets: 100 });
-    agents.set(ca, a);
+    a = new Agent({ keepAlive: true, ca: ca || undefined, cert: cred?.cert, key: cred?.key, maxSockets: 100 });
+    agents.set(key, a);
   }
   return a;
 }
@@ -129,6 +135,7 @@ function targetOf(cc: HookClientConfig, o: CallOptions): Target {
       port,
       path: path || '/',
       serverName,
+      authTarget: `${serverName}:${port}`,
       dial: async () => {
         if (!o.resolve) throw new Error('cannot resolve an empty service name or namespace or port');
         return o.resolve(s.namespace, s.name, port);
@@ -152,6 +159,7 @@ function targetOf(cc: HookClientConfig, o: CallOptions): Target {
     port,
     path: path || '/',
     serverName: host,
+    authTarget: u.host,
     dial: async () => ({ host, port }),
   };
 }
@@ -171,6 +179,8 @@ export async function postJSON(cc: HookClientConfig, body: string, o: CallOption
     throw new CallFailure(prefix + (e instanceof Error ? e.message : String(e)), newBadRequest('error calling webhook'));
   }
   const ca = cc.caBundle ? Buffer.from(cc.caBundle, 'base64').toString('utf8') : '';
+  const cred = o.credentials?.(t.authTarget);
+  const auth = cred?.token ? `Bearer ${cred.token}` : cred?.basic ? `Basic ${Buffer.from(`${cred.basic.username}:${cred.basic.password}`).toString('base64')}` : undefined;
   const send = (): Promise<Answer> =>
     new Promise<Answer>((resolve, reject) => {
       const req = request({
@@ -179,7 +189,7 @@ export async function postJSON(cc: HookClientConfig, body: string, o: CallOption
         method: 'POST',
         path: t.path + `?timeout=${o.timeoutSeconds}s`,
         servername: isIP(t.serverName) ? undefined : t.serverName,
-        agent: agentFor(ca),
+        agent: agentFor(ca, cred),
         signal: deadline,
         headers: {
           host: joinHostPort(t.host, t.port),
@@ -187,6 +197,7 @@ export async function postJSON(cc: HookClientConfig, body: string, o: CallOption
           accept: 'application/json, */*',
           'user-agent': 'kube-apiserver-admission',
           'content-length': Buffer.byteLength(body),
+          ...(auth ? { authorization: auth } : {}),
         },
       });
       let answered = false;

@@ -22,6 +22,7 @@ import { admissionReview, type GroupVersionKind, reviewVersion, type VerifiedRes
 import { evaluateMatchConditions } from './match-conditions.js';
 import { ruleMatches, type RuleAttributes } from './rules.js';
 import { resolveServiceEndpoint, storeServiceLookup } from '../../util/service-resolver.js';
+import type { CredentialResolver } from './authentication-info.js';
 import type { ParsedSelector, WebhookAccessor } from './source.js';
 import type { WebhookMetrics } from './metrics.js';
 
@@ -33,6 +34,8 @@ export interface DispatchContext {
   lookup: ObjectLookup;
   equivalents?: EquivalentResources;
   metrics: WebhookMetrics;
+  /** client credentials per webhook host of each plugin (`--admission-control-config-file`) */
+  credentials?: { mutating?: CredentialResolver; validating?: CredentialResolver };
 }
 
 /** A webhook to call and the version of the resource it is called with. */
@@ -215,6 +218,7 @@ export async function callHook(inv: Invocation, v: VersionedAttributes, a: Admis
     answer = await postJSON(h.clientConfig as HookClientConfig, JSON.stringify(body), {
       timeoutSeconds: h.timeoutSeconds ?? 10,
       resolve: (ns, svc, port) => resolveServiceEndpoint(storeServiceLookup(ctx.lookup), ns, svc, port),
+      credentials: mutating ? ctx.credentials?.mutating : ctx.credentials?.validating,
     });
   } catch (e) {
     if (e instanceof CallFailure) throw new CallingWebhookError(name, `failed to call webhook: ${e.message}`, e.status);

@@ -39,7 +39,11 @@ export interface WebhookAdmission {
   attach(api: WebhookServerAccess): void;
 }
 
-export function webhookAdmission(): WebhookAdmission {
+/**
+ * @param credentials client credentials per webhook host of each plugin, from
+ *   `--admission-control-config-file` (./authentication-info.ts); none = no credentials
+ */
+export function webhookAdmission(credentials?: DispatchContext['credentials']): WebhookAdmission {
   const mutatingSource = new WebhookSource(true);
   const validatingSource = new WebhookSource(false);
   const metrics = new WebhookMetrics();
@@ -52,7 +56,7 @@ export function webhookAdmission(): WebhookAdmission {
     attach(api) {
       mutatingSource.attach(api.store(G, 'mutatingwebhookconfigurations'));
       validatingSource.attach(api.store(G, 'validatingwebhookconfigurations'));
-      ctx = { lookup: api.lookup, equivalents: new EquivalentResources(() => api.definitions), metrics };
+      ctx = { lookup: api.lookup, equivalents: new EquivalentResources(() => api.definitions), metrics, credentials };
       api.metrics.add(...metrics.all());
     },
     mutating: {

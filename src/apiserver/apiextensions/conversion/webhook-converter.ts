@@ -32,8 +32,6 @@ export const CONVERSION_TIMEOUT_SECONDS = 30;
 export interface ConversionDeps {
   /** resolves `clientConfig.service` to an endpoint (see the service resolver) */
   resolve: CallOptions['resolve'];
-  /** credentials per webhook host (the admission configuration's kubeconfig), if any */
-  credentials?: CallOptions['credentials'];
   /** the review's uid (tests) */
   newUID?: () => string;
 }
@@ -99,7 +97,6 @@ export class WebhookConverter implements VersionConverter {
       answer = await postJSON(this.clientConfig, JSON.stringify(review), {
         timeoutSeconds: CONVERSION_TIMEOUT_SECONDS,
         resolve: this.deps.resolve,
-        credentials: this.deps.credentials,
       });
     } catch (e) {
       throw conversionFailure(`conversion webhook for ${inGVK} failed: ${(e as Error).message}`);
