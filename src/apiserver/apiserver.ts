@@ -27,6 +27,7 @@ import type { Handler } from './filters/types.js';
 import { writeError, writeJSON } from './http/respond.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
 import { handleOpenAPI } from './openapi/index.js';
+import type { ExtensionOpenAPI } from './openapi/extensions.js';
 import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
 import { podEphemeralContainers } from './subresources/pod-ephemeralcontainers.js';
@@ -121,7 +122,7 @@ export interface APIServerOptions {
    * `/apis/<group>/<version>` served by an extension API server or a local non-stored
    * API, undefined for what the stores serve
    */
-  aggregator?: { route(url: string): Handler | undefined };
+  aggregator?: { route(url: string): Handler | undefined; readonly openAPI?: ExtensionOpenAPI };
   /** `--event-ttl`: Events (v1 and events.k8s.io/v1) expire this many seconds after their last write; default none */
   eventTTLSeconds?: number;
   /** the pod creation trace of pod creates (src/trace); none = nothing traced */
@@ -410,7 +411,7 @@ export class APIServer implements StoreLookup {
     }
     if (p.startsWith('/healthz/') || p.startsWith('/livez/') || p.startsWith('/readyz/')) return this.health(res, p, query);
     if (p === '/openapi/v3' || p.startsWith('/openapi/v3/') || p.startsWith('/openapi/v2')) {
-      const r = handleOpenAPI(p, query, this.definitions, new Date(), req.headers);
+      const r = handleOpenAPI(p, query, this.definitions, new Date(), req.headers, this.opts.aggregator?.openAPI);
       res.writeHead(r.status, r.headers);
       res.end(r.body);
       return;

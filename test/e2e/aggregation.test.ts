@@ -153,6 +153,30 @@ spec:
     assert.deepEqual(w.stdout.trim().split('\n'), [`flunder.${GROUP}/alpha`, `flunder.${GROUP}/beta`]);
   });
 
+  it('the extension server OpenAPI joins /openapi/v3 and /openapi/v2: kubectl explain knows its kind', async () => {
+    const index = await eventually(
+      async () => {
+        const r = await run(['get', '--raw', '/openapi/v3']);
+        const paths = r.code === 0 ? (JSON.parse(r.stdout) as { paths: Record<string, { serverRelativeURL: string }> }).paths : {};
+        return paths[`apis/${GROUP}/${VERSION}`];
+      },
+      20_000,
+      200,
+    );
+    assert.match(index.serverRelativeURL, new RegExp(`^/openapi/v3/apis/${GROUP.replace(/\./g, '\\.')}/${VERSION}\\?hash=[0-9A-F]{128}$`));
+    assert.ok((JSON.parse(await ok(['get', '--raw', '/openapi/v3'])) as { paths: Record<string, unknown> }).paths['api/v1'], 'the own documents stay');
+    const explain = await ok(['explain', 'flunders.spec']);
+    assert.match(explain, /^KIND:\s+Flunder$/m);
+    assert.match(explain, /^VERSION:\s+v1alpha1$/m);
+    assert.match(explain, /FlunderSpec is what a flunder wants\./);
+    assert.match(explain, /reference\s+<string>\n\s+Reference names another flunder\./);
+    const swagger = JSON.parse(await ok(['get', '--raw', '/openapi/v2'])) as { definitions: Record<string, { description?: string }> };
+    assert.equal(swagger.definitions['com.example.wardle.v1alpha1.Flunder']?.description, 'Flunder is the kind the test extension server serves.');
+    assert.ok(swagger.definitions['io.k8s.api.core.v1.Pod'], 'the own definitions stay');
+    const v2 = await ok(['explain', 'flunders', '--output=plaintext-openapiv2']);
+    assert.match(v2, /Flunder is the kind the test extension server serves\./);
+  });
+
   it('ServiceNotFound and MissingEndpoints with upstream messages', async () => {
     await ok(
       ['apply', '-f', '-'],

@@ -5,8 +5,9 @@
  * trusts a request only when its client certificate verifies against the front-proxy CA
  * (`requestheader-client-ca-file` of kube-system/extension-apiserver-authentication) with
  * an allowed name, and then takes the caller from `X-Remote-User` / `X-Remote-Group` /
- * `X-Remote-Extra-*`, which it records. It serves aggregated and legacy discovery, a list,
- * a get and a watch of flunders.
+ * `X-Remote-Extra-*`, which it records. It serves aggregated and legacy discovery, its
+ * OpenAPI (`/openapi/v2`, `/openapi/v3` and the group-version document), a list, a get and
+ * a watch of flunders.
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -48,6 +49,37 @@ const RESOURCE_LIST = {
   apiVersion: 'v1',
   groupVersion: `${GROUP}/${VERSION}`,
   resources: [{ name: 'flunders', singularName: 'flunder', namespaced: true, kind: 'Flunder', verbs: ['get', 'list', 'watch'], shortNames: ['fl'] }],
+};
+
+const FLUNDER_GVK = [{ group: GROUP, kind: 'Flunder', version: VERSION }];
+const FLUNDER_SCHEMA = {
+  description: 'Flunder is the kind the test extension server serves.',
+  type: 'object',
+  properties: {
+    apiVersion: { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' },
+    kind: { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' },
+    metadata: { description: 'Standard object metadata.', type: 'object' },
+    spec: {
+      description: 'FlunderSpec is what a flunder wants.',
+      type: 'object',
+      properties: { reference: { description: 'Reference names another flunder.', type: 'string' } },
+    },
+  },
+  'x-kubernetes-group-version-kind': FLUNDER_GVK,
+};
+/** The extension server's OpenAPI v3 group-version document. */
+export const OPENAPI_V3_DOC = {
+  openapi: '3.0.0',
+  info: { title: 'Wardle', version: 'v0.1.0' },
+  paths: {},
+  components: { schemas: { 'com.example.wardle.v1alpha1.Flunder': FLUNDER_SCHEMA } },
+};
+/** The extension server's OpenAPI v2 (Swagger) document. */
+export const OPENAPI_V2_DOC = {
+  swagger: '2.0',
+  info: { title: 'Wardle', version: 'v0.1.0' },
+  paths: {},
+  definitions: { 'com.example.wardle.v1alpha1.Flunder': FLUNDER_SCHEMA },
 };
 
 function send(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
@@ -119,6 +151,9 @@ export async function startExtensionServer(o: { frontProxyCA: string; allowedNam
       return send(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [{ name: GROUP, versions: [{ groupVersion: `${GROUP}/${VERSION}`, version: VERSION }] }] });
     }
     if (p === `/apis/${GROUP}/${VERSION}`) return send(res, 200, RESOURCE_LIST);
+    if (p === '/openapi/v2') return send(res, 200, OPENAPI_V2_DOC);
+    if (p === '/openapi/v3') return send(res, 200, { paths: { [`apis/${GROUP}/${VERSION}`]: { serverRelativeURL: `/openapi/v3/apis/${GROUP}/${VERSION}?hash=0123` } } });
+    if (p === `/openapi/v3/apis/${GROUP}/${VERSION}`) return send(res, 200, OPENAPI_V3_DOC);
     const m = /^\/apis\/wardle\.example\.com\/v1alpha1\/namespaces\/([^/]+)\/flunders(?:\/([^/]+))?$/.exec(p);
     if (m && req.method === 'GET') {
       if (m[2])

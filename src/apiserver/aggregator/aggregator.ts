@@ -22,6 +22,7 @@ import type { Handler } from '../filters/types.js';
 import { takeUpgrade } from '../proxy/upgrade.js';
 import { AvailableConditionController } from './availability.js';
 import { DiscoveryManager } from './discovery.js';
+import { OpenAPIAggregation } from './openapi.js';
 import { type BackendTarget, backendGet, type ProxyClientCert, proxyError, proxyRequest, proxyUpgrade } from './proxy.js';
 import { APISERVICES } from './resources.js';
 import { resolveServiceEndpoint, type ServiceLookup } from '../util/service-resolver.js';
@@ -56,6 +57,8 @@ export function groupVersionOfPath(url: string): [string, string] | undefined {
 
 export class Aggregator {
   private readonly locals = new Map<string, Handler>();
+  /** the extension servers' OpenAPI documents, joined to the API server's /openapi/v2 and /openapi/v3 */
+  readonly openAPI = new OpenAPIAggregation();
   private apiServices?: Informer<APIService>;
   private services?: Informer<Service & KObject>;
   private endpoints?: Informer<Endpoints & KObject>;
@@ -112,6 +115,7 @@ export class Aggregator {
         return backendGet(await this.target(a), this.o.proxyClient, path, AGGREGATOR_USER, accept);
       },
       this.o.clock,
+      this.openAPI,
     );
     this.discoveryManager.start();
   }

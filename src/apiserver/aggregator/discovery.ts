@@ -8,7 +8,7 @@
  * `/apis`, legacy `/apis` and `/apis/<group>`) — `Current` after a successful fetch,
  * `Stale` (with the last good resources, or none) after a failed one, as upstream marks
  * an unreachable extension server so clients report it. Refreshed when the APIService
- * changes and every minute.
+ * changes and every minute; the backend's OpenAPI is downloaded with it (./openapi.ts).
  *
  * @see https://github.com/kubernetes/kube-aggregator/blob/v0.32.0/pkg/apiserver/handler_discovery.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiserver/pkg/endpoints/discovery/aggregated/etag.go
@@ -18,6 +18,7 @@ import type { Informer } from '../../client/informer.js';
 import { type Clock, realClock, type TimerHandle } from '../../util/clock.js';
 import { AGGREGATED_V2, AGGREGATED_V2BETA1, type Discovery } from '../discovery.js';
 import { KeyQueue } from './queue.js';
+import type { OpenAPIAggregation } from './openapi.js';
 
 /** Upstream's refresh of every APIService's discovery, ms. */
 const REFRESH_MS = 60_000;
@@ -92,6 +93,8 @@ export class DiscoveryManager {
     private readonly apiServices: Informer<APIService>,
     private readonly get: BackendGet,
     clock: Clock = realClock,
+    /** the backends' OpenAPI documents, downloaded along with their discovery */
+    private readonly openAPI?: OpenAPIAggregation,
   ) {
     this.clock = clock;
     this.queue = new KeyQueue({ sync: (k) => this.sync(k), clock, baseMs: 5, maxMs: 30_000 });
@@ -123,6 +126,7 @@ export class DiscoveryManager {
       if (prev) this.discovery.removeExternal(prev.group, prev.version);
       this.listed.delete(name);
       this.cached.delete(name);
+      this.openAPI?.remove(name);
       return;
     }
     const group = a.spec.group ?? '';
@@ -146,6 +150,7 @@ export class DiscoveryManager {
       groupPriority: a.spec.groupPriorityMinimum ?? 0,
       versionPriority: a.spec.versionPriority ?? 0,
     });
+    if (!failed) await this.openAPI?.sync(a, this.get);
   }
 
   /** The backend's resources of group/version. @throws Error when neither discovery form could be read */

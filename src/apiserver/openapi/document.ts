@@ -117,7 +117,7 @@ export function byGroupVersion(defs: readonly ResourceDefinition[]): Map<string,
 }
 
 /** The index document for already-built group-version documents. */
-function indexOf(groupVersions: Map<string, GroupVersionDocument>): Buffer {
+export function indexOf(groupVersions: Map<string, GroupVersionDocument>): Buffer {
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const [p, d] of groupVersions) paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}` };
   return Buffer.from(JSON.stringify({ paths }));

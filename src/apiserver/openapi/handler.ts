@@ -13,6 +13,7 @@
 import type { ResourceDefinition } from '../../api/resource.js';
 import { failureStatus } from '../../apimachinery/errors.js';
 import { openAPIDocuments } from './document.js';
+import { type ExtensionOpenAPI, withExtensionsV3 } from './extensions.js';
 import { handleOpenAPIV2, type RequestHeaders } from './v2/handler.js';
 
 /** What the API server writes back. */
@@ -39,14 +40,22 @@ function notFound(): OpenAPIResponse {
  * @param defs the served resource definitions (documents are cached per set)
  * @param now clock for the `Expires` header of hashed URLs
  * @param headers the request headers (/openapi/v2 negotiates on Accept, Accept-Encoding and If-None-Match)
+ * @param ext the extension API servers' documents (the aggregation layer), joined to the own ones
  * @returns status, headers (Content-Type, ETag, Cache-Control, and Location/Expires where due) and body;
  *   404 with a metav1.Status for unknown paths and group-versions
  */
-export function handleOpenAPI(path: string, query: URLSearchParams, defs: readonly ResourceDefinition[], now: Date = new Date(), headers: RequestHeaders = {}): OpenAPIResponse {
+export function handleOpenAPI(
+  path: string,
+  query: URLSearchParams,
+  defs: readonly ResourceDefinition[],
+  now: Date = new Date(),
+  headers: RequestHeaders = {},
+  ext?: ExtensionOpenAPI,
+): OpenAPIResponse {
   const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  if (p === V2) return handleOpenAPIV2(headers, defs, now);
+  if (p === V2) return handleOpenAPIV2(headers, defs, now, ext);
   if (p === V3) {
-    const docs = openAPIDocuments(defs);
+    const docs = withExtensionsV3(openAPIDocuments(defs), ext);
     return {
       status: 200,
       headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ETag: `"${docs.indexHash}"` },
@@ -55,7 +64,7 @@ export function handleOpenAPI(path: string, query: URLSearchParams, defs: readon
   }
   if (!p.startsWith(V3 + '/')) return notFound();
   const gv = p.slice(V3.length + 1);
-  const doc = openAPIDocuments(defs).groupVersions.get(gv);
+  const doc = withExtensionsV3(openAPIDocuments(defs), ext).groupVersions.get(gv);
   if (!doc) return notFound();
   const etag = `"${doc.hash}"`;
   const hash = query.get('hash');

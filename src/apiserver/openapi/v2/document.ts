@@ -16,6 +16,19 @@ import { customSchemaName } from '../names.js';
 import { builtinSchemaName, builtinSchemas, type Schema } from '../schemas.js';
 import { toV2CustomKindSchema, toV2PathItem, toV2Schema } from './convert.js';
 import { encodeOpenAPIv2 } from './protobuf.js';
+import { type ExtensionOpenAPI, mergeSwagger } from '../extensions.js';
+
+const merged = new WeakMap<SwaggerDocument, { ext: ExtensionOpenAPI; revision: number; doc: SwaggerDocument }>();
+
+/** `own` with the extension servers' v2 paths and definitions (../extensions.ts), cached per revision. */
+export function withExtensionsV2(own: SwaggerDocument, ext: ExtensionOpenAPI | undefined, now: Date): SwaggerDocument {
+  if (!ext || ext.v2().length === 0) return own;
+  const hit = merged.get(own);
+  if (hit && hit.ext === ext && hit.revision === ext.revision) return hit.doc;
+  const doc = swaggerDocumentOf(mergeSwagger(JSON.parse(own.json.toString('utf8')) as Schema, ext.v2()), now);
+  merged.set(own, { ext, revision: ext.revision, doc });
+  return doc;
+}
 
 /** The v2 document of one definition set, serialized, with its forms computed on demand. */
 export interface SwaggerDocument {
@@ -67,7 +80,12 @@ function sortedKeys<T>(o: Record<string, T>): Record<string, T> {
 }
 
 function newSwaggerDocument(defs: readonly ResourceDefinition[], now: Date): SwaggerDocument {
-  const json = Buffer.from(JSON.stringify(buildSwaggerDocument(defs)));
+  return swaggerDocumentOf(buildSwaggerDocument(defs), now);
+}
+
+/** A SwaggerDocument of a document value. */
+function swaggerDocumentOf(value: Schema, now: Date): SwaggerDocument {
+  const json = Buffer.from(JSON.stringify(value));
   let pb: Buffer | undefined;
   const gz: { json?: Buffer; protobuf?: Buffer } = {};
   const d: SwaggerDocument = {

@@ -11,6 +11,8 @@
  */
 import type { ResourceDefinition } from '../../../api/resource.js';
 import { swaggerDocument } from './document.js';
+import type { ExtensionOpenAPI } from '../extensions.js';
+import { withExtensionsV2 } from './document.js';
 
 /** Request headers by lower-case name. */
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -94,7 +96,7 @@ export interface OpenAPIV2Response {
  * @returns 200 with the document; 304 without a body; 406 without a body for an Accept
  *   offering neither JSON nor the protobuf form
  */
-export function handleOpenAPIV2(headers: RequestHeaders, defs: readonly ResourceDefinition[], now: Date = new Date()): OpenAPIV2Response {
+export function handleOpenAPIV2(headers: RequestHeaders, defs: readonly ResourceDefinition[], now: Date = new Date(), ext?: ExtensionOpenAPI): OpenAPIV2Response {
   const accept = header(headers, 'accept') || '*/*';
   let form: 'json' | 'protobuf' | undefined;
   outer: for (const c of parseAccept(accept)) {
@@ -106,7 +108,7 @@ export function handleOpenAPIV2(headers: RequestHeaders, defs: readonly Resource
     }
   }
   if (!form) return { status: 406, headers: { Vary: 'Accept' }, body: Buffer.alloc(0) };
-  const doc = swaggerDocument(defs, now);
+  const doc = withExtensionsV2(swaggerDocument(defs, now), ext, now);
   const etag = `"${doc.etag}"`;
   const out: Record<string, string> = {
     'Content-Type': form === 'json' ? 'application/json' : OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
