@@ -234,19 +234,6 @@ spec: {group: noeps.example.com, version: v1, groupPriorityMinimum: 100, version
     await ok(['delete', 'apiservice', 'v1.missing.example.com', 'v1.noeps.example.com']);
   });
 
-  it('system:aggregated-metrics-reader as metrics-server ships it, aggregated into view', async () => {
-    const role = JSON.parse(await ok(['get', 'clusterrole', 'system:aggregated-metrics-reader', '-o', 'json'])) as {
-      metadata: { labels: Record<string, string> };
-      rules: unknown[];
-    };
-    assert.deepEqual(role.rules, [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }]);
-    for (const r of ['admin', 'edit', 'view']) assert.equal(role.metadata.labels[`rbac.authorization.k8s.io/aggregate-to-${r}`], 'true');
-    await ok(['create', 'rolebinding', 'jane-view', '--clusterrole=view', '--user=jane', '-n', 'default']);
-    // the aggregation controller folds the role into view: jane may read pod metrics
-    await eventually(async () => (await run(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', '-n', 'default', '--as=jane'])).stdout.trim() === 'yes' || undefined, 20_000, 200);
-    assert.equal((await run(['auth', 'can-i', 'list', 'pods.metrics.k8s.io', '-n', 'other', '--as=jane'])).stdout.trim(), 'no');
-  });
-
   it('when the extension server stops: FailedDiscoveryCheck, 503, and the group-version is stale in discovery', async () => {
     await ext.close();
     // the Service changing requeues its APIServices at once (otherwise the 30 s resync finds it)

@@ -22,7 +22,6 @@ import type { Discovery } from '../discovery.js';
 import type { KubeletClient } from '../proxy/kubelet.js';
 import { GROUP, METRICS_DEFINITIONS, metricsAPIHandler, VERSION } from './api.js';
 import { decodeResourceMetrics, type MetricsBatch, MetricsStorage } from './storage.js';
-import { ensureAggregatedMetricsReader } from './reader-role.js';
 
 /** metrics-server's default --metric-resolution, ms. */
 export const DEFAULT_METRIC_RESOLUTION_MS = 15_000;
@@ -79,7 +78,7 @@ export class MetricsServer {
     for (const d of METRICS_DEFINITIONS) discovery.add(d);
   }
 
-  /** Registers the local APIService and the system:aggregated-metrics-reader role (unless they exist) and starts scraping. */
+  /** Registers the local APIService (unless one exists) and starts scraping. */
   async start(client: Client): Promise<void> {
     const apiService: APIService = {
       apiVersion: 'apiregistration.k8s.io/v1',
@@ -97,7 +96,6 @@ export class MetricsServer {
         if (!isAlreadyExists(e)) throw e;
       }
     }
-    await ensureAggregatedMetricsReader(client);
     const loop = async (): Promise<void> => {
       if (this.stopped) return;
       await this.scrape().catch(() => undefined);
