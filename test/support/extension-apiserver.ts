@@ -71,14 +71,31 @@ const FLUNDER_SCHEMA = {
 export const OPENAPI_V3_DOC = {
   openapi: '3.0.0',
   info: { title: 'Wardle', version: 'v0.1.0' },
-  paths: {},
+  // kubectl explain finds a resource's kind through the GET operation of its path
+  paths: {
+    [`/apis/${GROUP}/${VERSION}/namespaces/{namespace}/flunders/{name}`]: {
+      get: {
+        responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/com.example.wardle.v1alpha1.Flunder' } } } } },
+        'x-kubernetes-action': 'get',
+        'x-kubernetes-group-version-kind': FLUNDER_GVK[0],
+      },
+    },
+  },
   components: { schemas: { 'com.example.wardle.v1alpha1.Flunder': FLUNDER_SCHEMA } },
 };
 /** The extension server's OpenAPI v2 (Swagger) document. */
 export const OPENAPI_V2_DOC = {
   swagger: '2.0',
   info: { title: 'Wardle', version: 'v0.1.0' },
-  paths: {},
+  paths: {
+    [`/apis/${GROUP}/${VERSION}/namespaces/{namespace}/flunders/{name}`]: {
+      get: {
+        responses: { '200': { schema: { $ref: '#/definitions/com.example.wardle.v1alpha1.Flunder' } } },
+        'x-kubernetes-action': 'get',
+        'x-kubernetes-group-version-kind': FLUNDER_GVK[0],
+      },
+    },
+  },
   definitions: { 'com.example.wardle.v1alpha1.Flunder': FLUNDER_SCHEMA },
 };
 
