@@ -10,16 +10,19 @@
  * By default the API server runs alone (--disable-scheduler --disable-controller-manager);
  * `--all` keeps the scheduler and controllers in the measured process.
  *
- * Each storage backend is measured in turn, side by side in one run: the embedded
- * SQLite, then a real etcd (Debian's etcd-server on loopback, started here; `k8ts
- * server --etcd-servers`), where creates per CPU-second are also given for the server
- * and etcd together.
+ * Each storage backend is measured in turn in one run: the embedded SQLite, then a
+ * real etcd (Debian's etcd-server on loopback, started here; `k8ts server
+ * --etcd-servers`), where creates per CPU-second are also given for the server and etcd
+ * together; `--rounds N` alternates them N times (the machine's load changes between
+ * runs). The run ends with one table, the backends side by side, each row with the
+ * 1-minute load average at its start and end (the machine is shared: figures under
+ * load are pessimistic).
  *
- * Usage: npm run bench:api [-- --pods 20000 --concurrency 64 --all --backends sqlite,etcd --pod-trace=false]
+ * Usage: npm run bench:api [-- --pods 20000 --concurrency 64 --all --backends sqlite,etcd --rounds 1 --pod-trace=false]
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from 'node:https';
 import { ensureBuilt, freePort, ROOT } from '../test/e2e/harness.js';
@@ -35,6 +38,21 @@ const PODS = arg('pods', 20000);
 const CONC = arg('concurrency', 64);
 const bi = args.indexOf('--backends');
 const BACKENDS = (bi >= 0 ? args[bi + 1]! : 'sqlite,etcd').split(',');
+const ROUNDS = arg('rounds', 1);
+
+/** One backend's figures, for the side-by-side table. */
+interface Result {
+  backend: string;
+  round: number;
+  podsPerSec: number;
+  perServerCPU: number;
+  /** creates per CPU-second of server + etcd (etcd only) */
+  perServerEtcdCPU?: number;
+  failures: number;
+  /** 1-minute load average when the creates started and ended */
+  load: [number, number];
+}
+const load1 = (): number => loadavg()[0]!;
 
 function cpuTicks(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -65,7 +83,7 @@ function threadTicks(pid: number): Map<string, number> {
   return out;
 }
 
-async function main(backend: string): Promise<void> {
+async function main(backend: string, round: number): Promise<Result> {
   ensureBuilt();
   const dir = mkdtempSync(join(tmpdir(), 'k8ts-bench-'));
   const port = await freePort();
@@ -135,6 +153,7 @@ async function main(backend: string): Promise<void> {
   if (sa.status !== 201 && sa.status !== 409) throw new Error(`creating the default ServiceAccount: ${sa.status} ${sa.body}`);
   let next = 0;
   let failures = 0;
+  const loadStart = load1();
   const c0 = cpuTicks(proc.pid!);
   const e0 = etcd ? cpuTicks(etcd.proc.pid) : 0;
   const th0 = threadTicks(proc.pid!);
@@ -154,6 +173,15 @@ async function main(backend: string): Promise<void> {
   const secs = (performance.now() - w0) / 1000;
   const cpu = (cpuTicks(proc.pid!) - c0) / TICK;
   const etcdCPU = etcd ? (cpuTicks(etcd.proc.pid) - e0) / TICK : 0;
+  const result: Result = {
+    backend: etcd ? `etcd ${etcd.version}` : 'sqlite',
+    round,
+    podsPerSec: PODS / secs,
+    perServerCPU: PODS / cpu,
+    ...(etcd ? { perServerEtcdCPU: PODS / (cpu + etcdCPU) } : {}),
+    failures,
+    load: [loadStart, load1()],
+  };
   console.log(
     `pod create: ${PODS} pods, ${CONC} concurrent: ${(PODS / secs).toFixed(0)} pods/s; server CPU ${cpu.toFixed(2)} s → ${(PODS / cpu).toFixed(0)} creates per CPU-second; failures ${failures}`,
   );
@@ -176,6 +204,23 @@ async function main(backend: string): Promise<void> {
   agent?.destroy();
   await etcd?.stop();
   rmSync(dir, { recursive: true, force: true });
+  return result;
 }
 
-for (const b of BACKENDS) await main(b);
+const results: Result[] = [];
+for (let round = 1; round <= ROUNDS; round++) for (const b of BACKENDS) results.push(await main(b, round));
+
+console.log(`\n=== ${PODS} pod creates, ${CONC} concurrent HTTPS clients, side by side (load average: 1-minute, at start → end of the creates, on ${cpus().length} CPUs)`);
+const cells = (r: Result): string[] => [
+  r.backend,
+  String(r.round),
+  r.podsPerSec.toFixed(0),
+  r.perServerCPU.toFixed(0),
+  r.perServerEtcdCPU === undefined ? '—' : r.perServerEtcdCPU.toFixed(0),
+  String(r.failures),
+  `${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
+];
+const head = ['storage', 'round', 'creates/s', 'creates per server CPU-s', 'per server+etcd CPU-s', 'failures', 'load average'];
+const rows = [head, ...results.map(cells)];
+const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));
