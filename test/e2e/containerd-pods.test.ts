@@ -287,7 +287,7 @@ describe('e2e: pods on containerd', () => {
           `  terminationGracePeriodSeconds: 2\n  containers:\n  - name: c\n    image: busybox:1.28\n    command: [sleep, '3600']\n    readinessProbe: {exec: {command: [sleep, '5']}, timeoutSeconds: 1, periodSeconds: 2}\n`,
         ),
       );
-      const ev = await eventually(async () => (await events('slowprobe')).find((e) => e.reason === 'Unhealthy'), 30_000, 500);
+      const ev = await eventually(async () => (await events('slowprobe')).find((e) => e.reason === 'Unhealthy'), 90_000, 500);
       assert.equal(ev!.message, 'Readiness probe failed: command "sleep 5" timed out');
       assert.equal((await pod('slowprobe')).status?.containerStatuses?.[0]?.ready, false);
     });
