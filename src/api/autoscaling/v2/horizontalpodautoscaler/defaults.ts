@@ -3,7 +3,9 @@
  * 80 % metric when no metric is given, and, when spec.behavior is set, every unset
  * scaling rule field filled from upstream's default rules (scale up: no stabilization
  * window, policies 4 Pods / 15 s and 100 Percent / 15 s, selectPolicy Max; scale down:
- * 300 s stabilization window, 100 Percent / 15 s, selectPolicy Max).
+ * 100 Percent / 15 s, selectPolicy Max, and NO stabilization window: upstream leaves it
+ * unset so that the controller's --horizontal-pod-autoscaler-downscale-stabilization, 300 s
+ * by default, applies).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/autoscaling/v2/defaults.go
  */
@@ -24,16 +26,15 @@ const scaleUpDefaults = (): Required<Pick<Rules, 'stabilizationWindowSeconds' | 
   ],
 });
 
-const scaleDownDefaults = (): Required<Pick<Rules, 'stabilizationWindowSeconds' | 'selectPolicy' | 'policies'>> => ({
-  stabilizationWindowSeconds: 300,
+const scaleDownDefaults = (): Pick<Rules, 'stabilizationWindowSeconds' | 'selectPolicy' | 'policies'> => ({
   selectPolicy: 'Max',
   policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }],
 });
 
 /** Upstream GenerateHPAScaleUpRules / GenerateHPAScaleDownRules: unset fields take the defaults. */
-function fillRules(rules: Rules | undefined, defaults: ReturnType<typeof scaleUpDefaults>): Rules {
+function fillRules(rules: Rules | undefined, defaults: Pick<Rules, 'stabilizationWindowSeconds' | 'selectPolicy' | 'policies'>): Rules {
   if (!rules) return defaults;
-  rules.stabilizationWindowSeconds ??= defaults.stabilizationWindowSeconds;
+  if (defaults.stabilizationWindowSeconds !== undefined) rules.stabilizationWindowSeconds ??= defaults.stabilizationWindowSeconds;
   rules.selectPolicy ??= defaults.selectPolicy;
   rules.policies ??= defaults.policies;
   return rules;

@@ -29,6 +29,10 @@ test('defaults: minReplicas 1, cpu 80 % Utilization, behavior rules filled as up
     },
     scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] },
   });
+  // scaleDown's window stays unset (the controller's --horizontal-pod-autoscaler-downscale-stabilization applies)
+  const upOnly = hpa({ scaleTargetRef: REF, maxReplicas: 3, behavior: { scaleUp: { stabilizationWindowSeconds: 30 } } });
+  defaultHorizontalPodAutoscaler(upOnly);
+  assert.deepEqual(upOnly.spec?.behavior?.scaleDown, { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] });
   const plain = hpa({ scaleTargetRef: REF, maxReplicas: 3, minReplicas: 2 });
   defaultHorizontalPodAutoscaler(plain);
   assert.equal(plain.spec?.minReplicas, 2);
