@@ -24,7 +24,9 @@ export type PluginConfigurations = Map<string, unknown>;
 export function readAdmissionConfiguration(path: string): PluginConfigurations {
   const doc = (parse(readFileSync(path, 'utf8')) ?? {}) as { apiVersion?: string; kind?: string; plugins?: { name?: string; path?: string; configuration?: unknown }[] };
   if (doc.kind !== 'AdmissionConfiguration' || !VERSIONS.has(doc.apiVersion ?? '')) {
-    throw new Error(`unable to read admission control configuration from ${JSON.stringify(path)}: unexpected kind ${JSON.stringify(`${doc.apiVersion ?? ''}, Kind=${doc.kind ?? ''}`)}`);
+    throw new Error(
+      `unable to read admission control configuration from ${JSON.stringify(path)}: unexpected kind ${JSON.stringify(`${doc.apiVersion ?? ''}, Kind=${doc.kind ?? ''}`)}`,
+    );
   }
   const out: PluginConfigurations = new Map();
   for (const p of doc.plugins ?? []) {

@@ -49,6 +49,11 @@ export function mergeSwagger(base: Schema, specs: readonly Schema[]): Schema {
     for (const [k, v] of Object.entries((s.paths as Record<string, Schema>) ?? {})) if (!(k in paths)) paths[k] = v;
     for (const [k, v] of Object.entries((s.definitions as Record<string, Schema>) ?? {})) if (!(k in definitions)) definitions[k] = v;
   }
-  const sorted = <T>(o: Record<string, T>): Record<string, T> => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]!]));
+  const sorted = <T>(o: Record<string, T>): Record<string, T> =>
+    Object.fromEntries(
+      Object.keys(o)
+        .sort()
+        .map((k) => [k, o[k]!]),
+    );
   return { ...base, paths: sorted(paths), definitions: sorted(definitions) };
 }

@@ -83,7 +83,10 @@ plugins:
     const plugins = readAdmissionConfiguration(cfg);
     assert.equal(webhookCredentialsFrom(plugins.get('ValidatingAdmissionWebhook'))?.('h:1')?.token, 't');
     assert.equal(webhookCredentialsFrom(plugins.get('MutatingAdmissionWebhook')), undefined);
-    assert.throws(() => webhookCredentialsFrom({ kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'rel.yaml' }), /^Error: kubeConfigFile: Invalid value: "rel.yaml": must be an absolute file path$/);
+    assert.throws(
+      () => webhookCredentialsFrom({ kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'rel.yaml' }),
+      /^Error: kubeConfigFile: Invalid value: "rel.yaml": must be an absolute file path$/,
+    );
   });
 
   it('calls carry the bearer token and the client certificate of the matching user', async () => {

@@ -57,7 +57,11 @@ export function credentialsFromKubeconfig(path: string): CredentialResolver {
     const c: HookCredentials = {};
     if (a.token) c.token = a.token;
     else if (a.tokenFile) c.token = file(a.tokenFile).trim();
-    const cert = a['client-certificate-data'] ? Buffer.from(a['client-certificate-data'], 'base64').toString('utf8') : a['client-certificate'] ? file(a['client-certificate']) : undefined;
+    const cert = a['client-certificate-data']
+      ? Buffer.from(a['client-certificate-data'], 'base64').toString('utf8')
+      : a['client-certificate']
+        ? file(a['client-certificate'])
+        : undefined;
     const key = a['client-key-data'] ? Buffer.from(a['client-key-data'], 'base64').toString('utf8') : a['client-key'] ? file(a['client-key']) : undefined;
     if (cert) c.cert = cert;
     if (key) c.key = key;

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import type { CustomResourceDefinition } from '../../../api/apiextensions/v1/customresourcedefinition/types.js';
 import type { Obj } from '../../../api/resource.js';
 import { StatusError } from '../../../apimachinery/errors.js';
-import { hostPortConversion, startConversionServer, type ConversionAnswer, type ReceivedConversion, type TestConversionServer } from '../../../../test/support/conversion-server.js';
+import {
+  hostPortConversion,
+  startConversionServer,
+  type ConversionAnswer,
+  type ReceivedConversion,
+  type TestConversionServer,
+} from '../../../../test/support/conversion-server.js';
 import { WebhookConverter } from './webhook-converter.js';
 
 const crd = (url: string, caBundle: string, reviewVersions = ['v1']): CustomResourceDefinition =>
@@ -39,7 +45,8 @@ async function failure(p: Promise<unknown>): Promise<StatusError> {
 describe('CRD conversion webhook converter', () => {
   let server: TestConversionServer;
   let reply: ((r: ReceivedConversion) => ConversionAnswer) | undefined;
-  const conv = (versions?: string[]) => new WebhookConverter(crd(`https://127.0.0.1:${server.port}/convert`, server.caBundle, versions), { resolve: undefined, newUID: () => 'uid-1' });
+  const conv = (versions?: string[]) =>
+    new WebhookConverter(crd(`https://127.0.0.1:${server.port}/convert`, server.caBundle, versions), { resolve: undefined, newUID: () => 'uid-1' });
 
   before(async () => {
     server = await startConversionServer((r) => reply?.(r) ?? { objects: r.request.objects.map((o) => hostPortConversion(o, r.request.desiredAPIVersion)) });
@@ -89,8 +96,14 @@ describe('CRD conversion webhook converter', () => {
   it('refuses answers upstream refuses, with its texts', async () => {
     const cases: [ConversionAnswer | ((r: ReceivedConversion) => ConversionAnswer), string][] = [
       [{ failed: 'cannot convert' }, 'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd failed: cannot convert'],
-      [(r) => ({ raw: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'other', result: { status: 'Success' } } } }), 'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd failed: expected response.uid="uid-1", got "other"'],
-      [{ raw: { apiVersion: 'v1', kind: 'ConversionReview', response: {} } }, 'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /v1, Kind=ConversionReview'],
+      [
+        (r) => ({ raw: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'other', result: { status: 'Success' } } } }),
+        'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd failed: expected response.uid="uid-1", got "other"',
+      ],
+      [
+        { raw: { apiVersion: 'v1', kind: 'ConversionReview', response: {} } },
+        'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd failed: expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got /v1, Kind=ConversionReview',
+      ],
       [{ objects: [] }, 'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd returned 0 objects, expected 1'],
       [
         (r) => ({ objects: r.request.objects.map((o) => ({ ...o })) }),
@@ -102,7 +115,7 @@ describe('CRD conversion webhook converter', () => {
       ],
       [
         (r) => ({ objects: r.request.objects.map((o) => ({ ...hostPortConversion(o, r.request.desiredAPIVersion), metadata: { ...o.metadata, labels: { 'bad key': 'x' } } })) }),
-        'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd returned invalid metadata: metadata.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
+        "conversion webhook for stable.example.com/v1, Kind=E2eTestCrd returned invalid metadata: metadata.labels: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
       ],
     ];
     for (const [a, text] of cases) {

@@ -117,7 +117,9 @@ export class WebhookConverter implements VersionConverter {
       const where = isList ? `invalid converted object at index ${n + 1}` : 'invalid object at index 0';
       const metaWhere = isList ? `invalid metadata in object at index ${n + 1}` : 'invalid metadata';
       if (!c || typeof c !== 'object' || Array.isArray(c)) {
-        throw conversionFailure(`conversion webhook for ${inGVK} returned ${isList ? `invalid converted object at index ${n}` : 'invalid object at index 0'}: Object 'Kind' is missing in '${JSON.stringify(c)}'`);
+        throw conversionFailure(
+          `conversion webhook for ${inGVK} returned ${isList ? `invalid converted object at index ${n}` : 'invalid object at index 0'}: Object 'Kind' is missing in '${JSON.stringify(c)}'`,
+        );
       }
       const co = c as Obj;
       const [gotGroup, gotVersion] = splitAPIVersion(typeof co.apiVersion === 'string' ? co.apiVersion : '');
