@@ -12,38 +12,14 @@
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/compilation.go
  */
+import { CEL_RESERVED_WORDS } from '../../apimachinery/cel-reserved.js';
 import { type RuleCompileResult, setRuleCompiler } from '../../api/apiextensions/v1/customresourcedefinition/rules.js';
 import type { CRSchema } from '../../api/apiextensions/v1/customresourcedefinition/types.js';
 import { type CelProgram, compile, type FieldType, undefinedFieldCheck } from '../../cel/index.js';
 
-/** upstream escaping.go: a property name as CEL sees it, or undefined when it is not accessible. */
-const RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
 /** upstream cel.Escape: a property name as CEL sees it, or undefined when it is not accessible. */
 export function escapeProperty(name: string): string | undefined {
-  if (RESERVED.has(name)) return `__${name}__`;
+  if (CEL_RESERVED_WORDS.has(name)) return `__${name}__`;
   if (!/^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/.test(name)) return undefined;
   return name.replace(/__|[.\-/]/g, (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
 }

@@ -10,6 +10,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/admissionregistration/validation/validation.go
  */
 import type { AuditAnnotation, MatchResources, ParamKind, Validation, ValidatingAdmissionPolicy, Variable } from 'kubernetes-types/admissionregistration/v1.js';
+import { CEL_RESERVED_WORDS } from '../../../../apimachinery/cel-reserved.js';
 import { duplicate, type FieldError, invalid, notSupported, Path, required } from '../../../../apimachinery/field-errors.js';
 import { isDNS1035Label, isDNS1123Subdomain, jsonEqual } from '../../../../apimachinery/validation.js';
 import { AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../../../core/v1/shared/printing.js';
@@ -24,30 +25,6 @@ const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION = 5 * 1024;
 const CEL_IDENT = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
 /** Upstream SetDefaults_MatchResources and SetDefaults_Rule for its rules. */
 export function defaultMatchResources(m: MatchResources | undefined): void {
   if (!m) return;
@@ -90,7 +67,7 @@ function validateParamKind(pk: ParamKind, p: Path): FieldError[] {
 function validateVariable(v: Variable, p: Path): FieldError[] {
   const errs: FieldError[] = [];
   if (!v.name || v.name.trim() === '') errs.push(required(p.child('name'), 'name is not specified'));
-  else if (!CEL_IDENT.test(v.name) || CEL_RESERVED.has(v.name)) errs.push(invalid(p.child('name'), v.name, 'name is not a valid CEL identifier'));
+  else if (!CEL_IDENT.test(v.name) || CEL_RESERVED_WORDS.has(v.name)) errs.push(invalid(p.child('name'), v.name, 'name is not a valid CEL identifier'));
   if (!v.expression || v.expression.trim() === '') errs.push(required(p.child('expression'), 'expression is not specified'));
   return errs;
 }
