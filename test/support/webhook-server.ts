@@ -3,9 +3,8 @@
  * certificate from a CA made for the test (src/pki), answering AdmissionReviews with a
  * function of the request. Every review it receives is kept in `reviews`.
  */
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { createCA, issueCert, type KeyPairPEM } from '../../src/pki/pki.js';
+import type { KeyPairPEM } from '../../src/pki/pki.js';
+import { startReviewServer, type TestReviewServer } from './review-server.js';
 
 /** The `response` of an AdmissionReview, without `uid` (added by the server). */
 export interface ReviewResponse {
@@ -38,14 +37,7 @@ export interface ReceivedReview {
   };
 }
 
-export interface TestWebhookServer {
-  port: number;
-  /** base64 of the CA certificate (PEM), for `clientConfig.caBundle` */
-  caBundle: string;
-  reviews: ReceivedReview[];
-  /** stops listening and drops open connections */
-  close(): Promise<void>;
-}
+export type TestWebhookServer = TestReviewServer<ReceivedReview>;
 
 /**
  * Starts the server. `answer` returns the response for a review, or `'hang'` to never answer.
@@ -55,19 +47,11 @@ export async function startWebhookServer(
   answer: (r: ReceivedReview) => ReviewResponse | 'hang',
   o: { port?: number; ca?: KeyPairPEM; dnsNames?: string[] } = {},
 ): Promise<TestWebhookServer> {
-  const ca = o.ca ?? (await createCA('webhook-test-ca'));
-  const serving = await issueCert(ca, { commonName: 'webhook', ipAddresses: ['127.0.0.1'], dnsNames: o.dnsNames, usage: 'server' });
-  const reviews: ReceivedReview[] = [];
-  const server: Server = createServer({ cert: serving.cert, key: serving.key }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ReceivedReview;
-      review.path = (req.url ?? '').split('?')[0]!;
-      review.query = (req.url ?? '').split('?')[1] ?? '';
-      reviews.push(review);
+  return startReviewServer<ReceivedReview>(
+    'webhook',
+    (review) => {
       const a = answer(review);
-      if (a === 'hang') return;
+      if (a === 'hang') return undefined;
       const response: Record<string, unknown> = { uid: review.request.uid, allowed: a.allowed };
       if (a.status) response.status = a.status;
       if (a.patch) {
@@ -76,19 +60,8 @@ export async function startWebhookServer(
       }
       if (a.warnings) response.warnings = a.warnings;
       if (a.auditAnnotations) response.auditAnnotations = a.auditAnnotations;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(o.port ?? 0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    caBundle: Buffer.from(ca.cert).toString('base64'),
-    reviews,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+      return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response };
+    },
+    o,
+  );
 }
