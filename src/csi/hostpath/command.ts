@@ -46,9 +46,7 @@ export function csiHostpathCommand(): Command {
         const parent = Number(process.env.K8TS_PARENT_PID) || process.ppid;
         setInterval(() => {
           if (currentParent() !== parent) stop();
-        }, 1000).unref();
-        // keep the process alive for the server, not for the timer
-        setInterval(() => undefined, 1 << 30);
+        }, 1000);
       }
     });
 }
