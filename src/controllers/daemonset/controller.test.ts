@@ -29,7 +29,8 @@ const daemon = (name: string, extra: Partial<NonNullable<DaemonSet['spec']>> = {
  * A kubelet stand-in for daemon pods: binds each new pod to the node its affinity names
  * and reports it Running and Ready unless `ready(pod)` says no; removes deleted pods.
  */
-function startDaemonKubelet(client: Client, ready: (p: Pod) => boolean): { stop(): void } {
+/** A stand-in kubelet: makes pods `ready` accepts Ready (at `now()`, ms since the epoch) and deletes terminating ones. */
+function startDaemonKubelet(client: Client, ready: (p: Pod) => boolean, now: () => number = Date.now): { stop(): void } {
   const inf = new SharedInformers(client).get<Pod>(R.pods);
   const busy = new Set<string>();
   const handle = (p: Pod): void => {
@@ -37,7 +38,7 @@ function startDaemonKubelet(client: Client, ready: (p: Pod) => boolean): { stop(
     if (busy.has(key)) return;
     let work: Promise<unknown> | undefined;
     if (p.metadata?.deletionTimestamp) work = client.delete(R.pods, p.metadata.namespace!, p.metadata.name!, { gracePeriodSeconds: 0 });
-    else if (p.status?.phase === 'Pending' && !isReadyPod(p) && ready(p)) work = makePodReady(client, p, targetNodeName(p) ?? 'nowhere');
+    else if (p.status?.phase === 'Pending' && !isReadyPod(p) && ready(p)) work = makePodReady(client, p, targetNodeName(p) ?? 'nowhere', new Date(now()));
     if (!work) return;
     busy.add(key);
     void work.catch(() => undefined).finally(() => busy.delete(key));
@@ -289,7 +290,9 @@ describe('DaemonSet controller with a fake clock', () => {
     try {
       for (const n of ['node-a', 'node-b']) await c.client.create<Node>(R.nodes, '', { apiVersion: 'v1', kind: 'Node', metadata: { name: n } });
       ctl = await startDaemonSetController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
-      kubelet = startDaemonKubelet(c.client, () => true);
+      // Ready at the controller clock's time, which stands still until advanced: however long
+      // the set-up takes in real time, 40 s on that clock is past readiness + minReadySeconds
+      kubelet = startDaemonKubelet(c.client, () => true, () => clock.now());
       await c.client.create(W.daemonsets, 'default', daemon('slow', { minReadySeconds: 30 }));
       const ready = await waitFor(
         async () => {
@@ -304,9 +307,8 @@ describe('DaemonSet controller with a fake clock', () => {
       const availableNow = async (): Promise<number> => (await c.client.get<DaemonSet>(W.daemonsets, 'default', 'slow')).status?.numberAvailable ?? 0;
       await clock.advance(20_000);
       assert.equal(await availableNow(), 0, 'not available 20 s after becoming ready');
-      // Ready happened within the 5 s wait above (real time), so 40 s on the controller
-      // clock is past readiness + minReadySeconds; only the controller's own requeue timer
-      // (fired by the fake clock) can bring the count up — no other event touches the pods.
+      // only the controller's own requeue timer (fired by the fake clock) can bring the count
+      // up — no other event touches the pods.
       await clock.advance(20_000);
       await waitFor(async () => (await availableNow()) === 2, 10_000, 'numberAvailable 2 once minReadySeconds passed on the controller clock');
     } finally {
