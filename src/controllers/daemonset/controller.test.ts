@@ -292,7 +292,11 @@ describe('DaemonSet controller with a fake clock', () => {
       ctl = await startDaemonSetController({ client: c.client, recorder: c.recorder, informers: c.informers, clock });
       // Ready at the controller clock's time, which stands still until advanced: however long
       // the set-up takes in real time, 40 s on that clock is past readiness + minReadySeconds
-      kubelet = startDaemonKubelet(c.client, () => true, () => clock.now());
+      kubelet = startDaemonKubelet(
+        c.client,
+        () => true,
+        () => clock.now(),
+      );
       await c.client.create(W.daemonsets, 'default', daemon('slow', { minReadySeconds: 30 }));
       const ready = await waitFor(
         async () => {

@@ -31,6 +31,17 @@ async function runSafely(run: RemoteCommandRunner, io: StreamIO): Promise<Stream
   }
 }
 
+/** Ends `w` (unless the runner did) and resolves once every chunk written to it has been handed on. */
+function flushed(w: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    if (w.writableFinished || w.destroyed) return resolve();
+    w.once('finish', () => resolve());
+    w.once('error', () => resolve());
+    w.once('close', () => resolve());
+    if (!w.writableEnded) w.end();
+  });
+}
+
 /**
  * Serves one exec/attach over an accepted WebSocket: client frames feed stdin and
  * resize, runner output goes out as stdout/stderr frames, the final status on the
@@ -87,6 +98,9 @@ export async function serveWebSocketRemoteCommand(ws: WebSocket, p: ChannelProto
   // an empty message on the lowest writable channel tells the client the session is up
   send(o.stdout ? Channel.stdout : o.stderr && !o.tty ? Channel.stderr : Channel.error, Buffer.alloc(0));
   const status = await runSafely(run, io);
+  // output still queued in the writers (each waits for the previous frame's socket write)
+  // goes out before the status: the client ends the session when it reads the status
+  await Promise.all([io.stdout, io.stderr].map((w) => (w ? flushed(w) : undefined)));
   if (ws.readyState !== ws.OPEN) return;
   const payload = encodeStatus(p, status);
   await new Promise<void>((resolve) => (payload ? send(Channel.error, payload, () => resolve()) : resolve()));
