@@ -42,6 +42,12 @@ describe('e2e: simulated runtime fidelity (kubectl)', () => {
   };
   const exec = (pod: string, cmd: string[], o: { container?: string; input?: string } = {}) =>
     c.kubectl(['exec', ...(o.input !== undefined ? ['-i'] : []), pod, ...(o.container ? ['-c', o.container] : []), '--', ...cmd], { input: o.input, timeoutMs: 20_000 });
+  /** stdout of a command that must succeed (a failure shows kubectl's exit code and stderr) */
+  const out = (pod: string, cmd: string[], o: { container?: string; input?: string } = {}): string => {
+    const r = exec(pod, cmd, o);
+    assert.equal(r.code, 0, `kubectl exec ${pod} -- ${cmd.join(' ')}: exit ${r.code}: ${r.stderr}`);
+    return r.stdout;
+  };
   const jp = (pod: string, path: string): string => c.kubectl(['get', 'pod', pod, '-o', `jsonpath=${path}`]).stdout;
 
   before(async () => {
@@ -96,14 +102,14 @@ spec:
     const ps = exec('box', ['ps']);
     assert.equal(ps.code, 0, ps.stderr);
     assert.match(ps.stdout, /^PID {3}USER {5}TIME {2}COMMAND\n {4}1 root {6}0:00 sh -c echo started; sleep 3600\n +\d+ root {6}0:00 ps\n$/);
-    assert.equal(exec('box', ['whoami']).stdout, 'root\n');
-    assert.equal(exec('box', ['uname']).stdout, 'Linux\n');
-    assert.equal(exec('box', ['pwd']).stdout, '/\n');
+    assert.equal(out('box', ['whoami']), 'root\n');
+    assert.equal(out('box', ['uname']), 'Linux\n');
+    assert.equal(out('box', ['pwd']), '/\n');
     const sh = exec('box', ['sh'], { input: 'echo hi\nexit\n' });
     assert.equal(sh.code, 0, sh.stderr);
     assert.equal(sh.stdout, 'hi\n');
-    assert.equal(exec('box', ['getent', 'hosts', 'localhost']).stdout, '::1             localhost ip6-localhost ip6-loopback\n');
-    assert.match(exec('box', ['nslookup', 'localhost']).stdout, /Name:\tlocalhost\nAddress: 127\.0\.0\.1\n/);
+    assert.equal(out('box', ['getent', 'hosts', 'localhost']), '::1             localhost ip6-localhost ip6-loopback\n');
+    assert.match(out('box', ['nslookup', 'localhost']), /Name:\tlocalhost\nAddress: 127\.0\.0\.1\n/);
   });
 
   it('kubectl exec -it under a real terminal: a command ends at once; a shell answers line by line until exit', async () => {
@@ -127,23 +133,23 @@ spec:
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'Hello from the debian container\n');
     const ip = jp('two-containers', '{.status.podIP}');
-    assert.equal(exec('two-containers', ['curl', '-s', `http://${ip}/`], { container: 'nginx-container' }).stdout, 'Hello from the debian container\n');
+    assert.equal(out('two-containers', ['curl', '-s', `http://${ip}/`], { container: 'nginx-container' }), 'Hello from the debian container\n');
     const other = exec('two-containers', ['curl', '-sS', 'example.com'], { container: 'nginx-container' });
     assert.equal(other.code, 6);
     assert.match(other.stderr, /curl: \(6\) Could not resolve host: example\.com/);
   });
 
   it('pod files and environment as upstream gives them', () => {
-    const hosts = exec('box', ['cat', '/etc/hosts']).stdout;
+    const hosts = out('box', ['cat', '/etc/hosts']);
     assert.match(hosts, /^# Kubernetes-managed hosts file\.\n127\.0\.0\.1\tlocalhost\n/);
     assert.match(hosts, new RegExp(`\\n${jp('box', '{.status.podIP}').replace(/\./g, '\\.')}\\tbox\\n$`));
-    assert.match(exec('box', ['cat', '/etc/resolv.conf']).stdout, /nameserver \S+/);
-    const env = exec('box', ['env']).stdout;
+    assert.match(out('box', ['cat', '/etc/resolv.conf']), /nameserver \S+/);
+    const env = out('box', ['env']);
     assert.match(env, /^PATH=\/usr\/local\/sbin:\/usr\/local\/bin:\/usr\/sbin:\/usr\/bin:\/sbin:\/bin\nHOSTNAME=box\n/);
     assert.match(env, /\nHOME=\/root\n$/);
-    assert.match(exec('box', ['ls', '-ld', '/etc']).stdout, /^drwxr-xr-x +\d+ root +root +\d+ \w{3} [ \d]\d [\d:]{5} \/etc\n$/);
-    assert.match(exec('box', ['ls', '-l', '/etc/config']).stdout, /^total \d+\nlrwxrwxrwx +1 root +root +18 \w{3} [ \d]\d [\d:]{5} special\.how -> \.\.data\/special\.how\n/);
-    assert.match(exec('box', ['ls', '-l', '/etc/config/..data/']).stdout, /-rw-r--r-- +1 root +root +4 \w{3} [ \d]\d [\d:]{5} special\.how\n/, 'the real size, not 0');
+    assert.match(out('box', ['ls', '-ld', '/etc']), /^drwxr-xr-x +\d+ root +root +\d+ \w{3} [ \d]\d [\d:]{5} \/etc\n$/);
+    assert.match(out('box', ['ls', '-l', '/etc/config']), /^total \d+\nlrwxrwxrwx +1 root +root +18 \w{3} [ \d]\d [\d:]{5} special\.how -> \.\.data\/special\.how\n/);
+    assert.match(out('box', ['ls', '-l', '/etc/config/..data/']), /-rw-r--r-- +1 root +root +4 \w{3} [ \d]\d [\d:]{5} special\.how\n/, 'the real size, not 0');
     const w = exec('security-context-demo', ['sh', '-c', 'echo hello > /data/demo/testfile; ls -l /data/demo; ls /data; id']);
     assert.equal(w.code, 0, w.stderr);
     assert.match(w.stdout, /-rw-r--r-- +1 1000 +2000 +6 \w{3} [ \d]\d [\d:]{5} testfile\n/);
@@ -181,7 +187,7 @@ spec:
     assert.equal(r.code, 0, r.stderr);
     await new Promise((res) => setTimeout(res, 3000)); // let every pod worker sync at least once more
     assert.deepEqual(snap(), before);
-    assert.equal(exec('box', ['cat', '/tmp/marker']).stdout, 'kept\n');
+    assert.equal(out('box', ['cat', '/tmp/marker']), 'kept\n');
     assert.equal(events() - pulledBefore, 1, 'only the new pod pulled (image already present)');
     assert.notEqual(jp('after', '{.status.podIP}'), before.box.split(' ')[0]);
   });
