@@ -22,6 +22,7 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../../api/resource.js';
 import type { ApiRequest, ResponseWriter } from '../http/types.js';
 import type { PendingUpgrade } from '../proxy/upgrade.js';
+import { splice } from '../proxy/splice.js';
 
 /** Where and how to reach one backend. */
 export interface BackendTarget {
@@ -184,16 +185,7 @@ export function proxyUpgrade(up: PendingUpgrade, req: ApiRequest, user: UserInfo
       sock.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (bhead.length) sock.write(bhead);
       if (up.head.length) bsock.write(up.head);
-      bsock.pipe(sock);
-      sock.pipe(bsock);
-      const done = (): void => {
-        bsock.destroy();
-        sock.destroy();
-      };
-      for (const s of [bsock, sock]) {
-        s.on('error', done);
-        s.on('close', done);
-      }
+      splice(bsock, sock);
       resolve();
     });
     out.on('response', (bres: IncomingMessage) => {

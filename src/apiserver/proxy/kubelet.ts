@@ -16,6 +16,7 @@ import type { Node } from 'kubernetes-types/core/v1.js';
 import { failureStatus, newBadRequest, newInternalError, StatusError, type GroupResource } from '../../apimachinery/errors.js';
 import type { ResponseWriter } from '../http/types.js';
 import type { PendingUpgrade } from './upgrade.js';
+import { splice } from './splice.js';
 
 /** How the API server reaches kubelets (upstream --kubelet-client-certificate/key, --kubelet-certificate-authority, --kubelet-preferred-address-types). */
 export interface KubeletClientConfig {
@@ -202,18 +203,9 @@ export class KubeletClient {
         if (khead.length) client.write(khead);
         if (up.head.length) ksock.write(up.head);
         ksock.setTimeout(0);
-        ksock.pipe(client);
-        client.pipe(ksock);
-        // once either side is gone the session is over: tear the other down too (a half-closed
-        // peer would otherwise keep the connection, and the server's shutdown, waiting)
-        const done = (): void => {
-          ksock.destroy();
-          client.destroy();
-        };
-        ksock.on('error', done);
-        client.on('error', done);
-        ksock.on('close', done);
-        client.on('close', done);
+        // once either side is gone the session is over: the other is ended once what is queued
+        // for it is written (see splice), so a half-closed peer cannot keep it open
+        splice(ksock, client);
         resolve();
       });
       req.on('response', (kres: IncomingMessage) => {
