@@ -22,6 +22,7 @@ import { startNodeNetwork, startSimClusterNetwork, type SimNetworkHandle } from 
 import { startServiceProxy, type ServiceProxyFlags } from '../proxy/node-proxy.js';
 import { HostGatewayRoutes } from '../hostgw/controller.js';
 import { defaultHostIP } from '../kubelet/nodestatus/setters.js';
+import { formatKlogLine } from '../util/klog.js';
 
 /** The node runtime flags shared by `k8ts server` and `k8ts agent`. */
 export interface RuntimeFlags {
@@ -88,6 +89,15 @@ export interface RunningNode {
   runtimeDescription: string;
   kubeletPort: number;
   stop(): Promise<void>;
+}
+
+/**
+ * The kubelet's error log: one klog text line on stderr per error, as upstream's kubelet
+ * writes its `klog.ErrorS(err, msg)` lines (`E1201 13:37:43.768051    3854 kubelet] "msg" err="…"`).
+ */
+function kubeletLog(msg: string, err?: unknown): void {
+  const kv = err === undefined ? {} : { err: err instanceof Error ? err.message : String(err) };
+  process.stderr.write(`${formatKlogLine('E', Date.now(), process.pid, 'kubelet', msg, kv)}\n`);
 }
 
 export async function startNode(o: NodeOptions): Promise<RunningNode> {
@@ -203,6 +213,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       processPods: o.processPods,
       verbosity: o.runtime !== 'sim' ? o.runtime.verbosity : undefined,
       trace: o.trace,
+      log: kubeletLog,
     });
   } catch (e) {
     await ks.close();
