@@ -640,16 +640,19 @@ export class Store {
 
   /**
    * Raw compare-and-swap update that bypasses strategy and admission (for subresources
-   * like pods/binding that upstream writes straight to storage). `fn` gets a mutable copy.
+   * like pods/binding that upstream writes straight to storage). `fn` gets a mutable copy:
+   * a deep one, or what `copy` makes of the stored object (which it must not change) — a
+   * writer that changes a few known members copies just the objects on their paths and
+   * shares the rest with the stored object (immutable once stored, see {@link CachedObject}).
    * @throws StatusError NotFound, or whatever `fn` throws
    */
-  async guaranteedUpdate(ns: string, name: string, fn: (obj: Obj) => Obj, dryRun = false): Promise<CachedObject> {
+  async guaranteedUpdate(ns: string, name: string, fn: (obj: Obj) => Obj, dryRun = false, copy?: (stored: Obj) => Obj): Promise<CachedObject> {
     const key = this.key(ns, name);
     await this.cache.sync();
     let current = this.cache.get(key);
     for (let attempt = 0; ; attempt++) {
       if (!current) throw newNotFound(this.groupResource, name);
-      const obj = this.wire(fn(current.clone()));
+      const obj = this.wire(fn(copy === undefined ? current.clone() : copy(current.obj)));
       if (dryRun) return new CachedObject(key, obj, current.rv);
       try {
         const rev = current.rv;

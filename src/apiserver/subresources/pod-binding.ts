@@ -9,7 +9,7 @@ import type { Obj } from '../../api/resource.js';
 import { newBadRequest, newConflict, newInvalid, successStatus } from '../../apimachinery/errors.js';
 import { writeJSON } from '../http/respond.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { applyPodBinding, validatePodBinding } from '../../api/core/v1/pod/binding.js';
+import { applyPodBinding, copyForBinding, validatePodBinding } from '../../api/core/v1/pod/binding.js';
 import { createRequest } from './request.js';
 import type { SubresourceHandler } from './types.js';
 import type { VirtualResource } from '../../api/authorization/virtual.js';
@@ -74,6 +74,7 @@ export async function bindPod(pods: Pick<Store, 'guaranteedUpdate'>, ns: string,
       return pod;
     },
     dryRun,
+    copyForBinding as (stored: Obj) => Obj,
   );
 }
 

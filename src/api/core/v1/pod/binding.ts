@@ -25,6 +25,21 @@ export function validatePodBinding(b: BindingLike): FieldError[] {
 }
 
 /**
+ * The copy of a stored pod that {@link applyPodBinding} may change: new objects for the
+ * pod, its metadata, spec and status and a new conditions array — everything else (the
+ * containers, volumes, labels, the other conditions…) is shared with `pod`, which stays
+ * unchanged. Member order is kept. Saves the deep copy of the whole pod per binding.
+ */
+export function copyForBinding(pod: Pod): Pod {
+  const out: Pod = { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec! } };
+  if (pod.status !== undefined) {
+    out.status = { ...pod.status };
+    if (pod.status.conditions !== undefined) out.status.conditions = [...pod.status.conditions];
+  }
+  return out;
+}
+
+/**
  * Assign the pod to `nodeName` in place: spec.nodeName, the binding's annotations, and
  * PodScheduled=True. Returns upstream's error text when the pod cannot be bound (the handler
  * wraps it as a Conflict on pods/binding: `Operation cannot be fulfilled on pods/binding "<name>": <text>`),
