@@ -40,6 +40,8 @@ await Promise.all([
   build({ ...common, entryPoints: [join(root, 'src/cli/main.ts')], outfile: out }),
   // the CSI hostpath driver alone: the process a node starts for it (src/cli/csi-node.ts)
   build({ ...common, entryPoints: [join(root, 'src/csi/hostpath/main.ts')], outfile: join(root, 'dist', 'csi-hostpath.mjs') }),
+  // the kwok node pool's worker thread (src/kwok/worker.ts)
+  build({ ...common, entryPoints: [join(root, 'src/kwok/worker-entry.ts')], outfile: join(root, 'dist', 'kwok-worker.mjs') }),
 ]);
 
 // Data files modules read next to themselves (new URL('./x', import.meta.url)): in the

@@ -98,6 +98,10 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
     (v: string, prev: string[]) => [...prev, v],
     [] as string[],
   )
+  .option(
+    '--kwok-worker',
+    'run the --kwok-nodes pool in a worker thread (its watch handling and status generation on the other core; it talks to the API server as a remote client)',
+  )
   .option('--write-kubeconfig <path>', 'where to write the admin kubeconfig (default <data-dir>/kubeconfig.yaml)')
   .option('--service-cluster-ip-range <cidr>', 'CIDR for Service ClusterIPs', '10.96.0.0/12')
   .option('--cluster-cidr <cidr>', 'CIDR that node podCIDRs are carved from', '10.42.0.0/16')
@@ -249,6 +253,7 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
       simNodes: o.simNodes,
       kwokNodes: o.kwokNodes,
       kwokStages: o.kwokStages,
+      kwokWorker: o.kwokWorker,
       writeKubeconfig: o.writeKubeconfig,
       serviceClusterIPRange: o.serviceClusterIpRange,
       clusterCIDR: o.clusterCidr,

@@ -7,6 +7,7 @@
 import { startKwok } from '../kwok/index.js';
 import { storeLeaseRenewer } from '../kwok/lease-renewer.js';
 import { readKwokStages } from '../kwok/stage/stage.js';
+import { startKwokWorker } from '../kwok/worker.js';
 import { mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -75,6 +76,8 @@ export interface ServerOptions extends RuntimeFlags {
   kwokNodes?: number;
   /** `--kwok-stages`: files of kwok Stage documents driving the kwok nodes' pods */
   kwokStages?: string[];
+  /** `--kwok-worker`: the kwok node pool in a worker thread (see src/kwok/worker.ts) */
+  kwokWorker?: boolean;
   writeKubeconfig?: string;
   serviceClusterIPRange: string;
   clusterCIDR: string;
@@ -448,8 +451,17 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
       cp.logger('kube-apiserver').info(
         `--kwok-stages: not applied (only Pod stages are; kwok nodes are registered Ready and their Leases renewed by the node pool): ${notApplied.join(', ')}`,
       );
-    const recorder = new ClientEventRecorder(kwokClient, { component: 'kwok-controller' });
-    const kwok = startKwok({ client: kwokClient, count: o.kwokNodes, clusterCIDR: o.clusterCIDR, firstSubnet: nodes.length, renewer, stages, recorder });
+    const pool = { count: o.kwokNodes, clusterCIDR: o.clusterCIDR, firstSubnet: nodes.length, renewer };
+    const kwok = o.kwokWorker
+      ? startKwokWorker({
+          ...pool,
+          api,
+          user: identities.kwok,
+          userAgent: componentUserAgent(identities.kwok.username),
+          stageFiles: o.kwokStages,
+          onError: (m) => (console.error(`kwok node pool: ${m}`), cp.logger('kube-apiserver').error(m, 'kwok node pool')),
+        })
+      : startKwok({ ...pool, client: kwokClient, stages, recorder: new ClientEventRecorder(kwokClient, { component: 'kwok-controller' }) });
     stops.push(() => kwok.stop());
   }
   stops.unshift(() => cp.close());
