@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { CompactedError, FutureRevisionError, StorageError } from '../interface.js';
+import { EtcdTLSCredentials } from './tls-credentials.js';
 
 /** Absolute path of the etcd API subset this client speaks. */
 export const PROTO_PATH = fileURLToPath(new URL('./etcd-rpc.proto', import.meta.url));
@@ -156,7 +157,7 @@ export class EtcdClient {
     try {
       creds =
         tls || opts.caFile
-          ? grpc.credentials.createSsl(
+          ? new EtcdTLSCredentials(
               opts.caFile ? readFileSync(opts.caFile) : null,
               opts.keyFile ? readFileSync(opts.keyFile) : null,
               opts.certFile ? readFileSync(opts.certFile) : null,
