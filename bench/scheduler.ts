@@ -15,6 +15,7 @@
 import type { KObject } from '../src/api/resource.js';
 import { R, type Client } from '../src/client/types.js';
 import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { Session } from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
@@ -45,6 +46,25 @@ async function startThreadProfile(): Promise<() => Promise<object>> {
   await post('Profiler.start');
   return async () => {
     const r = await post('Profiler.stop');
+    session.disconnect();
+    return r.profile ?? {};
+  };
+}
+
+/**
+ * Starts a sampling heap profile of this thread (allocations by call site over the
+ * measured phase, BENCH_API_HEAP_PROFILE=<file.heapprofile>); the returned function
+ * stops it and gives the profile.
+ */
+async function startThreadHeapProfile(): Promise<() => Promise<object>> {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<{ profile?: object }>((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res as { profile?: object }))));
+  await post('HeapProfiler.enable');
+  await post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return async () => {
+    const r = await post('HeapProfiler.stopSampling');
     session.disconnect();
     return r.profile ?? {};
   };
@@ -300,6 +320,7 @@ async function run(w: Workload): Promise<Result> {
 
     // measured phase
     const apiProfile = process.env.BENCH_API_PROFILE ? await startThreadProfile() : undefined;
+    const apiHeapProfile = process.env.BENCH_API_HEAP_PROFILE ? await startThreadHeapProfile() : undefined;
     s.measure();
     const base = s.bound();
     const measured = () => s.bound() - base;
@@ -331,6 +352,7 @@ async function run(w: Workload): Promise<Result> {
     const apiELU = h.apiELU();
     const { totals, elu, cpu: schedCPU, requests } = await s.finish();
     if (apiProfile) writeFileSync(process.env.BENCH_API_PROFILE!, JSON.stringify(await apiProfile()));
+    if (apiHeapProfile) writeFileSync(process.env.BENCH_API_HEAP_PROFILE!, JSON.stringify(await apiHeapProfile()));
     await stopChurn?.();
     const done = measured();
     const rest = seconds - samples.length;
@@ -359,6 +381,24 @@ async function run(w: Workload): Promise<Result> {
     await h.stop();
   }
 }
+
+/**
+ * How much of a core the threads got during the measured phase, and the rate their CPU
+ * per pod allows when each thread has a core of its own and all threads (GC helpers
+ * included) fit the machine's cores: pods ÷ the largest of API thread CPU, scheduler
+ * thread CPU and process CPU ÷ cores. On a loaded machine the event loops are busy
+ * (runnable) while on CPU only part of the time; this shows how much of the measured
+ * rate is the machine's load. An estimate from /proc, not a measurement.
+ */
+function capacity(r: Result): string | undefined {
+  if (MODE !== 'worker' || Number.isNaN(r.apiThreadCPU) || Number.isNaN(r.schedCPU) || r.seconds <= 0) return undefined;
+  const share = (cpu: number) => `${((100 * cpu) / r.seconds).toFixed(0)}%`;
+  const bound = Math.max(r.apiThreadCPU, r.schedCPU, r.cpu / CORES);
+  const est = bound > 0 ? (r.pods / bound).toFixed(0) : '-';
+  return `on CPU during the measured phase: API thread ${share(r.apiThreadCPU)}, scheduler thread ${share(r.schedCPU)}, process ${share(r.cpu)} (${CORES} cores); with a core per thread: est. ${est} pods/s`;
+}
+
+const CORES = cpus().length;
 
 const CYCLE_POINTS = ['PreFilter', 'Filter', 'PostFilter', 'PreScore', 'Score', 'Reserve', 'Permit'];
 
@@ -399,6 +439,8 @@ function table(rs: Result[]): string {
       const reqs = [...r.requests].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`);
       out.push(`  ${''.padEnd(w[0]!)}  scheduler requests: ${reqs.join(', ')}`);
     }
+    const cap = capacity(r);
+    if (cap !== undefined) out.push(`  ${''.padEnd(w[0]!)}  ${cap}`);
   }
   return out.join('\n');
 }
@@ -418,7 +460,7 @@ async function main(): Promise<void> {
     inprocess: 'API server and scheduler in one thread (in-process transport, as `k8ts server`)',
     https: 'API server in a `k8ts server` process, scheduler in the benchmark process over HTTPS',
   }[MODE];
-  console.log(`\nmode ${MODE}: ${where}; node ${process.version}, ${(await import('node:os')).cpus().length} CPUs.`);
+  console.log(`\nmode ${MODE}: ${where}; node ${process.version}, ${CORES} CPUs.`);
   console.log('pods/s = measured pods bound per second (binding acknowledged by the API server) while they are being created; p50/p90/p99 over 1-second samples.');
   console.log(
     'sched µs/pod = CPU of the scheduler thread per measured pod (in-process: of the one thread running everything); api µs/pod = CPU of the API server thread per pod, including the benchmark client creating the pods in worker mode (https: the server process). Both from /proc, robust to machine load.',
