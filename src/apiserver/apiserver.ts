@@ -26,7 +26,7 @@ import type { RequestInfo } from './http/request-info.js';
 import type { Handler } from './filters/types.js';
 import { writeError, writeJSON } from './http/respond.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
-import { handleOpenAPI } from './openapi/index.js';
+import { handleOpenAPIAsync } from './openapi/index.js';
 import type { ExtensionOpenAPI } from './openapi/extensions.js';
 import { Store } from './registry/store.js';
 import type { StoreLookup, SubresourceHandler } from './subresources/types.js';
@@ -411,10 +411,10 @@ export class APIServer implements StoreLookup {
     }
     if (p.startsWith('/healthz/') || p.startsWith('/livez/') || p.startsWith('/readyz/')) return this.health(res, p, query);
     if (p === '/openapi/v3' || p.startsWith('/openapi/v3/') || p.startsWith('/openapi/v2')) {
-      const r = handleOpenAPI(p, query, this.definitions, new Date(), req.headers, this.opts.aggregator?.openAPI);
-      res.writeHead(r.status, r.headers);
-      res.end(r.body);
-      return;
+      return handleOpenAPIAsync(p, query, this.definitions, new Date(), req.headers, this.opts.aggregator?.openAPI).then((r) => {
+        res.writeHead(r.status, r.headers);
+        res.end(r.body);
+      });
     }
     const parts = p.split('/').filter(Boolean);
     if (parts[0] === 'apis' && parts.length === 2 && this.discovery.hasGroup(parts[1]!)) {

@@ -14,7 +14,7 @@ import type { ResourceDefinition } from '../../api/resource.js';
 import { failureStatus } from '../../apimachinery/errors.js';
 import { openAPIDocuments } from './document.js';
 import { type ExtensionOpenAPI, withExtensionsV3 } from './extensions.js';
-import { handleOpenAPIV2, type RequestHeaders } from './v2/handler.js';
+import { handleOpenAPIV2, handleOpenAPIV2Async, type RequestHeaders } from './v2/handler.js';
 
 /** What the API server writes back. */
 export interface OpenAPIResponse {
@@ -90,4 +90,21 @@ export function handleOpenAPI(
     };
   }
   return { status: 200, headers: { 'Content-Type': 'application/json', ETag: etag }, body: doc.body };
+}
+
+/**
+ * {@link handleOpenAPI} for the API server: /openapi/v2 is built without holding the event
+ * loop (./v2/handler.ts handleOpenAPIV2Async); the other paths are answered as there.
+ */
+export function handleOpenAPIAsync(
+  path: string,
+  query: URLSearchParams,
+  defs: readonly ResourceDefinition[],
+  now: Date = new Date(),
+  headers: RequestHeaders = {},
+  ext?: ExtensionOpenAPI,
+): Promise<OpenAPIResponse> {
+  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  if (p === V2) return handleOpenAPIV2Async(headers, defs, now, ext);
+  return Promise.resolve(handleOpenAPI(path, query, defs, now, headers, ext));
 }

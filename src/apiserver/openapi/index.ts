@@ -2,7 +2,7 @@
  * OpenAPI v3 for the API server: documents and the /openapi handler, the built-in
  * schemas, and unknown-field detection for server-side field validation.
  */
-export { handleOpenAPI, type OpenAPIResponse } from './handler.js';
+export { handleOpenAPI, handleOpenAPIAsync, type OpenAPIResponse } from './handler.js';
 export {
   buildOpenAPIIndex,
   buildGroupVersionDocument,

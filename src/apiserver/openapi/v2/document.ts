@@ -4,19 +4,22 @@
  * made from the same group-version documents as /openapi/v3 ({@link buildGroupVersionDocument}),
  * rewritten to v2 by ./convert.ts. Built lazily and kept per definition set, so a CRD
  * coming or going (a new definitions array) gives a new document on the next request;
- * the protobuf and gzip forms are made on first demand.
+ * the protobuf and gzip forms are made on first demand. The API server builds it with
+ * {@link swaggerDocumentAsync}: in slices between which the event loop serves other
+ * requests (the whole build takes hundreds of ms), one build shared by concurrent callers.
  *
  * @see https://github.com/kubernetes/kube-openapi/blob/master/pkg/handler/handler.go
  * @see https://github.com/kubernetes/kubernetes/blob/master/api/openapi-spec/swagger.json
  */
-import { gzipSync } from 'node:zlib';
+import { gzip, gzipSync } from 'node:zlib';
 import type { ResourceDefinition } from '../../../api/resource.js';
 import { buildGroupVersionDocument, byGroupVersion, fingerprint, OPENAPI_INFO_VERSION, sha512Hex } from '../document.js';
 import { customSchemaName } from '../names.js';
 import { builtinSchemaName, builtinSchemas, type Schema } from '../schemas.js';
 import { toV2CustomKindSchema, toV2PathItem, toV2Schema } from './convert.js';
-import { encodeOpenAPIv2 } from './protobuf.js';
+import { encodeOpenAPIv2, encodeOpenAPIv2Steps } from './protobuf.js';
 import { type ExtensionOpenAPI, mergeSwagger } from '../extensions.js';
+import { runNow, runSliced, type Steps } from '../../../util/sliced.js';
 
 const merged = new WeakMap<SwaggerDocument, { ext: ExtensionOpenAPI; revision: number; doc: SwaggerDocument }>();
 
@@ -42,6 +45,10 @@ export interface SwaggerDocument {
   protobuf(): Buffer;
   /** gzip of `json` or of `protobuf()` (built on first call, then kept) */
   gzip(form: 'json' | 'protobuf'): Buffer;
+  /** `protobuf()` encoded in slices that yield to the event loop (one encoding shared by concurrent callers) */
+  protobufAsync(): Promise<Buffer>;
+  /** `gzip(form)` compressed off the event loop (one compression shared by concurrent callers) */
+  gzipAsync(form: 'json' | 'protobuf'): Promise<Buffer>;
 }
 
 /**
@@ -50,12 +57,18 @@ export interface SwaggerDocument {
  * field order of spec.Swagger), paths and definitions in sorted order.
  */
 export function buildSwaggerDocument(defs: readonly ResourceDefinition[]): Schema {
+  return runNow(swaggerDocumentSteps(defs));
+}
+
+/** {@link buildSwaggerDocument} as steps: one group-version per step. */
+function* swaggerDocumentSteps(defs: readonly ResourceDefinition[]): Steps<Schema> {
   const set = builtinSchemas();
   const custom = new Set<string>();
   for (const d of defs) if (!builtinSchemaName(d, set)) custom.add(customSchemaName(d.group, d.version, d.kind));
   const paths: Record<string, Schema> = {};
   const definitions: Record<string, Schema> = {};
   for (const list of byGroupVersion(defs).values()) {
+    yield;
     const doc = buildGroupVersionDocument(list) as { paths: Record<string, Schema>; components: { schemas: Record<string, Schema> } };
     for (const [p, item] of Object.entries(doc.paths)) paths[p] = toV2PathItem(item);
     for (const [name, s] of Object.entries(doc.components.schemas)) {
@@ -73,6 +86,29 @@ export function buildSwaggerDocument(defs: readonly ResourceDefinition[]): Schem
   };
 }
 
+/**
+ * `JSON.stringify(doc)` of a document as steps, the same text: the members of `paths` and
+ * `definitions` a few at a time (every other member at once).
+ */
+function* stringifySteps(doc: Schema): Steps<string> {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(doc)) {
+    if (v === undefined) continue;
+    if ((k !== 'paths' && k !== 'definitions') || v === null || typeof v !== 'object') {
+      out.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
+      continue;
+    }
+    const members: string[] = [];
+    for (const [name, m] of Object.entries(v as Record<string, unknown>)) {
+      if (m === undefined) continue;
+      members.push(`${JSON.stringify(name)}:${JSON.stringify(m)}`);
+      if (members.length % 16 === 0) yield;
+    }
+    out.push(`${JSON.stringify(k)}:{${members.join(',')}}`);
+  }
+  return `{${out.join(',')}}`;
+}
+
 function sortedKeys<T>(o: Record<string, T>): Record<string, T> {
   const out: Record<string, T> = {};
   for (const k of Object.keys(o).sort()) out[k] = o[k]!;
@@ -85,16 +121,31 @@ function newSwaggerDocument(defs: readonly ResourceDefinition[], now: Date): Swa
 
 /** A SwaggerDocument of a document value. */
 function swaggerDocumentOf(value: Schema, now: Date): SwaggerDocument {
-  const json = Buffer.from(JSON.stringify(value));
+  return swaggerDocumentOfJSON(Buffer.from(JSON.stringify(value)), now);
+}
+
+/** A SwaggerDocument of a document's JSON bytes. */
+function swaggerDocumentOfJSON(json: Buffer, now: Date): SwaggerDocument {
   let pb: Buffer | undefined;
+  let pbBuild: Promise<Buffer> | undefined;
   const gz: { json?: Buffer; protobuf?: Buffer } = {};
+  const gzBuild: { json?: Promise<Buffer>; protobuf?: Promise<Buffer> } = {};
+  // from the JSON again rather than a kept object graph: most clients never ask for it
+  const value = (): Schema => JSON.parse(json.toString('utf8')) as Schema;
   const d: SwaggerDocument = {
     json,
     etag: sha512Hex(json),
     lastModified: now,
-    // from the JSON again rather than a kept object graph: most clients never ask for it
-    protobuf: () => (pb ??= encodeOpenAPIv2(JSON.parse(json.toString('utf8')) as Schema)),
+    protobuf: () => (pb ??= encodeOpenAPIv2(value())),
     gzip: (form) => (gz[form] ??= gzipSync(form === 'json' ? json : d.protobuf())),
+    protobufAsync: () => (pb ? Promise.resolve(pb) : (pbBuild ??= runSliced(encodeOpenAPIv2Steps(value())).then((b) => (pb ??= b)))),
+    gzipAsync: (form) => {
+      const done = gz[form];
+      if (done) return Promise.resolve(done);
+      return (gzBuild[form] ??= (form === 'json' ? Promise.resolve(json) : d.protobufAsync()).then(
+        (raw) => new Promise<Buffer>((resolve, reject) => gzip(raw, (err, out) => (err ? reject(err) : resolve((gz[form] ??= out))))),
+      ));
+    },
   };
   return d;
 }
@@ -117,5 +168,44 @@ export function swaggerDocument(defs: readonly ResourceDefinition[], now: Date =
     last = { fingerprint: fp, doc };
   }
   byIdentity.set(defs, doc);
+  return doc;
+}
+
+/** Builds in progress, by definition array and (the last one) by content. */
+const building = new WeakMap<readonly ResourceDefinition[], Promise<SwaggerDocument>>();
+let lastBuilding: { fingerprint: string; doc: Promise<SwaggerDocument> } | undefined;
+
+/**
+ * {@link swaggerDocument} built in slices that yield to the event loop, so requests keep
+ * being served while the first one waits for the document; concurrent callers share one
+ * build, and the result is cached as {@link swaggerDocument}'s (the same bytes and ETag).
+ * @param now the build time recorded as `lastModified` when a document is built
+ */
+export function swaggerDocumentAsync(defs: readonly ResourceDefinition[], now: Date = new Date()): Promise<SwaggerDocument> {
+  const hit = byIdentity.get(defs);
+  if (hit) return Promise.resolve(hit);
+  const pending = building.get(defs);
+  if (pending) return pending;
+  const fp = fingerprint(defs);
+  if (last?.fingerprint === fp) {
+    byIdentity.set(defs, last.doc);
+    return Promise.resolve(last.doc);
+  }
+  if (lastBuilding?.fingerprint === fp) return lastBuilding.doc;
+  const doc = (async () => {
+    const value = await runSliced(swaggerDocumentSteps(defs));
+    const json = Buffer.from(await runSliced(stringifySteps(value)));
+    const d = swaggerDocumentOfJSON(json, now);
+    if (last?.fingerprint !== fp) last = { fingerprint: fp, doc: d };
+    byIdentity.set(defs, last.doc);
+    return last.doc;
+  })();
+  building.set(defs, doc);
+  lastBuilding = { fingerprint: fp, doc };
+  const done = (): void => {
+    building.delete(defs);
+    if (lastBuilding?.doc === doc) lastBuilding = undefined;
+  };
+  doc.then(done, done);
   return doc;
 }

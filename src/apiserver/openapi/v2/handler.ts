@@ -10,7 +10,7 @@
  * @see https://pkg.go.dev/net/http#ServeContent (conditional requests)
  */
 import type { ResourceDefinition } from '../../../api/resource.js';
-import { swaggerDocument } from './document.js';
+import { swaggerDocument, swaggerDocumentAsync, type SwaggerDocument } from './document.js';
 import type { ExtensionOpenAPI } from '../extensions.js';
 import { withExtensionsV2 } from './document.js';
 
@@ -87,6 +87,31 @@ export interface OpenAPIV2Response {
   body: Buffer;
 }
 
+/** The form `Accept` asks for (undefined: neither JSON nor protobuf is acceptable). */
+function negotiate(headers: RequestHeaders): 'json' | 'protobuf' | undefined {
+  const accept = header(headers, 'accept') || '*/*';
+  for (const c of parseAccept(accept)) {
+    for (const o of OFFERS) {
+      if ((c.type === o.type || c.type === '*') && (c.subtype === o.subtype || c.subtype === '*')) return o.form;
+    }
+  }
+  return undefined;
+}
+
+const NOT_ACCEPTABLE = (): OpenAPIV2Response => ({ status: 406, headers: { Vary: 'Accept' }, body: Buffer.alloc(0) });
+
+/** Whether the request's conditional headers show the client holds `doc` (a 304). */
+function fresh(headers: RequestHeaders, doc: SwaggerDocument): boolean {
+  const inm = header(headers, 'if-none-match');
+  const ims = header(headers, 'if-modified-since');
+  return inm !== undefined ? noneMatchHit(inm, `"${doc.etag}"`) : ims !== undefined && Math.floor(doc.lastModified.getTime() / 1000) * 1000 <= Date.parse(ims);
+}
+
+/** Whether the answer in `form` is gzipped for this request. */
+function gzipped(headers: RequestHeaders, size: number): boolean {
+  return size >= GZIP_MIN_BYTES && /(^|,)\s*gzip\s*(;|,|$)/i.test(header(headers, 'accept-encoding') ?? '');
+}
+
 /**
  * Answers GET/HEAD /openapi/v2.
  *
@@ -97,18 +122,34 @@ export interface OpenAPIV2Response {
  *   offering neither JSON nor the protobuf form
  */
 export function handleOpenAPIV2(headers: RequestHeaders, defs: readonly ResourceDefinition[], now: Date = new Date(), ext?: ExtensionOpenAPI): OpenAPIV2Response {
-  const accept = header(headers, 'accept') || '*/*';
-  let form: 'json' | 'protobuf' | undefined;
-  outer: for (const c of parseAccept(accept)) {
-    for (const o of OFFERS) {
-      if ((c.type === o.type || c.type === '*') && (c.subtype === o.subtype || c.subtype === '*')) {
-        form = o.form;
-        break outer;
-      }
-    }
+  const form = negotiate(headers);
+  if (!form) return NOT_ACCEPTABLE();
+  return respond(headers, withExtensionsV2(swaggerDocument(defs, now), ext, now), form);
+}
+
+/**
+ * {@link handleOpenAPIV2} for the API server: the document, its protobuf form and gzip are
+ * made without holding the event loop (built in slices, compressed off the loop), so other
+ * requests are answered while the first one waits; the same answers, bytes and ETag.
+ */
+export async function handleOpenAPIV2Async(
+  headers: RequestHeaders,
+  defs: readonly ResourceDefinition[],
+  now: Date = new Date(),
+  ext?: ExtensionOpenAPI,
+): Promise<OpenAPIV2Response> {
+  const form = negotiate(headers);
+  if (!form) return NOT_ACCEPTABLE();
+  const doc = withExtensionsV2(await swaggerDocumentAsync(defs, now), ext, now);
+  if (!fresh(headers, doc)) {
+    const body = form === 'json' ? doc.json : await doc.protobufAsync();
+    if (gzipped(headers, body.length)) await doc.gzipAsync(form);
   }
-  if (!form) return { status: 406, headers: { Vary: 'Accept' }, body: Buffer.alloc(0) };
-  const doc = withExtensionsV2(swaggerDocument(defs, now), ext, now);
+  return respond(headers, doc, form);
+}
+
+/** The answer with `doc` in `form` (its protobuf and gzip forms made here unless made already). */
+function respond(headers: RequestHeaders, doc: SwaggerDocument, form: 'json' | 'protobuf'): OpenAPIV2Response {
   const etag = `"${doc.etag}"`;
   const out: Record<string, string> = {
     'Content-Type': form === 'json' ? 'application/json' : OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
@@ -117,14 +158,11 @@ export function handleOpenAPIV2(headers: RequestHeaders, defs: readonly Resource
     Vary: 'Accept, Accept-Encoding',
     'Accept-Ranges': 'bytes',
   };
-  const inm = header(headers, 'if-none-match');
-  const ims = header(headers, 'if-modified-since');
-  const fresh = inm !== undefined ? noneMatchHit(inm, etag) : ims !== undefined && Math.floor(doc.lastModified.getTime() / 1000) * 1000 <= Date.parse(ims);
-  if (fresh) {
+  if (fresh(headers, doc)) {
     return { status: 304, headers: { Etag: etag, Vary: out.Vary! }, body: Buffer.alloc(0) };
   }
   let body = form === 'json' ? doc.json : doc.protobuf();
-  if (body.length >= GZIP_MIN_BYTES && /(^|,)\s*gzip\s*(;|,|$)/i.test(header(headers, 'accept-encoding') ?? '')) {
+  if (gzipped(headers, body.length)) {
     body = doc.gzip(form);
     out['Content-Encoding'] = 'gzip';
   }

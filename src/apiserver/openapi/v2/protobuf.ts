@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as PB from 'protobufjs';
 import type { Schema } from '../schemas.js';
+import { runNow, type Steps } from '../../../util/sliced.js';
 
 type Msg = Record<string, unknown>;
 
@@ -247,6 +248,11 @@ let entryCache = new Map<string, Uint8Array>();
 
 /** Encodes a Swagger 2.0 document (JSON value) as gnostic's `openapi.v2.Document`. */
 export function encodeOpenAPIv2(doc: Schema): Buffer {
+  return runNow(encodeOpenAPIv2Steps(doc));
+}
+
+/** {@link encodeOpenAPIv2} as steps (../../../util/sliced.ts): one path or definition per step. */
+export function* encodeOpenAPIv2Steps(doc: Schema): Steps<Buffer> {
   const T = openAPIv2DocumentType();
   const root = T.root;
   const namedPathItem = root.lookupType('openapi.v2.NamedPathItem');
@@ -265,10 +271,16 @@ export function encodeOpenAPIv2(doc: Schema): Buffer {
   // (field 9: Definitions.additional_properties = 1) as concatenated length-delimited records
   const w = T.encode(headerMessage(doc));
   w.uint32((8 << 3) | 2).fork();
-  for (const [name, item] of Object.entries((doc.paths ?? {}) as Record<string, Schema>)) w.uint32((2 << 3) | 2).bytes(entry('p', name, item));
+  for (const [name, item] of Object.entries((doc.paths ?? {}) as Record<string, Schema>)) {
+    w.uint32((2 << 3) | 2).bytes(entry('p', name, item));
+    yield;
+  }
   w.ldelim();
   w.uint32((9 << 3) | 2).fork();
-  for (const [name, s] of Object.entries((doc.definitions ?? {}) as Record<string, Schema>)) w.uint32((1 << 3) | 2).bytes(entry('d', name, s));
+  for (const [name, s] of Object.entries((doc.definitions ?? {}) as Record<string, Schema>)) {
+    w.uint32((1 << 3) | 2).bytes(entry('d', name, s));
+    yield;
+  }
   w.ldelim();
   entryCache = next;
   const bytes = w.finish();
