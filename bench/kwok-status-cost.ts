@@ -1,7 +1,7 @@
 /**
  * What one kwok pod's "Running" status write costs the API server (CPU µs per write, in
- * process, SQLite), for the ways a client can write it: merge patch (the pool's), strategic
- * merge patch, apply, and an update (PUT) of pods/status.
+ * process, SQLite), for the ways a client can write it: merge patch, strategic merge patch,
+ * apply, and an update (PUT) of pods/status with and without the pod's managedFields.
  * Usage: node --import tsx bench/kwok-status-cost.ts [--pods N]
  */
 import { mkdtempSync } from 'node:fs';
@@ -52,7 +52,7 @@ async function measure(label: string, f: (i: number) => Promise<unknown>): Promi
   console.log(`${label.padEnd(36)} ${(N / ((performance.now() - t) / 1000)).toFixed(0).padStart(6)}/s  ${((cu.user + cu.system) / N).toFixed(0).padStart(5)} µs CPU/op`);
 }
 const pods: (Pod & KObject)[] = [];
-const ways = (process.env.WAYS ?? 'merge,strategic,apply,update').split(',') as ('merge' | 'strategic' | 'apply' | 'update')[];
+const ways = (process.env.WAYS ?? 'merge,strategic,apply,update').split(',') as ('merge' | 'strategic' | 'apply' | 'update' | 'update-slim')[];
 for (const [round, way] of ways.entries()) {
   const ns = 'default';
   const name = (i: number) => `${way}-${round}-${i}`;
@@ -76,6 +76,10 @@ for (const [round, way] of ways.entries()) {
   await measure(`status ${way}`, async (i) => {
     const p = pods[i]!;
     const status = simulatedPodStatus(p, '127.1.0.1', `10.0.${i >> 8}.${i & 255}`, Date.now(), false);
+    if (way === 'update-slim') {
+      const { managedFields: _mf, ...metadata } = p.metadata ?? {};
+      return c.update(R.pods, ns, { ...p, metadata, status } as KObject, { subresource: 'status' });
+    }
     if (way === 'update') return c.update(R.pods, ns, { ...p, status } as KObject, { subresource: 'status' });
     if (way === 'apply')
       return c.patch(
