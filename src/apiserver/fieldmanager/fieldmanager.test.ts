@@ -451,3 +451,43 @@ test('apply by kubectl over client-side apply: conflicts on last-applied fields 
       e instanceof StatusError && e.status.message === 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.revisionHistoryLimit',
   );
 });
+
+test('updates of a stored object reuse the fieldsV1 of managers whose fields did not change, with the same result as decoding afresh', async () => {
+  const { CachedObject, thawShared } = await import('../registry/cached-object.js');
+  // stored: created by kubectl-create, then the replicas changed by a second manager
+  const stored0 = created();
+  const w1 = structuredClone(stored0);
+  (w1 as Any).spec.replicas = 2;
+  updateFields(stored0, w1, 'scaler', scope(T1));
+  const cached = new CachedObject('/registry/deployments/default/nginx', w1, 6);
+  cached.shared(); // frozen, as the watch cache shares it with in-process watchers
+
+  // the same manager writes the replicas again (PUT of a copy that sends the entries back)
+  const live = cached.clone();
+  const next = cached.clone();
+  (next as Any).spec.replicas = 3;
+  updateFields(live, next, 'scaler', scope(T1));
+  const [creator, scaler] = entries(next);
+  assert.equal(creator!.fieldsV1, entries(w1)[0]!.fieldsV1, "the creator's fieldsV1 is the stored object's");
+  assert.equal(scaler!.fieldsV1, entries(w1)[1]!.fieldsV1, "the scaler owns the replicas already: its fieldsV1 is the stored object's");
+  // a mutable copy for the rest of the write pipeline keeps the shared fieldsV1 and thaws the rest
+  thawShared(next);
+  assert.ok(!Object.isFrozen(next.metadata.managedFields![0]));
+  assert.equal(entries(next)[0]!.fieldsV1, entries(w1)[0]!.fieldsV1);
+
+  // the same write computed without the stored object's decoded sets: equal entries
+  const plainLive = JSON.parse(JSON.stringify(cached.obj)) as Obj;
+  const plainNext = JSON.parse(JSON.stringify(cached.obj)) as Obj;
+  (plainNext as Any).spec.replicas = 3;
+  updateFields(plainLive, plainNext, 'scaler', scope(T1));
+  assert.deepEqual(JSON.parse(JSON.stringify(next.metadata.managedFields)), JSON.parse(JSON.stringify(plainNext.metadata.managedFields)));
+
+  // a third manager takes the replicas: the scaler's set changes, the creator's stays shared
+  const third = cached.clone();
+  (third as Any).spec.replicas = 4;
+  updateFields(cached.clone(), third, 'hpa', scope(T1));
+  const byManager = new Map(entries(third).map((e) => [e.manager, e]));
+  assert.equal(byManager.get('kubectl-create')!.fieldsV1, entries(w1)[0]!.fieldsV1);
+  assert.equal(byManager.has('scaler'), false, 'the scaler owned only the replicas');
+  assert.deepEqual(byManager.get('hpa')!.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
+});

@@ -15,6 +15,7 @@
 import type { KObject, Obj } from '../../api/resource.js';
 import { newBadRequest } from '../../apimachinery/errors.js';
 import { rfc3339 } from '../registry/meta.js';
+import { cloneOrigin } from '../registry/cached-object.js';
 import { newApplyConflict, type Conflict } from './conflict.js';
 import { createFieldsV1 } from './create.js';
 import { disallowedConflicts, KUBECTL_MANAGER, lastAppliedFields, updateLastApplied } from './lastapplied.js';
@@ -35,6 +36,9 @@ export interface FieldManagerScope {
 /** Upstream's limit on fieldManager (validation.FieldManagerMaxLength). */
 export const FIELD_MANAGER_MAX_LENGTH = 128;
 
+/** Text of printable ASCII characters only (one byte each, none of them dropped from a manager name). */
+export const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /**
  * The manager of a request: the `fieldManager` parameter, else the User-Agent up to its
  * first `/` without unprintable characters, cut at 128 bytes (upstream managerOrUserAgent).
@@ -42,7 +46,11 @@ export const FIELD_MANAGER_MAX_LENGTH = 128;
  */
 export function managerName(fieldManager: string | null | undefined, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
-  const head = (userAgent ?? '').split('/')[0]!;
+  const ua = userAgent ?? '';
+  const slash = ua.indexOf('/');
+  const head = slash < 0 ? ua : ua.slice(0, slash);
+  // the common case: printable ASCII only, short enough (nothing to drop or cut)
+  if (head.length <= FIELD_MANAGER_MAX_LENGTH && PRINTABLE_ASCII.test(head)) return head;
   let out = '';
   let bytes = 0;
   for (const ch of head) {
@@ -126,7 +134,8 @@ function takeOwnership(managed: Managed, c: Comparison, self: string, force: boo
     if (id === self) continue;
     const x = taken.get(id);
     if (x) e.set = e.set.difference(x);
-    if (hasRemoved) e.set = e.set.difference(c.removed);
+    // a set nothing was taken from stays the same object (its fieldsV1 is reused, see managed.ts)
+    if (hasRemoved && e.set.intersects(c.removed)) e.set = e.set.difference(c.removed);
     if (e.set.isEmpty()) managed.delete(id);
   }
   return [];
@@ -140,17 +149,21 @@ function takeOwnership(managed: Managed, c: Comparison, self: string, force: boo
  * on internal errors the live managedFields are kept (upstream UpdateNoErrors).
  */
 export function updateFields(live: Obj | undefined, obj: Obj, manager: string, scope: FieldManagerScope): void {
-  const liveMF = live?.metadata.managedFields as ManagedFieldsEntry[] | undefined;
+  // the stored object's own entries when `live` is a copy of it (their decoded sets are remembered)
+  const liveMF = storedManagedFields(live);
   try {
     const reqMF = obj.metadata.managedFields as unknown;
     if (!live && reqMF === undefined) return createFields(obj, manager, scope);
     let managed: Managed;
     if (scope.subresource) managed = decodeOrEmpty(liveMF);
     else if (isResetManagedFields(reqMF)) managed = new Map();
-    else {
+    else if (reqMF !== undefined && liveMF !== undefined && deepEqual(reqMF, liveMF)) {
+      // the request sends the stored entries back unchanged (updates and patches of objects read before)
+      managed = decodeOrEmpty(liveMF);
+    } else {
       let fromReq: Managed | undefined;
       try {
-        fromReq = reqMF === undefined ? undefined : decodeManagedFields(reqMF as ManagedFieldsEntry[]);
+        fromReq = reqMF === undefined ? undefined : decodeManagedFields(reqMF as ManagedFieldsEntry[], 'request');
       } catch {
         fromReq = undefined;
       }
@@ -189,19 +202,40 @@ function createFields(obj: Obj, manager: string, scope: FieldManagerScope): void
 }
 
 function recordUpdate(managed: Managed, c: Comparison, id: string, manager: string, apiVersion: string, scope: FieldManagerScope): void {
+  const before = managed.get(id)?.set;
   takeOwnership(managed, c, '\0current-operation', true);
   const own = c.added.union(c.modified);
   strip(own);
   if (own.isEmpty()) return;
   const prev = managed.get(id);
+  let set = prev ? own.union(prev.set) : own;
+  // a manager left with the fields it owned keeps its set object (and so its encoded fieldsV1)
+  if (before !== undefined && set.isSubsetOf(before) && before.isSubsetOf(set)) set = before;
   managed.set(id, {
     manager,
     operation: 'Update',
     apiVersion,
     subresource: scope.subresource,
     time: rfc3339(scope.now),
-    set: prev ? own.union(prev.set) : own,
+    set,
   });
+}
+
+/**
+ * The managedFields of `live`: those of the stored object `live` was copied from when it
+ * is such a copy (CachedObject.clone) with the same entries, else its own.
+ */
+function storedManagedFields(live: Obj | undefined): ManagedFieldsEntry[] | undefined {
+  const mf = live?.metadata.managedFields as ManagedFieldsEntry[] | undefined;
+  const origin = live && cloneOrigin(live);
+  const omf = origin?.metadata.managedFields as ManagedFieldsEntry[] | undefined;
+  if (!Array.isArray(omf) || !Array.isArray(mf) || omf.length !== mf.length) return mf;
+  for (let i = 0; i < mf.length; i++) {
+    const a = mf[i]!;
+    const b = omf[i]!;
+    if (a === null || typeof a !== 'object' || a.manager !== b.manager || a.time !== b.time || a.operation !== b.operation || a.subresource !== b.subresource) return mf;
+  }
+  return omf;
 }
 
 function withoutManagedFields(o: Obj): Obj {

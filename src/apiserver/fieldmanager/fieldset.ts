@@ -125,6 +125,28 @@ export class FieldSet {
     return out;
   }
 
+  /** Whether every member of this set is a member of `o` (no allocation). */
+  isSubsetOf(o: FieldSet): boolean {
+    if (this.member && !o.member) return false;
+    if (!this.children) return true;
+    for (const [k, v] of this.children) {
+      const oc = o.children?.get(k);
+      if (oc === undefined ? !v.isEmpty() : !v.isSubsetOf(oc)) return false;
+    }
+    return true;
+  }
+
+  /** Whether some path is a member of both sets (no allocation). */
+  intersects(o: FieldSet): boolean {
+    if (this.member && o.member) return true;
+    if (!this.children || !o.children) return false;
+    for (const [k, v] of this.children) {
+      const oc = o.children.get(k);
+      if (oc !== undefined && v.intersects(oc)) return true;
+    }
+    return false;
+  }
+
   /** Removes empty child nodes (mutates); returns whether this node is empty. */
   prune(): boolean {
     if (this.children) {

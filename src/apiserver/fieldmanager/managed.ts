@@ -36,6 +36,42 @@ export interface ManagerFields {
 /** Managers by identifier (see managerId). */
 export type Managed = Map<string, ManagerFields>;
 
+/**
+ * The field set of every `fieldsV1` object decoded or encoded here, and the `fieldsV1`
+ * object of every set encoded here: a write whose managers' sets did not change (most
+ * status writes, every write of a manager that owns the fields already) reuses the
+ * stored object's `fieldsV1` objects instead of building them again, and the next write
+ * finds their sets without parsing them. Sets handed out by {@link decodeManagedFields}
+ * are shared this way, so the field manager never changes a set in place (set algebra
+ * returns new sets); `fieldsV1` objects are never changed in place either (the stored
+ * objects that hold them are immutable).
+ */
+const setOfFieldsV1 = new WeakMap<object, FieldSet>();
+const fieldsV1OfSet = new WeakMap<FieldSet, Record<string, unknown>>();
+
+/** The set of a `fieldsV1` object (shared: never mutate it). @throws Error as FieldSet.fromFieldsV1 */
+function setOf(fieldsV1: Record<string, unknown> | undefined): FieldSet {
+  if (fieldsV1 === undefined || fieldsV1 === null || typeof fieldsV1 !== 'object') return FieldSet.fromFieldsV1(fieldsV1 ?? {});
+  let s = setOfFieldsV1.get(fieldsV1);
+  if (s === undefined) {
+    s = FieldSet.fromFieldsV1(fieldsV1);
+    setOfFieldsV1.set(fieldsV1, s);
+    fieldsV1OfSet.set(s, fieldsV1);
+  }
+  return s;
+}
+
+/** The `fieldsV1` object of a set (shared with every object that holds the same set: never mutate it). */
+function fieldsV1Of(set: FieldSet): Record<string, unknown> {
+  let f = fieldsV1OfSet.get(set);
+  if (f === undefined) {
+    f = set.toFieldsV1();
+    fieldsV1OfSet.set(set, f);
+    setOfFieldsV1.set(f, set);
+  }
+  return f;
+}
+
 /** Upstream's cap on Update entries. */
 export const MAX_UPDATE_MANAGERS = 10;
 /** The entry older Update managers are folded into. */
@@ -61,11 +97,14 @@ export function isResetManagedFields(mf: unknown): boolean {
 }
 
 /**
- * Decodes managedFields entries.
+ * Decodes managedFields entries. `from` says whose they are: `stored` (the entries of a
+ * stored object, or of an object about to be stored, which nothing changes afterwards:
+ * their sets are remembered, see {@link setOfFieldsV1}) or `request` (a client's, which
+ * it may still change: decoded afresh unless they are stored ones).
  * @throws Error on entries upstream rejects (bad operation, no apiVersion, fieldsType
  * other than FieldsV1, malformed fieldsV1)
  */
-export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | undefined): Managed {
+export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | undefined, from: 'stored' | 'request' = 'stored'): Managed {
   const m: Managed = new Map();
   if (!entries) return m;
   entries.forEach((e, i) => {
@@ -74,12 +113,13 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
     if (e.fieldsType !== 'FieldsV1') {
       throw new Error(e.fieldsType ? `invalid fieldsType "${e.fieldsType}" in managed fields entry ${i}` : `missing fieldsType in managed fields entry ${i}`);
     }
+    const f = e.fieldsV1;
     const mf: ManagerFields = {
       manager: e.manager ?? '',
       operation: e.operation,
       apiVersion: e.apiVersion,
       subresource: e.subresource ?? '',
-      set: FieldSet.fromFieldsV1(e.fieldsV1 ?? {}),
+      set: from === 'stored' ? setOf(f) : (f !== null && typeof f === 'object' && setOfFieldsV1.get(f)) || FieldSet.fromFieldsV1(f ?? {}),
     };
     if (e.time) mf.time = e.time;
     m.set(managerId(mf.manager, mf.operation, mf.apiVersion, mf.subresource), mf);
@@ -117,7 +157,7 @@ export function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefine
     const o: ManagedFieldsEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
     if (e.time) o.time = e.time;
     o.fieldsType = 'FieldsV1';
-    o.fieldsV1 = e.set.toFieldsV1();
+    o.fieldsV1 = fieldsV1Of(e.set);
     if (e.subresource) o.subresource = e.subresource;
     return o;
   });

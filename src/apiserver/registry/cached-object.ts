@@ -36,9 +36,11 @@ export class CachedObject {
     return this.obj.metadata.name ?? '';
   }
 
-  /** A deep, mutable copy. */
+  /** A deep, mutable copy (see {@link cloneOrigin}). */
   clone(): Obj {
-    return JSON.parse(this.json) as Obj;
+    const copy = JSON.parse(this.json) as Obj;
+    origins.set(copy, this.obj);
+    return copy;
   }
 
   /**
@@ -56,6 +58,18 @@ export class CachedObject {
   }
 }
 
+/** copy → the cached object it was made from (see {@link cloneOrigin}) */
+const origins = new WeakMap<Obj, Obj>();
+
+/**
+ * The cached (immutable) object `copy` was made from by {@link CachedObject.clone}, if
+ * it was: the field manager reads the stored managedFields from it, whose decoded field
+ * sets it remembers (a copy may have been changed since: compare before relying on it).
+ */
+export function cloneOrigin(copy: Obj): Obj | undefined {
+  return origins.get(copy);
+}
+
 /**
  * Makes an object being written safe to change: every frozen (shared, see
  * {@link CachedObject.shared}) object inside it — a strategy or an admission plugin may
@@ -65,8 +79,41 @@ export class CachedObject {
  */
 export function thawShared<T extends object>(o: T): T {
   if (Object.isFrozen(o)) return deepCopy(o);
+  const meta = (o as { metadata?: unknown }).metadata as { managedFields?: unknown } | undefined;
+  if (meta !== null && typeof meta === 'object' && !Object.isFrozen(meta) && Array.isArray(meta.managedFields)) {
+    // managedFields' fieldsV1 objects stay shared: the field manager reuses the stored
+    // ones for unchanged sets and never changes one in place (fieldmanager/managed.ts)
+    const entries = thawManagedFields(meta.managedFields);
+    meta.managedFields = undefined; // keeps the member's place
+    try {
+      thawInside(o);
+    } finally {
+      meta.managedFields = entries;
+    }
+    return o;
+  }
   thawInside(o);
   return o;
+}
+
+/** managedFields entries made mutable, each `fieldsV1` left as it is. */
+function thawManagedFields(mf: unknown[]): unknown[] {
+  const out = Object.isFrozen(mf) ? mf.slice() : mf;
+  for (let i = 0; i < out.length; i++) {
+    let e = out[i] as Record<string, unknown> | null;
+    if (e === null || typeof e !== 'object' || Array.isArray(e)) {
+      if (e !== null && typeof e === 'object') out[i] = Object.isFrozen(e) ? deepCopy(e) : (thawInside(e), e);
+      continue;
+    }
+    if (Object.isFrozen(e)) out[i] = e = { ...e };
+    for (const k in e) {
+      const v = e[k];
+      if (k === 'fieldsV1' || typeof v !== 'object' || v === null) continue;
+      if (Object.isFrozen(v)) e[k] = deepCopy(v);
+      else thawInside(v);
+    }
+  }
+  return out;
 }
 
 function thawInside(o: object): void {
