@@ -24,7 +24,7 @@ import { checkFieldValidation } from './field-validation.js';
 import { dryRunOf, optionsKindOf } from './options.js';
 import { queryBool } from '../../apimachinery/query-params.js';
 import { checkPatchedTypes, checkTypes } from './typed-decode.js';
-import { managerName, updateFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
+import { managerName, PRINTABLE_ASCII, updateFields, type FieldManagerScope } from '../fieldmanager/fieldmanager.js';
 
 /** What a resource handler needs besides the request. */
 export interface ResourceContext {
@@ -75,11 +75,13 @@ function managerOf(c: ResourceContext, options: 'CreateOptions' | 'UpdateOptions
   if (fm) {
     const p = Path.root('fieldManager');
     if (Buffer.byteLength(fm) > 128) errs.push(tooLong(p, fm, 128));
-    for (const ch of fm) {
-      if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/u.test(ch)) {
-        errs.push(invalid(p, fm, `invalid character U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`));
+    // printable ASCII (the common case) has none of the characters looked for below
+    if (!PRINTABLE_ASCII.test(fm))
+      for (const ch of fm) {
+        if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/u.test(ch)) {
+          errs.push(invalid(p, fm, `invalid character U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`));
+        }
       }
-    }
   }
   if (options === 'PatchOptions' && !applyPatch && c.query.has('force')) errs.push(forbidden(Path.root('force'), 'may not be specified for non-apply patch'));
   if (errs.length) throw newInvalid({ group: 'meta.k8s.io', kind: options }, '', errs);

@@ -34,7 +34,7 @@ export function createFieldsV1(obj: Rec, t: MapType, dropStatus: boolean): Out |
     } else {
       node = encode(z === undefined ? undefined : z === 'null' ? null : zeroValue(ft), v, ft);
     }
-    if (node) (out ??= {})[fieldPE(k)] = node;
+    if (node) (out ??= {})[fieldPEOf(k)] = node;
   }
   return out;
 }
@@ -46,9 +46,25 @@ function metadataFields(m: Rec, t: TypeNode): Out | undefined {
     const v = m[k];
     if (v === undefined) continue;
     const node = encode(undefined, v, typeOf(t, k));
-    if (node) (out ??= {})[fieldPE(k)] = node;
+    if (node) (out ??= {})[fieldPEOf(k)] = node;
   }
   return out;
+}
+
+/**
+ * `f:<k>` for the field names seen (the same few hundred names every create): one lookup
+ * instead of a new string that V8 must look up in its string table to use as a key.
+ * Bounded: names from user data (labels, annotations, data keys) start it over.
+ */
+const FIELD_PES = new Map<string, string>();
+function fieldPEOf(k: string): string {
+  let pe = FIELD_PES.get(k);
+  if (pe === undefined) {
+    if (FIELD_PES.size >= 4096) FIELD_PES.clear();
+    pe = fieldPE(k);
+    FIELD_PES.set(k, pe);
+  }
+  return pe;
 }
 
 /** The type of field or key `k` of `t` (no allocation, unlike fieldType). */
@@ -95,7 +111,7 @@ function encode(l: unknown, r: unknown, t: TypeNode): Out | undefined {
     if (lv === undefined && lm && zero?.has(k)) lv = zero.get(k) === 'null' ? null : zeroValue(ft);
     const node = encode(lv, r[k], ft);
     if (node) {
-      (out ??= {})['f:' + k] = node;
+      (out ??= {})[fieldPEOf(k)] = node;
       any = true;
     }
   }

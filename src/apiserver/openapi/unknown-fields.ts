@@ -98,14 +98,22 @@ export function unknownFields(def: Pick<ResourceDefinition, 'group' | 'version' 
     node = compiledCustom.get(custom.schema);
     if (!node) compiledCustom.set(custom.schema, (node = compile(custom.schema, set)));
   } else {
-    const name = builtinSchemaName(def, set);
-    if (!name) return [];
-    node = named(name, set);
+    let b = builtinNode.get(def);
+    if (b === undefined) {
+      const name = builtinSchemaName(def, set);
+      b = name ? named(name, set) : null;
+      builtinNode.set(def, b);
+    }
+    if (b === null) return [];
+    node = b;
   }
   const out: string[] = [];
   walk(obj, node, '', out);
   return out;
 }
+
+/** the compiled built-in schema per definition object (null: none), so a request costs one lookup */
+const builtinNode = new WeakMap<object, Node | null>();
 
 /** compiled custom resource schemas (registered at runtime, see custom.ts) */
 const compiledCustom = new WeakMap<Schema, Node>();
