@@ -18,6 +18,8 @@
  * 1-minute load average at its start and end (the machine is shared: figures under
  * load are pessimistic).
  *
+ * Server flags: PROF=<dir> writes a CPU profile of the server there; SERVER_NODE_FLAGS='…' passes node flags to it.
+ *
  * Usage: npm run bench:api [-- --pods 20000 --concurrency 64 --all --backends sqlite,etcd --rounds 1 --pod-trace=false]
  */
 import { spawn } from 'node:child_process';
@@ -97,6 +99,8 @@ async function main(backend: string, round: number): Promise<Result> {
     process.execPath,
     [
       ...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : []),
+      // SERVER_NODE_FLAGS: node flags for the server process only (e.g. V8 GC flags to compare)
+      ...(process.env.SERVER_NODE_FLAGS ? process.env.SERVER_NODE_FLAGS.split(' ').filter(Boolean) : []),
       join(ROOT, 'dist/k8ts.mjs'),
       'server',
       '--data-dir',
