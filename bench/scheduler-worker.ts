@@ -39,6 +39,9 @@ async function main(): Promise<void> {
   // BENCH_SCHED_PROFILE=<file.cpuprofile>: a CPU profile of this thread over the measured phase
   const profileTo = process.env.BENCH_SCHED_PROFILE;
   let session: Session | undefined;
+  // BENCH_SCHED_HEAP_PROFILE=<file.heapprofile>: sampled allocations of this thread over the measured phase
+  const heapTo = process.env.BENCH_SCHED_HEAP_PROFILE;
+  let heapSession: Session | undefined;
   parentPort!.on('message', (m: ToWorker) => {
     if (m.t === 'measure') {
       running.metrics.extensionPointTotals.clear();
@@ -49,7 +52,18 @@ async function main(): Promise<void> {
         session.connect();
         session.post('Profiler.enable', () => session!.post('Profiler.start'));
       }
+      if (heapTo) {
+        heapSession = new Session();
+        heapSession.connect();
+        heapSession.post('HeapProfiler.enable', () =>
+          heapSession!.post('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
+        );
+      }
     } else if (m.t === 'finish') {
+      heapSession?.post('HeapProfiler.stopSampling', (err, res) => {
+        if (!err) writeFileSync(heapTo!, JSON.stringify(res.profile));
+        heapSession!.disconnect();
+      });
       session?.post('Profiler.stop', (err, res) => {
         if (!err) writeFileSync(profileTo!, JSON.stringify(res.profile));
         session!.disconnect();

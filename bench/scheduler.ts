@@ -14,14 +14,14 @@
  */
 import type { KObject } from '../src/api/resource.js';
 import { R, type Client } from '../src/client/types.js';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { Session } from 'node:inspector';
 import { performance } from 'node:perf_hooks';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { startScheduler } from '../src/scheduler/index.js';
 import { ADMIN, cpuSeconds, parallel, rssMiB, SCHEDULER, startBenchServer, startInProcessAPI } from './scheduler-cluster.js';
-import { threadCpuSeconds } from './scheduler-cpu.js';
+import { cpuSecondsOf, threadCpuSeconds } from './scheduler-cpu.js';
 import { servePort } from './scheduler-port.js';
 import type { FromWorker, ToWorker } from './scheduler-worker.js';
 import { nodeDefault, podHighPriorityLargeCPU, serviceDefault, workloads, type PodOp, type Workload } from './scheduler-workloads.js';
@@ -68,6 +68,20 @@ async function startThreadHeapProfile(): Promise<() => Promise<object>> {
     session.disconnect();
     return r.profile ?? {};
   };
+}
+
+/** CPU seconds and name of each thread of this process (BENCH_THREADS=1 prints them per measured phase). */
+function threadTimes(): Map<string, { name: string; cpu: number }> {
+  const out = new Map<string, { name: string; cpu: number }>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      out.set(tid, { name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(), cpu: cpuSecondsOf(stat) });
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
 }
 
 /** scheduler_perf's percentile: the sorted sample at ceil(n·p/100) − 1. */
@@ -324,6 +338,7 @@ async function run(w: Workload): Promise<Result> {
     s.measure();
     const base = s.bound();
     const measured = () => s.bound() - base;
+    const t0 = process.env.BENCH_THREADS ? threadTimes() : undefined;
     const c0 = process.cpuUsage();
     const a0 = h.apiCPU();
     const at0 = h.apiThreadCPU();
@@ -347,6 +362,17 @@ async function run(w: Workload): Promise<Result> {
     clearInterval(sampler);
     await creating.catch(() => undefined);
     const cu = process.cpuUsage(c0);
+    if (t0) {
+      const t1 = threadTimes();
+      const by = new Map<string, number>();
+      for (const [tid, v] of t1) by.set(`${tid === String(process.pid) ? 'main' : tid}:${v.name}`, v.cpu - (t0.get(tid)?.cpu ?? 0));
+      process.stderr.write(
+        `  threads' CPU s: ${[...by]
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+          .join(', ')}\n`,
+      );
+    }
     const apiCPU = h.apiCPU() - a0;
     const apiThreadCPU = h.apiThreadCPU() - at0;
     const apiELU = h.apiELU();
