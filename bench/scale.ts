@@ -102,8 +102,11 @@ async function startServer(args: string[]): Promise<Server> {
   const port = await freePort();
   const prof = process.env.PROF && args.length ? ['--cpu-prof', '--cpu-prof-dir', process.env.PROF] : [];
   // PROF_SRC=1: run the sources through tsx so a profile names files and lines
-  const entry = process.env.PROF_SRC ? ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')] : [join(ROOT, 'dist/k8ts.mjs')];
-  const proc = spawn(process.execPath, [...prof, ...entry, 'server', '--data-dir', dir, '--secure-port', String(port), '--runtime', 'sim', '--disable-agent', ...args], {
+  // K8TS_ENTRY=path: another bundle (a before/after pair); K8TS_NODE_FLAGS: extra node/V8 flags
+  const bundle = process.env.K8TS_ENTRY ?? join(ROOT, 'dist/k8ts.mjs');
+  const entry = process.env.PROF_SRC ? ['--import', 'tsx', join(ROOT, 'src/cli/main.ts')] : [bundle];
+  const flags = (process.env.K8TS_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...flags, ...prof, ...entry, 'server', '--data-dir', dir, '--secure-port', String(port), '--runtime', 'sim', '--disable-agent', ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   // the server never outlives the benchmark (a crash of this process would leave it running)

@@ -230,12 +230,15 @@ export class APIServer implements StoreLookup {
   }
 
   /**
-   * Starts every resource's watch cache and, when CustomResourceDefinitions are served,
-   * the CRD controller (which installs the custom resources of established CRDs before
-   * this resolves); the server is ready afterwards.
+   * Starts the watch caches and, when CustomResourceDefinitions are served, the CRD
+   * controller (which installs the custom resources of established CRDs before this
+   * resolves); the server is ready afterwards. A resource served from another one's
+   * stored objects through a storage conversion (events.k8s.io Events, autoscaling/v1
+   * HorizontalPodAutoscalers) starts its cache on first use instead: a second decoded
+   * copy of every object that nobody may read.
    */
   async start(): Promise<void> {
-    await Promise.all([...this.byGVR.values()].map((s) => s.start()));
+    await Promise.all([...this.byGVR.values()].filter((s) => s.def.storageConversion === undefined).map((s) => s.start()));
     if (this.store('apiextensions.k8s.io', 'customresourcedefinitions')) {
       this.crds = new CustomResourceDefinitionController(this);
       await this.crds.start();

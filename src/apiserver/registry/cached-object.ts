@@ -22,10 +22,18 @@ export class CachedObject {
     this.jsonText = json;
   }
 
-  /** The wire JSON (with metadata.resourceVersion), computed once. */
+  /** The wire JSON (with metadata.resourceVersion), computed once (until {@link dropJson}). */
   get json(): string {
     if (this.jsonText === undefined) this.jsonText = JSON.stringify(this.obj);
     return this.jsonText;
+  }
+
+  /**
+   * Releases the JSON text (a superseded version the watch cache keeps only for replays);
+   * {@link json} computes it again when asked.
+   */
+  dropJson(): void {
+    this.jsonText = undefined;
   }
 
   get namespace(): string {

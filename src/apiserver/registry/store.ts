@@ -178,7 +178,7 @@ export class Store {
     // Objects this store is writing are handed to the watch cache as they are (when the
     // stored text is the one written), instead of being parsed again from storage.
     const decode = this.decode;
-    this.cache = new WatchCache(opts.storage, this.prefix, indexFunc, 8192, (k, v, r) => {
+    this.cache = new WatchCache(opts.storage, this.prefix, indexFunc, {}, (k, v, r) => {
       const w = this.writing.get(k);
       if (w !== undefined && w.value === v && w.cached === undefined) {
         w.obj.metadata.resourceVersion = String(r);

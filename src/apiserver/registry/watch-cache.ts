@@ -4,8 +4,16 @@
  * pagination and GETs are served from it once it has caught up with the storage
  * revision (consistent reads, as upstream's ConsistentListFromCache).
  *
- * A ring buffer of recent events serves watches from a recent resourceVersion; older
- * ones fall back to a storage watch (which replays history) or fail with 410 Expired.
+ * A buffer of recent events serves watches from a recent resourceVersion; older ones
+ * fall back to a storage watch (which replays history) or fail with 410 Expired. As
+ * upstream's watch cache sizes its history to `eventFreshDuration` (75 s: a client resuming
+ * from its last bookmark, sent every minute, is still served from memory), the buffer keeps
+ * the events of the last {@link HistoryBounds.windowMs} and at least
+ * {@link HistoryBounds.minEvents}, at most {@link HistoryBounds.maxEvents}: older events,
+ * and the superseded object versions only they hold, are dropped, also when no new event
+ * arrives (a timer runs while the buffer holds more than the minimum). A superseded
+ * object's JSON text is dropped with it from the current state (recomputed should a
+ * replay need it).
  *
  * @see https://github.com/kubernetes/apiserver/blob/master/pkg/storage/cacher/cacher.go
  */
@@ -32,12 +40,35 @@ export interface CacheListener {
 /** Returns a value for the listener index (e.g. spec.nodeName) of an object. */
 export type IndexFunc = (o: CachedObject) => string | undefined;
 
+/**
+ * How much event history a watch cache keeps.
+ * @see https://github.com/kubernetes/apiserver/blob/v0.32.0/pkg/storage/cacher/watch_cache.go (resizeCacheLocked, eventFreshDuration, defaultLowerBoundCapacity)
+ */
+export interface HistoryBounds {
+  /** events younger than this (ms) are kept (while under maxEvents); upstream's eventFreshDuration, 75 s */
+  windowMs: number;
+  /** at least this many events are kept, however old; upstream's lower bound, 100 */
+  minEvents: number;
+  /** at most this many events are kept, however young */
+  maxEvents: number;
+}
+
+/** The history bounds of every resource (8,192 events at most, as before the time window). */
+export const DEFAULT_HISTORY: HistoryBounds = { windowMs: 75_000, minEvents: 100, maxEvents: 8192 };
+
+/** How often a buffer holding more than the minimum drops events that left the window. */
+const TRIM_INTERVAL_MS = 10_000;
+
 export class WatchCache {
   private readonly items = new Map<string, CachedObject>();
   private sortedKeys: string[] | undefined;
-  private readonly buffer: CacheEvent[] = [];
-  private bufferStart = 0; // index of the oldest event in `buffer` (ring)
-  private readonly capacity: number;
+  /** recent events, oldest first from `head` (slots before it are released) */
+  private buffer: (CacheEvent | undefined)[] = [];
+  /** when each event of `buffer` was applied (performance.now() ms) */
+  private times: number[] = [];
+  private head = 0;
+  private readonly history: HistoryBounds;
+  private trimTimer: ReturnType<typeof setInterval> | undefined;
   private rv = 0;
   /** resourceVersion of the oldest event the buffer can replay from (exclusive lower bound) */
   private oldestRV = 0;
@@ -54,10 +85,12 @@ export class WatchCache {
     private readonly storage: Storage,
     readonly prefix: string,
     private readonly indexFunc?: IndexFunc,
-    capacity = 8192,
+    history: Partial<HistoryBounds> = {},
     private readonly decode: Decoder = decodeStored,
+    /** the time events are stamped with (ms, monotonic) */
+    private readonly now: () => number = () => performance.now(),
   ) {
-    this.capacity = capacity;
+    this.history = { ...DEFAULT_HISTORY, ...history };
   }
 
   /** Loads all objects and starts following storage. Idempotent. */
@@ -99,6 +132,7 @@ export class WatchCache {
   stop(): void {
     this.watcher?.stop();
     this.watcher = undefined;
+    this.stopTrimming();
   }
 
   /** The revision the cache reflects. */
@@ -160,14 +194,19 @@ export class WatchCache {
    * than the buffer's window.
    */
   eventsSince(afterRV: number): CacheEvent[] | undefined {
+    this.trim();
     if (afterRV < this.oldestRV) return undefined;
     const out: CacheEvent[] = [];
-    const n = this.buffer.length;
-    for (let i = 0; i < n; i++) {
-      const ev = this.buffer[(this.bufferStart + i) % n]!;
+    for (let i = this.head; i < this.buffer.length; i++) {
+      const ev = this.buffer[i]!;
       if (ev.rv > afterRV) out.push(ev);
     }
     return out;
+  }
+
+  /** How many events the history holds. */
+  get historyLength(): number {
+    return this.buffer.length - this.head;
   }
 
   addListener(l: CacheListener): void {
@@ -203,12 +242,14 @@ export class WatchCache {
           this.rv = e.kv.modRevision;
           continue;
         }
-        // the DELETED event carries the last state at the deletion's revision
-        const obj = last.clone();
-        obj.metadata.resourceVersion = String(e.kv.modRevision);
+        // the DELETED event carries the last state at the deletion's revision: a copy of
+        // its top level and metadata, sharing the rest with `last` (both are immutable)
+        const l = last.obj;
+        const obj = { ...l, metadata: { ...l.metadata, resourceVersion: String(e.kv.modRevision) } };
         ev = { type: 'DELETED', object: new CachedObject(e.kv.key, obj, e.kv.modRevision), prev: last, rv: e.kv.modRevision };
         this.items.delete(e.kv.key);
         this.sortedKeys = undefined;
+        prev?.dropJson();
       } else {
         let cur: CachedObject;
         try {
@@ -220,6 +261,8 @@ export class WatchCache {
         if (!prev) this.sortedKeys = undefined;
         this.items.set(e.kv.key, cur);
         ev = { type: prev ? 'MODIFIED' : 'ADDED', object: cur, prev, rv: e.kv.modRevision };
+        // the superseded version stays only for the history's replays: its text is dropped
+        if (prev !== undefined && prev !== cur) prev.dropJson();
       }
       this.rv = e.kv.modRevision;
       this.push(ev);
@@ -242,14 +285,43 @@ export class WatchCache {
   }
 
   private push(ev: CacheEvent): void {
-    if (this.buffer.length < this.capacity) {
-      this.buffer.push(ev);
-      return;
+    this.buffer.push(ev);
+    this.times.push(this.now());
+    this.trim();
+    if (this.trimTimer === undefined && this.historyLength > this.history.minEvents) {
+      this.trimTimer = setInterval(() => this.trim(), TRIM_INTERVAL_MS);
+      this.trimTimer.unref?.();
     }
-    const dropped = this.buffer[this.bufferStart]!;
-    this.oldestRV = dropped.rv;
-    this.buffer[this.bufferStart] = ev;
-    this.bufferStart = (this.bufferStart + 1) % this.capacity;
+  }
+
+  /** Drops the events beyond {@link HistoryBounds} (the oldest first). */
+  private trim(): void {
+    const { windowMs, minEvents, maxEvents } = this.history;
+    const end = this.buffer.length;
+    let h = this.head;
+    if (end - h > minEvents) {
+      const oldest = this.now() - windowMs;
+      while (end - h > maxEvents || (end - h > minEvents && this.times[h]! < oldest)) {
+        this.oldestRV = this.buffer[h]!.rv;
+        this.buffer[h] = undefined;
+        h++;
+      }
+    }
+    if (h !== this.head) {
+      this.head = h;
+      // compact once the released slots are the larger part
+      if (h > 1024 && h * 2 > end) {
+        this.buffer = this.buffer.slice(h);
+        this.times = this.times.slice(h);
+        this.head = 0;
+      }
+    }
+    if (this.historyLength <= minEvents) this.stopTrimming();
+  }
+
+  private stopTrimming(): void {
+    if (this.trimTimer !== undefined) clearInterval(this.trimTimer);
+    this.trimTimer = undefined;
   }
 
   private dispatch(ev: CacheEvent): void {
