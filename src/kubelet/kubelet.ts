@@ -375,6 +375,8 @@ export class Kubelet {
       return ok;
     }
     if (this.states.get(uid) === 'terminated') return ok;
+    // a static pod whose file replaced another of its name waits until that one has stopped
+    if (this.staticPods.isStatic(uid) && !this.staticPods.allowStart(pod)) return { failed: false, retryAt: this.o.clock.now() + (this.o.backOffMs ?? BACKOFF_MS) };
     // a static pod's mirror pod, made right before anything else (upstream SyncPod)
     const mirrorAt = this.staticPods.isStatic(uid)
       ? await this.staticPods
@@ -507,6 +509,8 @@ export class Kubelet {
     this.status.forget(uid);
     this.states.delete(uid);
     this.volumesTraced.delete(uid);
+    const waiting = this.staticPods.stopped(uid);
+    if (waiting) this.workers.wake(waiting);
   }
 
   /** Finds runtime pods and pod directories whose pod is not bound here any more. */

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
@@ -88,6 +88,59 @@ describe('static pods (--pod-manifest-path)', () => {
       // removing the file: the pod stops and the mirror pod goes
       unlinkSync(file);
       await untilAsync(h, async () => (await sandboxes(h)).length === 0 && !h.pod(NAME));
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a file replaced by another of the same pod name: the new pod starts once the old one has stopped, the mirror pod is replaced', async () => {
+    // the container ignores SIGTERM, so the old pod takes its kill grace period (fake time) to stop
+    const stubborn = (tag: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels: {version: v${tag}}
+spec:
+  containers:
+  - name: web
+    image: busybox
+    command: [sh, -c, "trap '' TERM; sleep 3600"]
+`;
+    const dir = mkdtempSync(join(tmpdir(), 'k8ts-static-'));
+    writeFileSync(join(dir, 'web.yaml'), stubborn('1'));
+    const h = await newHarness({ staticPodPath: dir, start: false });
+    const calls: string[] = [];
+    const run = h.runtime.runPodSandbox.bind(h.runtime);
+    const stop = h.runtime.stopPodSandbox.bind(h.runtime);
+    h.runtime.runPodSandbox = (config, handler) => (calls.push(`run ${config.metadata.uid}`), run(config, handler));
+    h.runtime.stopPodSandbox = async (id) => {
+      const uid = (await h.runtime.listPodSandbox()).find((s) => s.id === id)?.metadata.uid;
+      calls.push(`stop ${uid}`);
+      return stop(id);
+    };
+    await h.start();
+    try {
+      const oldUID = h.kubelet.kubelet.knownPods()[0]!.metadata!.uid!;
+      await h.until(() => h.pod(NAME)?.status?.phase === 'Running');
+      const oldMirror = h.pod(NAME)!.metadata!.uid;
+      // another file with the same pod name takes the place of the first (rename over it)
+      writeFileSync(join(dir, '.web.yaml.new'), stubborn('2'));
+      renameSync(join(dir, '.web.yaml.new'), join(dir, 'web.yaml'));
+      await untilAsync(h, async () => {
+        const s = await sandboxes(h);
+        return s.length === 1 && s[0] !== oldUID;
+      });
+      const newUID = (await sandboxes(h))[0]!;
+      assert.ok(calls.includes(`stop ${oldUID}`), calls.join('; '));
+      assert.ok(calls.indexOf(`run ${newUID}`) > calls.lastIndexOf(`stop ${oldUID}`), `the new pod started after the old one stopped: ${calls.join('; ')}`);
+      await h.until(() => h.pod(NAME)?.metadata?.annotations?.['kubernetes.io/config.mirror'] === newUID && h.pod(NAME)?.status?.phase === 'Running');
+      assert.notEqual(h.pod(NAME)!.metadata!.uid, oldMirror, 'a new mirror pod');
+      assert.equal(h.pod(NAME)!.metadata!.labels!.version, 'v2');
+      assert.deepEqual(
+        h.kubelet.kubelet.knownPods().map((p) => p.metadata!.uid),
+        [newUID],
+      );
     } finally {
       await h.close();
       rmSync(dir, { recursive: true, force: true });

@@ -13,9 +13,12 @@
  * - A mirror pod whose static pod is gone (file removed) is deleted.
  * - Pod status goes to the mirror pod (its UID as the write's precondition); until a
  *   matching mirror pod exists it is held, and sent when one appears.
+ * - A static pod whose file changed (a new UID under the same name) starts only once the
+ *   pod it replaces has stopped (upstream pod workers' allowStaticPodStart).
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/pod/pod_manager.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/kubelet.go (SyncPod, HandlePodCleanups)
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/pod_workers.go (allowStaticPodStart)
  */
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isMirrorPod, podFullName } from '../config/static-pod.js';
@@ -51,6 +54,8 @@ export class StaticPodManager {
   private readonly deleting = new Map<string, string>();
   /** full name → when the mirror pod a user deleted may be created again (ms since the epoch) */
   private readonly recreateAt = new Map<string, number>();
+  /** full name → UID of the static pod started under it and not stopped yet (upstream startedStaticPodsByFullname) */
+  private readonly started = new Map<string, string>();
 
   constructor(private readonly o: StaticPodManagerOptions) {}
 
@@ -70,6 +75,34 @@ export class StaticPodManager {
     }
     for (const p of gone) if (!next.has(podFullName(p))) void this.deleteOrphan(podFullName(p));
     return gone;
+  }
+
+  /**
+   * Whether static pod `pod` may start now (upstream allowStaticPodStart): not while
+   * another static pod of the same full name (the one its file replaced) has not stopped.
+   * Records `pod` as the started one when it may.
+   */
+  allowStart(pod: Pod): boolean {
+    const full = podFullName(pod);
+    const uid = pod.metadata!.uid!;
+    const running = this.started.get(full);
+    if (running !== undefined && running !== uid) return false;
+    this.started.set(full, uid);
+    return true;
+  }
+
+  /**
+   * Pod `uid` has stopped and its runtime pod is gone: its full name is free again.
+   * @returns the UID of the static pod now holding that name, waiting to start (wake it), if any
+   */
+  stopped(uid: string): string | undefined {
+    for (const [full, u] of this.started) {
+      if (u !== uid) continue;
+      this.started.delete(full);
+      const next = this.statics.get(full)?.metadata?.uid;
+      return next !== uid ? next : undefined;
+    }
+    return undefined;
   }
 
   /** Is `uid` a static pod's? */
