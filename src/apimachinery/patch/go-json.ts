@@ -40,10 +40,22 @@ export function goJsonDecode(
   } = {},
 ): GoJsonDecoded {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const syntax = goJsonSyntaxError(bytes);
-  if (syntax) throw new GoJsonError(syntax);
   const text = typeof body === 'string' ? body : Buffer.from(bytes).toString('utf8');
-  const value = JSON.parse(text) as Json;
+  // JSON.parse accepts exactly the texts Go's scanner accepts, except nesting deeper than
+  // Go's limit, which needs more bytes than the limit: Go's scanner (slower) runs only
+  // for texts JSON.parse rejects, for their error message, and for long ones.
+  let value: Json;
+  try {
+    value = JSON.parse(text) as Json;
+  } catch (e) {
+    const syntax = goJsonSyntaxError(bytes);
+    if (syntax) throw new GoJsonError(syntax);
+    throw e;
+  }
+  if (bytes.length > maxNestingDepth) {
+    const syntax = goJsonSyntaxError(bytes);
+    if (syntax) throw new GoJsonError(syntax);
+  }
   const strictErrors = opts.strict ? findStrictErrors(text, opts.knownFields) : [];
   return { value, strictErrors };
 }
@@ -279,12 +291,20 @@ function findStrictErrors(text: string, knownFields?: (path: string) => Readonly
   const skip = (): void => {
     while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   };
-  const readString = (): string => {
+  /** Reads the string at `i`: its value (a key), or nothing (a value: skipped). */
+  const readString = (decode: boolean): string => {
     const start = i;
+    let escaped = false;
     i++;
-    while (text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+    for (let c = text.charCodeAt(i); c !== 0x22; c = text.charCodeAt(i)) {
+      if (c === 0x5c) {
+        escaped = true;
+        i += 2;
+      } else i++;
+    }
     i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    if (!decode) return '';
+    return escaped ? (JSON.parse(text.slice(start, i)) as string) : text.slice(start + 1, i - 1);
   };
   const value = (path: string): void => {
     skip();
@@ -300,14 +320,14 @@ function findStrictErrors(text: string, knownFields?: (path: string) => Readonly
       }
       for (;;) {
         skip();
-        const key = readString();
+        const key = readString(true);
         skip();
         i++; // ':'
-        const at = JSON.stringify(path ? `${path}.${key}` : key);
-        if (known && !known.has(key)) report(`unknown field ${at}`);
-        else if (keys.has(key)) report(`duplicate field ${at}`);
+        const at = path ? `${path}.${key}` : key;
+        if (known && !known.has(key)) report(`unknown field ${JSON.stringify(at)}`);
+        else if (keys.has(key)) report(`duplicate field ${JSON.stringify(at)}`);
         keys.add(key);
-        value(path ? `${path}.${key}` : key);
+        value(at);
         skip();
         if (text.charCodeAt(i++) === 0x7d) return;
       }
@@ -324,7 +344,7 @@ function findStrictErrors(text: string, knownFields?: (path: string) => Readonly
         if (text.charCodeAt(i++) === 0x5d) return;
       }
     } else if (c === 0x22) {
-      readString();
+      readString(false);
     } else {
       while (i < text.length && !',}] \t\r\n'.includes(text[i]!)) i++;
     }
