@@ -94,15 +94,16 @@ export class WriteBatcher {
       }
       const kv = op.result!;
       op.resolve(kv);
-      if (events !== undefined) events.push(toEvent(op, kv));
+      if (events !== undefined) events.push(toEvent(this.core, op, kv));
     }
     if (events !== undefined && events.length > 0) this.hub.publish(events);
   }
 }
 
-function toEvent(op: WriteOp, kv: KeyValue): WatchEvent {
+function toEvent(core: Core, op: WriteOp, kv: KeyValue): WatchEvent {
   if (op.kind === 'create') return { type: 'create', kv };
-  const value = op.kind === 'update' ? op.prevValue : kv.value;
+  // an update's previous value is the previous row's (just committed, not compactable yet)
+  const value = op.kind === 'update' ? (core.stmts.selectValue.get(op.prevRevision) ?? '') : kv.value;
   return {
     type: op.kind,
     kv,

@@ -13,8 +13,6 @@ export type OpKind = 'create' | 'update' | 'delete';
 export class WriteOp {
   result: KeyValue | undefined = undefined;
   error: StorageError | undefined = undefined;
-  /** the value the write replaced (update), for the watch event's prevKv */
-  prevValue = '';
   /** modRevision of the key's previous row (0 when none) */
   prevRevision = 0;
   /** create/update: the key expires this many seconds after the write (0 = never) */

@@ -15,7 +15,8 @@ import { StorageError } from '../interface.js';
  * - `create_revision` revision at which the key was created (the row's own id for creates)
  * - `prev_revision`   id of the key's previous row (0 when there is none)
  * - `value`           the value written (tombstones keep the last value)
- * - `old_value`       the previous row's value (for watch `prevKv`)
+ * - `old_value`       the previous row's value (for watch `prevKv`) on tombstones; NULL on updates
+ *                     (the previous row has it; history reads it from there)
  *
  * The (name, id) index carries `deleted` too, so "is this the key's live row at
  * revision R" (lists, counts) is answered from the index alone, without reading

@@ -11,6 +11,15 @@ export interface RangeParams {
 /** Upper bound for "no upper bound": SQLite sorts every BLOB after every TEXT value. */
 export const NO_UPPER_BOUND = Buffer.from([0xff]);
 
+/**
+ * {@link ROW_COLUMNS} of `kine AS kv` for history, `old_value` of an update row read from
+ * its previous row when the row does not carry it (updates leave it NULL; rows written
+ * before did carry it). Compaction keeps the previous row of every row above the
+ * compacted revision, so history always finds it.
+ */
+const HISTORY_COLUMNS = `kv.id, kv.name, kv.created, kv.deleted, kv.create_revision, kv.prev_revision, kv.value,
+  CASE WHEN kv.old_value IS NULL AND kv.created = 0 THEN (SELECT p.value FROM kine AS p WHERE p.id = kv.prev_revision) ELSE kv.old_value END AS old_value`;
+
 /** A list page row. */
 export interface ListRow {
   id: number;
@@ -44,13 +53,11 @@ export function prepareStatements(db: Database.Database) {
       `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, value, old_value)
        VALUES (?, ?, 1, 0, ?, ?, ?, NULL)`,
     ),
-    insertUpdate: db
-      .prepare<[id: number, value: string, prevId: number, name: string], string | null>(
-        `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, value, old_value)
-         SELECT ?, name, 0, 0, create_revision, id, ?, value FROM kine WHERE id = ? AND name = ?
-         RETURNING old_value`,
-      )
-      .pluck(),
+    // old_value stays NULL: the previous row holds that value (history reads it from there)
+    insertUpdate: db.prepare<[id: number, name: string, createRevision: number, prevRevision: number, value: string]>(
+      `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, value, old_value)
+       VALUES (?, ?, 0, 0, ?, ?, ?, NULL)`,
+    ),
     insertDelete: db
       .prepare<[id: number, prevId: number, name: string], string | null>(
         `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, value, old_value)
@@ -72,7 +79,7 @@ export function prepareStatements(db: Database.Database) {
     countAfter: db.prepare<[RangeParams], number>(countSql('>')).pluck(),
     /** history rows in (after, upTo] under a key range, in revision order; scans the rowid range, not the name index */
     selectHistory: db.prepare<[after: number, upTo: number, lo: string, hi: string | Buffer], Row>(
-      `SELECT ${ROW_COLUMNS} FROM kine NOT INDEXED WHERE id > ? AND id <= ? AND name >= ? AND name < ? ORDER BY id`,
+      `SELECT ${HISTORY_COLUMNS} FROM kine AS kv NOT INDEXED WHERE kv.id > ? AND kv.id <= ? AND kv.name >= ? AND kv.name < ? ORDER BY kv.id`,
     ),
 
     // open
