@@ -21,6 +21,12 @@ interface InformerOptions {
   retryDelayMs?: number;
   /** the clock retry timers run on (default: the process clock) */
   clock?: Clock;
+  /**
+   * Applied to every object the informer receives (listed, added, modified, deleted)
+   * before it is stored and handed to the handlers (client-go SharedIndexInformer.SetTransform);
+   * returns the object to keep, e.g. the same one without fields nobody reads.
+   */
+  transform?: (obj: KObject) => KObject;
 }
 
 interface InformerHandlers<T extends KObject> {
@@ -139,7 +145,8 @@ export class Informer<T extends KObject = KObject> {
         limit: this.opts.pageSize ?? 500,
         continue: cont,
       });
-      for (const o of l.items) fresh.set(keyOf(o), o);
+      const tf = this.opts.transform as ((o: T) => T) | undefined;
+      for (const o of l.items) fresh.set(keyOf(o), tf === undefined ? o : tf(o));
       cont = l.metadata.continue || undefined;
       rv = l.metadata.resourceVersion ?? rv;
     } while (cont);
@@ -174,7 +181,8 @@ export class Informer<T extends KObject = KObject> {
       },
       (ev) => {
         if (this.stopped) return;
-        const o = ev.object;
+        const tf = this.opts.transform as ((o: T) => T) | undefined;
+        const o = tf === undefined || ev.type === 'BOOKMARK' || ev.type === 'ERROR' ? ev.object : tf(ev.object);
         const rv = o.metadata?.resourceVersion;
         switch (ev.type) {
           case 'ADDED':

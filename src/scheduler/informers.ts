@@ -47,13 +47,29 @@ export type OptionalName = keyof typeof OPTIONAL;
 /** Field selector of the pod informer: every pod that is not terminal. */
 export const POD_FIELD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
+/**
+ * The pod informer's transform: drops `metadata.managedFields`, which the scheduler never
+ * reads, so its cache does not keep them (upstream newPodInformer's trim). An object
+ * shared with other in-process readers (frozen, on the loopback transport) is kept as
+ * it is: it is held once for all of them, and a copy would cost more than it saves.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/scheduler.go (newPodInformer)
+ */
+export function dropManagedFields(obj: KObject): KObject {
+  const m = obj.metadata;
+  // set to undefined rather than deleted: the object keeps its shape (a deleted member
+  // would turn metadata into a slow dictionary-mode object for every later read)
+  if (m?.managedFields !== undefined && !Object.isFrozen(m)) m.managedFields = undefined;
+  return obj;
+}
+
 export class SchedulerInformers {
   readonly pods: Informer<PodObj>;
   readonly nodes: Informer<NodeObj>;
   readonly optional = new Map<OptionalName, Informer>();
 
   constructor(private readonly client: Client) {
-    this.pods = new Informer<PodObj>(client, R.pods, { fieldSelector: POD_FIELD_SELECTOR });
+    this.pods = new Informer<PodObj>(client, R.pods, { fieldSelector: POD_FIELD_SELECTOR, transform: dropManagedFields });
     this.nodes = new Informer<NodeObj>(client, R.nodes);
   }
 
