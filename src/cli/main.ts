@@ -8,6 +8,7 @@ import { parseGoDuration } from '../util/duration.js';
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
+import { applyServerHeapFlags } from './heap-flags.js';
 import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
 import { traceCommand } from './trace.js';
@@ -239,6 +240,7 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
         (err: Error) => (console.error(`error: ${err.message}`), process.exit(1)),
       );
     }
+    applyServerHeapFlags();
     const s = await runServer({
       leaderElection,
       dataDir: o.dataDir,
