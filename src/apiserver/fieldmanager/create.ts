@@ -6,7 +6,7 @@
  *
  * @see https://github.com/kubernetes-sigs/structured-merge-diff/blob/v4.4.2/typed/compare.go
  */
-import { comparePE, fieldPE } from './fieldset.js';
+import { fieldPE, sortPEs } from './fieldset.js';
 import { DEDUCED, type ListType, type MapType, type TypeNode } from './types.js';
 import { deepEqual, itemPE, zeroValue } from './walk.js';
 
@@ -144,7 +144,12 @@ function list(l: unknown[] | null | undefined, r: unknown[], t: ListType): Out |
       lIndex.set(pe, item);
     }
   }
-  const order = r.length > 1 ? pes.map((pe, i) => [pe, i] as const).sort((a, b) => comparePE(a[0], b[0])) : pes.map((pe, i) => [pe, i] as const);
+  let order: (readonly [string, number])[];
+  if (r.length > 1) {
+    // the items are unique: sort their elements, then find each one's index
+    const at = new Map(pes.map((pe, i) => [pe, i] as const));
+    order = sortPEs(pes.slice()).map((pe) => [pe, at.get(pe)!] as const);
+  } else order = pes.map((pe, i) => [pe, i] as const);
   const member = l === undefined;
   let out: Out | undefined = member ? { '.': EMPTY_MEMBER } : undefined;
   let any = false;
