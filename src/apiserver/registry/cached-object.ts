@@ -79,6 +79,16 @@ export function cloneOrigin(copy: Obj): Obj | undefined {
 }
 
 /**
+ * Forgets where `copy` came from, once it has been written: the written copy becomes the
+ * cached object of the next version, and an origin kept with it would keep the previous
+ * version alive, and that one its own previous version — every version of an object
+ * updated in place for as long as its latest one lives.
+ */
+export function forgetOrigin(copy: Obj): void {
+  origins.delete(copy);
+}
+
+/**
  * Makes an object being written safe to change: every frozen (shared, see
  * {@link CachedObject.shared}) object inside it — a strategy or an admission plugin may
  * have copied parts of the stored object into it, e.g. the old spec into a status

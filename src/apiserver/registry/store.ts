@@ -19,7 +19,7 @@ import { operationOptions } from '../admission/options.js';
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../admission/types.js';
 import { wireShaperFor, type WireShaper } from '../../api/wire-shape.js';
 import { customResourceSchema } from '../openapi/custom.js';
-import { CachedObject, decodeStored, thawShared, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
+import { CachedObject, decodeStored, forgetOrigin, thawShared, encodeForStorage, encodeObject, WholeEncoding, type Decoder, type EncodedObject } from './cached-object.js';
 import { type ObjectFilter, buildFilter } from './selectors.js';
 import { WatchCache } from './watch-cache.js';
 import { equalIgnoringManagedFieldsTimestamps } from './equal.js';
@@ -463,6 +463,7 @@ export class Store {
       return await op(entry.value);
     } finally {
       if (this.writing.get(key) === entry) this.writing.delete(key);
+      forgetOrigin(obj);
     }
   }
 
