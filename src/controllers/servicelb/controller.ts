@@ -31,13 +31,17 @@ export function nodeServingIP(n: Node): string | undefined {
   return v4('ExternalIP') ?? v4('InternalIP');
 }
 
+/** What node `n` adds to a LoadBalancer's ingress: its serving IP while it is Ready and schedulable. */
+function servingIPIfReady(n: Node): string | undefined {
+  const ready = n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+  return ready && !n.spec?.unschedulable ? nodeServingIP(n) : undefined;
+}
+
 /** The ingress list for the current nodes: Ready, schedulable nodes' serving IPs, sorted. */
 export function ingressFor(nodes: Iterable<Node>): LoadBalancerIngress[] {
   const ips = new Set<string>();
   for (const n of nodes) {
-    const ready = n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-    if (!ready || n.spec?.unschedulable) continue;
-    const ip = nodeServingIP(n);
+    const ip = servingIPIfReady(n);
     if (ip) ips.add(ip);
   }
   return [...ips].sort().map((ip) => ({ ip, ipMode: 'VIP' }));
@@ -61,16 +65,11 @@ export async function startServiceLBController(ctx: WorkloadControllerContext): 
   const requeueAll = (): void => {
     for (const s of services.list()) if (isServiceLB(s)) loop.enqueueObj(s);
   };
-  let lastNodes = '';
   nodes.addEventHandler({
     add: () => requeueAll(),
-    update: () => {
-      const now = JSON.stringify(ingressFor(nodes.list()));
-      if (now !== lastNodes) {
-        lastNodes = now;
-        requeueAll();
-      }
-    },
+    // only a change of this node's own part can change an ingress list: O(1) per node update
+    // (lease-driven status updates of thousands of nodes would otherwise walk every node each time)
+    update: (o, n) => servingIPIfReady(o) !== servingIPIfReady(n) && requeueAll(),
     delete: () => requeueAll(),
   });
 
@@ -90,7 +89,6 @@ export async function startServiceLBController(ctx: WorkloadControllerContext): 
 
   for (const inf of [services, nodes]) inf.start();
   await Promise.all([services.waitForSync(), nodes.waitForSync()]);
-  lastNodes = JSON.stringify(ingressFor(nodes.list()));
   loop.run();
   return { stop: () => loop.stop() };
 }
