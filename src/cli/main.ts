@@ -8,7 +8,6 @@ import { parseGoDuration } from '../util/duration.js';
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
-import { applyServerHeapFlags } from './heap-flags.js';
 import { runAgent } from './agent.js';
 import { runtimeCommand } from './runtime.js';
 import { traceCommand } from './trace.js';
@@ -240,7 +239,6 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
         (err: Error) => (console.error(`error: ${err.message}`), process.exit(1)),
       );
     }
-    applyServerHeapFlags();
     const s = await runServer({
       leaderElection,
       dataDir: o.dataDir,
