@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // Runs the test suite with node's own test runner (node --test) and tsx.
-// Usage: node scripts/test.mjs [--unit|--e2e] [path-filter ...]
+// Usage: node scripts/test.mjs [--unit|--e2e] [--save-durations] [path-filter ...]
+//
+// Files run two at a time, longest first (test/durations.json: seconds per file as last
+// measured; a file not listed counts as 30 s when under test/e2e, else 0.5 s), so that no
+// long e2e file starts last and runs alone. `--save-durations` records this run's figures
+// into test/durations.json (merged with what is there).
 //
 // When the selected tests need the host's packages or the real kubectl/helm (e2e tests,
 // tests on a private containerd, a test registry or the offline test images), it first
@@ -9,7 +14,7 @@
 // and helm v3 into .tools/bin when missing). Elsewhere it installs no package and says
 // which are missing: the tests that need them then fail, naming the package (never skip).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -30,7 +35,10 @@ let files = [];
 if (only !== '--e2e') files.push(...walk(join(root, 'src'), []));
 if (only !== '--unit') files.push(...walk(join(root, 'test'), []));
 if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
-files.sort();
+const durationsPath = join(root, 'test/durations.json');
+const known = existsSync(durationsPath) ? JSON.parse(readFileSync(durationsPath, 'utf8')) : {};
+const expected = (f) => known[f] ?? (f.startsWith('test/e2e/') ? 30 : 0.5);
+files.sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
@@ -75,9 +83,19 @@ if (only !== '--unit') {
   const b = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
   if (b.status !== 0) process.exit(b.status ?? 1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+if (args.includes('--save-durations')) reporters.push(`--test-reporter=${join(root, 'scripts/test-durations-reporter.mjs')}`, `--test-reporter-destination=${durationsPath}.new`);
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...reporters, ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, K8TS_TEST: '1' },
 });
+if (args.includes('--save-durations') && existsSync(`${durationsPath}.new`)) {
+  const measured = JSON.parse(readFileSync(`${durationsPath}.new`, 'utf8'));
+  const merged = { ...known };
+  for (const [f, ms] of Object.entries(measured)) merged[relative(root, f)] = Math.round(ms / 100) / 10;
+  const sorted = Object.fromEntries(Object.entries(merged).sort((a, b) => b[1] - a[1]));
+  writeFileSync(durationsPath, `${JSON.stringify(sorted, null, 2)}\n`);
+  unlinkSync(`${durationsPath}.new`);
+}
 process.exit(r.status ?? 1);
