@@ -7,26 +7,17 @@
  * completes, a deleted pod goes; the node Leases keep being renewed (the pool's cheap
  * renewal path): a new resourceVersion and a later renewTime.
  */
-import { describe, it, before, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startCluster, eventually, ROOT, type Cluster } from './harness.js';
+import { eventually, ROOT } from './harness.js';
+import { expectLeaseRenewed, kwokCluster } from './kwok-scenario.js';
 
 const STAGES = ['pod-ready.yaml', 'pod-complete.yaml', 'pod-delete.yaml', 'node-heartbeat.yaml'].flatMap((f) => ['--kwok-stages', join(ROOT, 'test/fixtures/kwok-stages', f)]);
 
 describe('e2e: kwok Stage resources (--kwok-stages)', () => {
-  let c: Cluster;
-  const ok = (args: string[]) => {
-    const r = c.kubectl(args);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  before(async () => {
-    c = await startCluster({ args: ['--kwok-nodes', '2', '--disable-agent', ...STAGES] });
-  });
-  after(async () => {
-    await c?.stop();
-  });
+  const k = kwokCluster(['--kwok-nodes', '2', ...STAGES]);
+  const ok = (args: string[]) => k.ok(args);
 
   it("a Deployment's pods get pod-ready's status: Running, IPs of their node, kwok's conditions merged with PodScheduled", async () => {
     ok(['create', 'deployment', 'web', '--image=nginx', '--replicas=2']);
@@ -60,20 +51,11 @@ describe('e2e: kwok Stage resources (--kwok-stages)', () => {
     assert.equal(pod, 'Succeeded Completed');
     const name = ok(['get', 'pods', '-l', 'app=web', '-o', 'jsonpath={.items[0].metadata.name}']);
     ok(['delete', 'pod', name, '--wait=true', '--timeout=30s']);
-    assert.match(c.kubectl(['get', 'pod', name]).stderr, new RegExp(`pods "${name}" not found`));
+    assert.match(k.c.kubectl(['get', 'pod', name]).stderr, new RegExp(`pods "${name}" not found`));
   });
 
   it('node Leases are renewed: a new resourceVersion and a later renewTime', async () => {
-    const read = () =>
-      ok(['get', 'lease', '-n', 'kube-node-lease', 'kwok-node-0', '-o', 'jsonpath={.metadata.resourceVersion} {.spec.renewTime} {.spec.holderIdentity}']).split(' ');
-    const [rv0, t0, holder] = read();
-    assert.equal(holder, 'kwok-node-0');
-    const [rv1, t1] = await eventually(() => {
-      const r = read();
-      return r[0] !== rv0 ? r : undefined;
-    }, 30_000);
-    assert.ok(Number(rv1) > Number(rv0));
-    assert.ok(Date.parse(t1!) > Date.parse(t0!), `${t0} → ${t1}`);
+    await expectLeaseRenewed(k, 'kwok-node-0');
     assert.equal(ok(['get', 'nodes', '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}']), 'True True');
   });
 });
