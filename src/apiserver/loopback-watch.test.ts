@@ -97,14 +97,16 @@ describe('in-process watchers (loopback transport)', () => {
         'GET',
         `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${start}`,
         { Accept: 'application/json' },
-        (c) => {
-          lines.push(...String(c).split('\n').filter(Boolean));
-          if (lines.length >= 1) {
-            h.abort();
-            resolve();
-          }
+        {
+          onData: (c) => {
+            lines.push(...String(c).split('\n').filter(Boolean));
+            if (lines.length >= 1) {
+              h.abort();
+              resolve();
+            }
+          },
+          onEnd: () => undefined,
         },
-        () => undefined,
       );
     });
     const created = await client.create<PodLike>(pods, 'default', {

@@ -7,7 +7,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/staging/src/k8s.io/apiserver/pkg/server/config.go (LoopbackClientConfig)
  */
 import type { UserInfo } from '../api/resource.js';
-import type { StreamHandle, Transport, TransportResponse, WatchObjectCallback } from '../client/transport.js';
+import { type StreamHandle, type StreamSink, StreamState, type Transport, type TransportResponse } from '../client/transport.js';
 import type { ApiRequest, ResponseWriter } from './http/types.js';
 
 /** The request pipeline of an API server (implemented by APIServer.handle). */
@@ -58,61 +58,42 @@ export class InProcessTransport implements Transport {
     });
   }
 
-  stream(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    onData: (chunk: Buffer | string) => void,
-    onEnd: (err?: Error) => void,
-    onStatus?: (status: number) => void,
-    onWatchEvent?: WatchObjectCallback,
-  ): StreamHandle {
-    let closed = false;
+  stream(method: string, path: string, headers: Record<string, string>, sink: StreamSink): StreamHandle {
     const closers: (() => void)[] = [];
-    let resolveStatus!: (n: number) => void;
-    const status = new Promise<number>((r) => (resolveStatus = r));
-    const finish = (err?: Error): void => {
-      if (closed) return;
-      closed = true;
-      resolveStatus(0);
+    const s = new StreamState(sink, () => {
       for (const f of closers.splice(0)) f();
-      onEnd(err);
-    };
+    });
     const rw: ResponseWriter = {
-      writeHead(s) {
-        onStatus?.(s);
-        resolveStatus(s);
+      writeHead(status) {
+        s.headers(status);
       },
       write(c) {
-        if (closed || c === '') return;
-        onData(c);
+        if (c !== '') s.data(c);
       },
       end(c) {
-        if (closed) return;
-        if (c !== undefined && c !== '') onData(c);
-        finish();
+        if (c !== undefined && c !== '') s.data(c);
+        s.end();
       },
       onClose(cb) {
-        if (closed) cb();
+        if (s.done) cb();
         else closers.push(cb);
       },
       get closed() {
-        return closed;
+        return s.done;
       },
     };
     // the watch endpoint hands its events over as the cache's shared objects (no JSON on either side)
+    const { onWatchEvent } = sink;
     if (onWatchEvent !== undefined) {
       rw.writeWatchEvent = (type, object) => {
-        if (!closed) onWatchEvent(type, object);
+        if (!s.done) onWatchEvent(type, object);
       };
     }
     void this.api.handle({ method, url: path, headers: lowerReq(headers), user: this.user }, rw).then(
-      () => {
-        if (!closed) finish();
-      },
-      (e: unknown) => finish(e instanceof Error ? e : new Error(String(e))),
+      () => s.end(),
+      (e: unknown) => s.end(e instanceof Error ? e : new Error(String(e))),
     );
-    return { abort: () => finish(), status };
+    return { abort: () => s.end(), status: s.status };
   }
 }
 

@@ -16,7 +16,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { UserInfo } from '../api/resource.js';
-import type { StreamHandle, Transport, TransportResponse } from '../client/transport.js';
+import { type StreamHandle, type StreamSink, StreamState, type Transport, type TransportResponse } from '../client/transport.js';
 import { InProcessTransport, type RequestHandler } from './loopback.js';
 
 type ToServer =
@@ -98,21 +98,18 @@ export function servePort(api: RequestHandler, user: UserInfo, port: MessagePort
         send({ t: 'res', id: m.id, status: r.status, headers: r.headers, body }, body.buffer as ArrayBuffer);
       });
     } else if (m.t === 'stream') {
-      const h = local.stream(
-        m.method,
-        m.path,
-        m.headers,
-        (chunk) => {
+      const h = local.stream(m.method, m.path, m.headers, {
+        onData: (chunk) => {
           if (typeof chunk === 'string') return send({ t: 'data', id: m.id, chunk });
           const c = copy(chunk);
           send({ t: 'data', id: m.id, chunk: c }, c.buffer as ArrayBuffer);
         },
-        (err) => {
+        onEnd: (err) => {
           streams.delete(m.id);
           send({ t: 'end', id: m.id, err: err?.message });
         },
-        (status) => send({ t: 'status', id: m.id, status }),
-      );
+        onStatus: (status) => send({ t: 'status', id: m.id, status }),
+      });
       streams.set(m.id, h);
     } else streams.get(m.id)?.abort();
   };
@@ -129,7 +126,7 @@ export function servePort(api: RequestHandler, user: UserInfo, port: MessagePort
 export class PortTransport implements Transport {
   private next = 1;
   private readonly pending = new Map<number, (r: TransportResponse) => void>();
-  private readonly streams = new Map<number, { onData(c: Buffer | string): void; onEnd(err?: Error): void; onStatus?(s: number): void; status(s: number): void }>();
+  private readonly streams = new Map<number, StreamState>();
 
   private readonly out: Batcher<ToServer>;
 
@@ -149,14 +146,11 @@ export class PortTransport implements Transport {
     }
     const s = this.streams.get(m.id);
     if (!s) return;
-    if (m.t === 'status') {
-      s.onStatus?.(m.status);
-      s.status(m.status);
-    } else if (m.t === 'data') s.onData(typeof m.chunk === 'string' ? m.chunk : Buffer.from(m.chunk.buffer, m.chunk.byteOffset, m.chunk.byteLength));
+    if (m.t === 'status') s.headers(m.status);
+    else if (m.t === 'data') s.data(typeof m.chunk === 'string' ? m.chunk : Buffer.from(m.chunk.buffer, m.chunk.byteOffset, m.chunk.byteLength));
     else {
       this.streams.delete(m.id);
-      s.status(0);
-      s.onEnd(m.err ? new Error(m.err) : undefined);
+      s.end(m.err ? new Error(m.err) : undefined);
     }
   }
 
@@ -169,25 +163,17 @@ export class PortTransport implements Transport {
     });
   }
 
-  stream(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    onData: (chunk: Buffer | string) => void,
-    onEnd: (err?: Error) => void,
-    onStatus?: (status: number) => void,
-  ): StreamHandle {
+  stream(method: string, path: string, headers: Record<string, string>, sink: StreamSink): StreamHandle {
     const id = this.next++;
-    let resolveStatus!: (n: number) => void;
-    const status = new Promise<number>((r) => (resolveStatus = r));
-    this.streams.set(id, { onData, onEnd, onStatus, status: resolveStatus });
+    const s = new StreamState(sink);
+    this.streams.set(id, s);
     this.out.send({ t: 'stream', id, method, path, headers });
     return {
       abort: () => {
         if (!this.streams.has(id)) return;
         this.out.send({ t: 'abort', id });
       },
-      status,
+      status: s.status,
     };
   }
 }

@@ -159,46 +159,48 @@ export class RestClient implements Client {
       'GET',
       path,
       { ...this.baseHeaders },
-      (chunk) => {
-        const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-        if (statusCode >= 300) {
-          errorBody += text;
-          return;
-        }
-        pending += text;
-        let nl: number;
-        while ((nl = pending.indexOf('\n')) >= 0) {
-          const line = pending.slice(0, nl);
-          pending = pending.slice(nl + 1);
-          if (!line.trim()) continue;
-          let ev: WatchEvent<T>;
-          try {
-            ev = JSON.parse(line) as WatchEvent<T>;
-          } catch {
-            continue;
+      {
+        onData: (chunk) => {
+          const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+          if (statusCode >= 300) {
+            errorBody += text;
+            return;
           }
+          pending += text;
+          let nl: number;
+          while ((nl = pending.indexOf('\n')) >= 0) {
+            const line = pending.slice(0, nl);
+            pending = pending.slice(nl + 1);
+            if (!line.trim()) continue;
+            let ev: WatchEvent<T>;
+            try {
+              ev = JSON.parse(line) as WatchEvent<T>;
+            } catch {
+              continue;
+            }
+            try {
+              onEvent(ev);
+            } catch (e) {
+              console.error('watch handler error:', e);
+            }
+          }
+        },
+        onEnd: (err) => {
+          if (statusCode >= 300) {
+            rejectDone(errorFrom({ status: statusCode, headers: {}, body: Buffer.from(errorBody) }));
+          } else if (err) rejectDone(err);
+          else resolveDone();
+        },
+        onStatus: (s) => {
+          statusCode = s;
+        },
+        onWatchEvent: (type, object) => {
           try {
-            onEvent(ev);
+            onEvent({ type, object: object as T });
           } catch (e) {
             console.error('watch handler error:', e);
           }
-        }
-      },
-      (err) => {
-        if (statusCode >= 300) {
-          rejectDone(errorFrom({ status: statusCode, headers: {}, body: Buffer.from(errorBody) }));
-        } else if (err) rejectDone(err);
-        else resolveDone();
-      },
-      (s) => {
-        statusCode = s;
-      },
-      (type, object) => {
-        try {
-          onEvent({ type, object: object as T });
-        } catch (e) {
-          console.error('watch handler error:', e);
-        }
+        },
       },
     );
     return { stop: () => handle.abort(), done };

@@ -19,25 +19,76 @@ export interface StreamHandle {
 
 export interface Transport {
   request(method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<TransportResponse>;
+  /** Streams a response body (watch, log follow) to `sink`; see {@link StreamSink}. */
+  stream(method: string, path: string, headers: Record<string, string>, sink: StreamSink): StreamHandle;
+}
+
+/** Where {@link Transport.stream} delivers a streamed response. */
+export interface StreamSink {
+  /** a chunk of the body (never after `onEnd`) */
+  onData(chunk: Buffer | string): void;
+  /** called exactly once: the body ended, failed (`err`) or the stream was aborted */
+  onEnd(err?: Error): void;
+  /** the HTTP status, once the headers arrive */
+  onStatus?(status: number): void;
   /**
-   * Streams a response body (watch, log follow). `onEnd` is called exactly once.
    * A transport in the API server's own process may hand a watch's events over as
-   * objects through `onWatchEvent` (the server's shared, deep-frozen copy: never to be
-   * changed) instead of as JSON lines through `onData`; other transports ignore it.
+   * objects here (the server's shared, deep-frozen copy: never to be changed) instead of
+   * as JSON lines through `onData`; other transports ignore it.
    */
-  stream(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    onData: (chunk: Buffer | string) => void,
-    onEnd: (err?: Error) => void,
-    onStatus?: (status: number) => void,
-    onWatchEvent?: WatchObjectCallback,
-  ): StreamHandle;
+  onWatchEvent?: WatchObjectCallback;
 }
 
 /** Receives a watch event whose object arrives already decoded (read-only). */
 export type WatchObjectCallback = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: object) => void;
+
+/**
+ * The bookkeeping every {@link Transport.stream} shares: the handle's `status` promise
+ * (the HTTP status, or 0 when the stream ends before headers) and a `sink` that hears of
+ * data only until the end, and of the end exactly once.
+ */
+export class StreamState {
+  /** settles with the HTTP status once headers arrive, 0 if the stream ended first */
+  readonly status: Promise<number>;
+  private settle!: (status: number) => void;
+  private ended = false;
+
+  /**
+   * @param sink the reader's callbacks
+   * @param onClose runs once when the stream ends, before `sink.onEnd` (the transport's own clean-up)
+   */
+  constructor(
+    private readonly sink: StreamSink,
+    private readonly onClose?: () => void,
+  ) {
+    this.status = new Promise((r) => (this.settle = r));
+  }
+
+  /** Whether the stream has ended. */
+  get done(): boolean {
+    return this.ended;
+  }
+
+  /** The response's headers arrived with `status`. */
+  headers(status: number): void {
+    this.sink.onStatus?.(status);
+    this.settle(status);
+  }
+
+  /** A chunk of the body: passed on unless the stream has ended. */
+  data(chunk: Buffer | string): void {
+    if (!this.ended) this.sink.onData(chunk);
+  }
+
+  /** Ends the stream (a no-op once ended): settles `status`, runs `onClose`, then `sink.onEnd(err)`. */
+  end(err?: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.settle(0);
+    this.onClose?.();
+    this.sink.onEnd(err);
+  }
+}
 
 interface HttpsTransportOptions {
   /** e.g. https://127.0.0.1:6443 */
@@ -99,23 +150,8 @@ export class HttpsTransport implements Transport {
     });
   }
 
-  stream(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    onData: (chunk: Buffer | string) => void,
-    onEnd: (err?: Error) => void,
-    onStatus?: (status: number) => void,
-  ): StreamHandle {
-    let done = false;
-    let resolveStatus!: (n: number) => void;
-    const status = new Promise<number>((r) => (resolveStatus = r));
-    const finish = (err?: Error): void => {
-      if (done) return;
-      done = true;
-      resolveStatus(0);
-      onEnd(err);
-    };
+  stream(method: string, path: string, headers: Record<string, string>, sink: StreamSink): StreamHandle {
+    const s = new StreamState(sink);
     const req = httpsRequest(
       {
         agent: this.agent,
@@ -126,24 +162,21 @@ export class HttpsTransport implements Transport {
         headers: this.headers(headers),
       },
       (res) => {
-        onStatus?.(res.statusCode ?? 0);
-        resolveStatus(res.statusCode ?? 0);
-        res.on('data', (c: Buffer) => {
-          if (!done) onData(c);
-        });
-        res.on('end', () => finish());
-        res.on('error', (e) => finish(e));
-        res.on('close', () => finish());
+        s.headers(res.statusCode ?? 0);
+        res.on('data', (c: Buffer) => s.data(c));
+        res.on('end', () => s.end());
+        res.on('error', (e) => s.end(e));
+        res.on('close', () => s.end());
       },
     );
-    req.on('error', (e) => finish(e));
+    req.on('error', (e) => s.end(e));
     req.end();
     return {
       abort: () => {
         req.destroy();
-        finish();
+        s.end();
       },
-      status,
+      status: s.status,
     };
   }
 }
