@@ -12,7 +12,7 @@
  */
 import type { ResourceDefinition } from '../../api/resource.js';
 import { failureStatus } from '../../apimachinery/errors.js';
-import { openAPIDocuments } from './document.js';
+import { type OpenAPIDocuments, openAPIDocuments } from './document.js';
 import { type ExtensionOpenAPI, withExtensionsV3 } from './extensions.js';
 import { handleOpenAPIV2, handleOpenAPIV2Async, type RequestHeaders } from './v2/handler.js';
 
@@ -52,19 +52,37 @@ export function handleOpenAPI(
   headers: RequestHeaders = {},
   ext?: ExtensionOpenAPI,
 ): OpenAPIResponse {
-  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const p = trimmed(path);
   if (p === V2) return handleOpenAPIV2(headers, defs, now, ext);
+  if (p !== V3 && !p.startsWith(V3 + '/')) return notFound();
+  return handleOpenAPIV3(p, query, withExtensionsV3(openAPIDocuments(defs), ext), now);
+}
+
+/**
+ * {@link handleOpenAPI} for the API server (the same parameters and answers): /openapi/v2 is
+ * built without holding the event loop (./v2/handler.ts handleOpenAPIV2Async).
+ */
+export function handleOpenAPIAsync(...args: Parameters<typeof handleOpenAPI>): Promise<OpenAPIResponse> {
+  const [path, , defs, now = new Date(), headers = {}, ext] = args;
+  return trimmed(path) === V2 ? handleOpenAPIV2Async(headers, defs, now, ext) : Promise.resolve(handleOpenAPI(...args));
+}
+
+/** The path without a trailing slash (`/openapi/v3/` is `/openapi/v3`). */
+function trimmed(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** Answers `p` (/openapi/v3 or below it, no trailing slash) from `docs`. */
+function handleOpenAPIV3(p: string, query: URLSearchParams, docs: OpenAPIDocuments, now: Date): OpenAPIResponse {
   if (p === V3) {
-    const docs = withExtensionsV3(openAPIDocuments(defs), ext);
     return {
       status: 200,
       headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ETag: `"${docs.indexHash}"` },
       body: docs.index,
     };
   }
-  if (!p.startsWith(V3 + '/')) return notFound();
   const gv = p.slice(V3.length + 1);
-  const doc = withExtensionsV3(openAPIDocuments(defs), ext).groupVersions.get(gv);
+  const doc = docs.groupVersions.get(gv);
   if (!doc) return notFound();
   const etag = `"${doc.hash}"`;
   const hash = query.get('hash');
@@ -90,21 +108,4 @@ export function handleOpenAPI(
     };
   }
   return { status: 200, headers: { 'Content-Type': 'application/json', ETag: etag }, body: doc.body };
-}
-
-/**
- * {@link handleOpenAPI} for the API server: /openapi/v2 is built without holding the event
- * loop (./v2/handler.ts handleOpenAPIV2Async); the other paths are answered as there.
- */
-export function handleOpenAPIAsync(
-  path: string,
-  query: URLSearchParams,
-  defs: readonly ResourceDefinition[],
-  now: Date = new Date(),
-  headers: RequestHeaders = {},
-  ext?: ExtensionOpenAPI,
-): Promise<OpenAPIResponse> {
-  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  if (p === V2) return handleOpenAPIV2Async(headers, defs, now, ext);
-  return Promise.resolve(handleOpenAPI(path, query, defs, now, headers, ext));
 }
