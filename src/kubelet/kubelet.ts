@@ -493,12 +493,14 @@ export class Kubelet {
     return Math.max(1, g);
   }
 
-  /** A pod that is gone from the API: stop and remove whatever the runtime still has. */
+  /** A pod that is gone from the API (or a static pod whose file went): stop and remove whatever the runtime still has. */
   private async cleanupOrphan(uid: string): Promise<void> {
     const ps = await this.runtimeCache.podStatus(uid, '', '');
-    // what the runtime recorded (grace period, preStop) stands in for the lost spec
-    const orphan: Pod = { metadata: { uid, name: ps.name, namespace: ps.namespace }, spec: { containers: [] } };
-    await this.runtimeManager.killPod(orphan, ps, 2);
+    // a static pod is stopped as itself (its grace period and preStop hooks, upstream SyncPodKill);
+    // for any other pod what the runtime recorded (grace period, preStop) stands in for the lost spec
+    const removed = this.staticPods.removedPod(uid);
+    const orphan: Pod = removed ?? { metadata: { uid, name: ps.name, namespace: ps.namespace }, spec: { containers: [] } };
+    await this.runtimeManager.killPod(orphan, ps, removed ? this.deletionGrace(removed) : 2);
     await this.runtimeManager.removePod(ps);
     await this.volumes.cleanupPod(uid);
     this.o.cgroups?.remove(uid);

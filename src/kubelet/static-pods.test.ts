@@ -95,7 +95,7 @@ describe('static pods (--pod-manifest-path)', () => {
   });
 
   test('a file replaced by another of the same pod name: the new pod starts once the old one has stopped, the mirror pod is replaced', async () => {
-    // the container ignores SIGTERM, so the old pod takes its kill grace period (fake time) to stop
+    // the container ignores SIGTERM, so the old pod takes its kill grace period (fake time: the default 30 s) to stop
     const stubborn = (tag: string) => `apiVersion: v1
 kind: Pod
 metadata:
@@ -127,10 +127,14 @@ spec:
       // another file with the same pod name takes the place of the first (rename over it)
       writeFileSync(join(dir, '.web.yaml.new'), stubborn('2'));
       renameSync(join(dir, '.web.yaml.new'), join(dir, 'web.yaml'));
-      await untilAsync(h, async () => {
-        const s = await sandboxes(h);
-        return s.length === 1 && s[0] !== oldUID;
-      });
+      await untilAsync(
+        h,
+        async () => {
+          const s = await sandboxes(h);
+          return s.length === 1 && s[0] !== oldUID;
+        },
+        60_000,
+      );
       const newUID = (await sandboxes(h))[0]!;
       assert.ok(calls.includes(`stop ${oldUID}`), calls.join('; '));
       assert.ok(calls.indexOf(`run ${newUID}`) > calls.lastIndexOf(`stop ${oldUID}`), `the new pod started after the old one stopped: ${calls.join('; ')}`);
@@ -141,6 +145,47 @@ spec:
         h.kubelet.kubelet.knownPods().map((p) => p.metadata!.uid),
         [newUID],
       );
+    } finally {
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a removed file's pod is stopped with its own terminationGracePeriodSeconds", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'k8ts-static-'));
+    const file = join(dir, 'web.yaml');
+    // the container ignores SIGTERM: stopping it takes the whole grace period (fake time)
+    writeFileSync(
+      file,
+      `apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  terminationGracePeriodSeconds: 7
+  containers:
+  - name: web
+    image: busybox
+    command: [sh, -c, "trap '' TERM; sleep 3600"]
+`,
+    );
+    const h = await newHarness({ staticPodPath: dir, start: false });
+    const stops: { timeout: number; tookMs: number }[] = [];
+    const stop = h.runtime.stopContainer.bind(h.runtime);
+    h.runtime.stopContainer = async (id, timeout) => {
+      const t0 = h.clock.now();
+      await stop(id, timeout);
+      stops.push({ timeout, tookMs: h.clock.now() - t0 });
+    };
+    await h.start();
+    try {
+      await h.until(() => h.pod(NAME)?.status?.phase === 'Running');
+      unlinkSync(file);
+      await untilAsync(h, async () => (await sandboxes(h)).length === 0 && !h.pod(NAME));
+      const web = stops.filter((s) => s.timeout > 0);
+      assert.equal(web.length, 1, JSON.stringify(stops));
+      assert.equal(web[0]!.timeout, 7, "the pod's own grace period, not a fixed one");
+      assert.ok(web[0]!.tookMs >= 7000, `the container got its 7 s: ${web[0]!.tookMs} ms`);
     } finally {
       await h.close();
       rmSync(dir, { recursive: true, force: true });

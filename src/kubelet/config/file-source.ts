@@ -6,12 +6,19 @@
  *
  * Files whose names start with `.` are ignored, as are subdirectories. A file that
  * cannot be decoded or fails validation is logged and skipped; if it held a valid pod
- * before, that pod stays (a half-written file never stops a running pod). Two files
- * naming the same pod: the first file (by name) wins. A directory that does not
- * exist is an empty set until it appears.
+ * before, that pod stays (a half-written file never stops a running pod). A directory
+ * that does not exist is an empty set until it appears.
+ *
+ * The pods are kept by full name (`<namespace>/<name>`), as upstream's store keyed by
+ * namespace and name, so of two files naming the same pod only one pod runs, without a
+ * warning: a full re-read (at start and every period) puts the files in by name, so the
+ * last file by name wins; a file written since (a watch event) puts its pod in, so it
+ * wins until the next full re-read; a removed file takes out the pod under its name,
+ * whichever file that pod came from, until the next full re-read brings the other
+ * file's pod back.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/config/file.go
- * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/config/file_linux.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/config/file_linux.go (consumeWatchEvent)
  */
 import { type FSWatcher, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -40,6 +47,12 @@ interface Entry {
   pod?: Pod;
 }
 
+/** A pod in the set and the file it came from. */
+interface Stored {
+  pod: Pod;
+  file: string;
+}
+
 /** Time formatted as upstream kubetypes.Timestamp.GetString (RFC 3339 with nanoseconds). */
 function seenTime(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2006-01-02T15:04:05.000Z
@@ -49,6 +62,10 @@ function seenTime(ms: number): string {
 export class FileSource {
   private readonly path: string;
   private readonly files = new Map<string, Entry>();
+  /** the set: pods by full name (upstream's store keyed by namespace/name) */
+  private readonly store = new Map<string, Stored>();
+  /** the full name each file's pod was last stored under (upstream fileKeyMapping) */
+  private readonly fileKey = new Map<string, string>();
   /** first-seen time per pod UID, kept as long as the pod is in the set */
   private readonly seen = new Map<string, string>();
   /** the UIDs last handed out (undefined: nothing handed out yet) */
@@ -102,7 +119,7 @@ export class FileSource {
     this.scanQueued = true;
     setImmediate(() => {
       this.scanQueued = false;
-      if (!this.stopped) this.scan();
+      if (!this.stopped) this.scanChanges();
     });
   }
 
@@ -123,26 +140,60 @@ export class FileSource {
       .sort();
   }
 
-  /** Re-reads what changed and hands the set to the kubelet when it differs from the last one. */
+  /**
+   * A full re-read (upstream listConfig): the set becomes the pods of every file, put in
+   * by file name (of two files naming one pod, the last wins); handed to the kubelet when
+   * it differs from the last one.
+   */
   scan(): void {
     this.ensureWatch();
     const files = this.listFiles();
-    const present = new Set(files);
-    for (const f of this.files.keys()) if (!present.has(f)) this.files.delete(f);
-    for (const f of files) this.readFile(f);
-    const pods: Pod[] = [];
-    const names = new Set<string>();
+    this.forgetGone(files);
+    this.store.clear();
     for (const f of files) {
-      const pod = this.files.get(f)?.pod;
-      if (!pod) continue;
-      const full = podFullName(pod);
-      if (names.has(full)) {
-        this.o.log?.(`pod ${full} from ${f} is a duplicate of a pod from another file; ignoring it`);
-        continue;
-      }
-      names.add(full);
-      pods.push(pod);
+      this.readFile(f);
+      this.put(f);
     }
+    this.send();
+  }
+
+  /**
+   * What a watch event brings (upstream consumeWatchEvent): each file written since it was
+   * last read puts its pod in (replacing a pod of the same name from another file); each
+   * removed file takes out the pod under its pod's name.
+   */
+  scanChanges(): void {
+    this.ensureWatch();
+    const files = this.listFiles();
+    for (const f of this.forgetGone(files)) {
+      const key = this.fileKey.get(f);
+      this.fileKey.delete(f);
+      if (key !== undefined) this.store.delete(key);
+    }
+    for (const f of files) if (this.readFile(f)) this.put(f);
+    this.send();
+  }
+
+  /** Drops the entries of files no longer there; returns their names. */
+  private forgetGone(files: string[]): string[] {
+    const present = new Set(files);
+    const gone = [...this.files.keys()].filter((f) => !present.has(f));
+    for (const f of gone) this.files.delete(f);
+    return gone;
+  }
+
+  /** Stores file `f`'s pod (if it has one) under its full name. */
+  private put(f: string): void {
+    const pod = this.files.get(f)?.pod;
+    if (!pod) return;
+    const key = podFullName(pod);
+    this.fileKey.set(f, key);
+    this.store.set(key, { pod, file: f });
+  }
+
+  /** Hands the set (ordered by file name) to the kubelet when its pods differ from the last set handed out. */
+  private send(): void {
+    const pods = [...this.store.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)).map((s) => s.pod);
     const uids = new Set(pods.map((p) => p.metadata!.uid!));
     for (const uid of this.seen.keys()) if (!uids.has(uid)) this.seen.delete(uid);
     const now = seenTime(this.o.clock.now());
@@ -157,24 +208,30 @@ export class FileSource {
     this.o.onPods(out);
   }
 
-  private readFile(f: string): void {
+  /**
+   * Reads file `f` unless it is unchanged since the last read.
+   * @returns whether it was read and holds a new valid pod (a file that fails keeps its last pod)
+   */
+  private readFile(f: string): boolean {
     let stamp: string;
     try {
       const st = statSync(f);
-      if (!st.isFile()) return;
+      if (!st.isFile()) return false;
       stamp = `${st.mtimeMs}:${st.ctimeMs}:${st.size}:${st.ino}`;
     } catch {
       this.files.delete(f);
-      return;
+      return false;
     }
     const prev = this.files.get(f);
-    if (prev?.stamp === stamp) return;
+    if (prev?.stamp === stamp) return false;
     try {
       const pod = decodeStaticPod(readFileSync(f, 'utf8'), f, this.o.nodeName);
       this.files.set(f, { stamp, pod });
+      return true;
     } catch (e) {
       this.o.log?.(`could not process manifest file ${JSON.stringify(f)}: ${(e as Error).message}`);
       this.files.set(f, { stamp, pod: prev?.pod });
+      return false;
     }
   }
 }

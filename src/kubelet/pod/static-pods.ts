@@ -56,6 +56,8 @@ export class StaticPodManager {
   private readonly recreateAt = new Map<string, number>();
   /** full name → UID of the static pod started under it and not stopped yet (upstream startedStaticPodsByFullname) */
   private readonly started = new Map<string, string>();
+  /** static pods that left the set and have not stopped yet, by UID */
+  private readonly removed = new Map<string, Pod>();
 
   constructor(private readonly o: StaticPodManagerOptions) {}
 
@@ -73,8 +75,21 @@ export class StaticPodManager {
       this.statics.set(full, p);
       this.byUID.set(p.metadata!.uid!, full);
     }
-    for (const p of gone) if (!next.has(podFullName(p))) void this.deleteOrphan(podFullName(p));
+    for (const p of gone) {
+      this.removed.set(p.metadata!.uid!, p);
+      if (!next.has(podFullName(p))) void this.deleteOrphan(podFullName(p));
+    }
+    for (const uid of this.byUID.keys()) this.removed.delete(uid);
     return gone;
+  }
+
+  /**
+   * Static pod `uid` if it left the set (its file removed or changed) and has not stopped
+   * yet: the kubelet stops it as itself, with its own grace period and preStop hooks
+   * (upstream HandlePodRemoves → deletePod: a SyncPodKill of the pod).
+   */
+  removedPod(uid: string): Pod | undefined {
+    return this.removed.get(uid);
   }
 
   /**
@@ -96,6 +111,7 @@ export class StaticPodManager {
    * @returns the UID of the static pod now holding that name, waiting to start (wake it), if any
    */
   stopped(uid: string): string | undefined {
+    this.removed.delete(uid);
     for (const [full, u] of this.started) {
       if (u !== uid) continue;
       this.started.delete(full);
