@@ -210,6 +210,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       recorder: new ClientEventRecorder(o.client, { component: 'kubelet', host: o.nodeName }),
       staticPodPath: staticPodPath ? resolve(staticPodPath) : undefined,
       fileCheckFrequencyMs: fileConfig.fileCheckFrequencyMs,
+      syncFrequencyMs: fileConfig.syncFrequencyMs,
       processPods: o.processPods,
       verbosity: o.runtime !== 'sim' ? o.runtime.verbosity : undefined,
       trace: o.trace,

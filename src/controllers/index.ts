@@ -44,6 +44,7 @@ import { startPersistentVolumeController } from './volume/persistentvolume/contr
 import { startPVCProtectionController, startPVProtectionController } from './volume/protection/controller.js';
 import { startEphemeralVolumeController } from './volume/ephemeral/controller.js';
 import { startAttachDetachController } from './volume/attachdetach/controller.js';
+import { startExpandController } from './volume/expand/controller.js';
 import { SharedInformers } from './util/informers.js';
 import type { RunningController, WorkloadControllerContext } from './util/context.js';
 import type { Clock } from '../util/clock.js';
@@ -105,6 +106,7 @@ const WORKLOAD_CONTROLLERS: { name: string; component: string; start: (ctx: Work
   { name: 'pv-protection-controller', component: 'pv-protection-controller', start: (c) => startPVProtectionController(c) },
   { name: 'ephemeral-volume-controller', component: 'ephemeral-volume-controller', start: (c) => startEphemeralVolumeController(c) },
   { name: 'attachdetach-controller', component: 'attachdetach-controller', start: (c) => startAttachDetachController(c) },
+  { name: 'expand-controller', component: 'volume_expand', start: (c) => startExpandController(c) },
   // k3s' ServiceLB (off with --disable-servicelb)
   { name: 'service-lb-controller', component: 'service-lb-controller', start: (c) => startServiceLBController(c) },
 ];

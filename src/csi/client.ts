@@ -128,6 +128,7 @@ export class CSIClient {
     volumeId: string;
     capacityRange: { requiredBytes: number; limitBytes?: number };
     volumeCapability?: VolumeCapability;
+    secrets?: Record<string, string>;
   }): Promise<ControllerExpandVolumeResponse> {
     return this.call('Controller', 'ControllerExpandVolume', req);
   }
@@ -152,7 +153,14 @@ export class CSIClient {
   async nodeUnpublishVolume(volumeId: string, targetPath: string): Promise<void> {
     await this.call('Node', 'NodeUnpublishVolume', { volumeId, targetPath });
   }
-  async nodeExpandVolume(req: { volumeId: string; volumePath: string; capacityRange: { requiredBytes: number }; stagingTargetPath?: string }): Promise<number> {
+  async nodeExpandVolume(req: {
+    volumeId: string;
+    volumePath: string;
+    capacityRange: { requiredBytes: number };
+    stagingTargetPath?: string;
+    volumeCapability?: VolumeCapability;
+    secrets?: Record<string, string>;
+  }): Promise<number> {
     const r = await this.call<{ capacityBytes: number }>('Node', 'NodeExpandVolume', req);
     return r.capacityBytes;
   }

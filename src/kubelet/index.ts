@@ -28,6 +28,7 @@ import { hostNetworkProber } from './prober/network.js';
 import { PodCgroups } from './cm/pod-cgroups.js';
 import type { ProcessPod } from './pod/process-pods.js';
 import { CSIDrivers } from './volumes/csi/drivers.js';
+import { CSINodeExpander } from './volumes/csi/expander.js';
 import { CSIVolumePlugin } from './volumes/csi/mounter.js';
 import { PluginWatcher } from './pluginmanager/watcher.js';
 import { pluginsRegistryDir } from '../csi/registrar.js';
@@ -72,6 +73,8 @@ export interface KubeletOptions {
   staticPodPath?: string;
   /** re-read period of the static pod path, ms (upstream fileCheckFrequency, default 20 s) */
   fileCheckFrequencyMs?: number;
+  /** resync period of each pod, ms (upstream syncFrequency, default 1 min) */
+  syncFrequencyMs?: number;
   /** in-process components shown as static pods (see kubelet/pod/process-pods.ts) */
   processPods?: ProcessPod[];
   /** the kubelet server's port, published as status.daemonEndpoints (default 10250) */
@@ -135,9 +138,17 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     cgroups,
     staticPodPath: o.staticPodPath,
     fileCheckFrequencyMs: o.fileCheckFrequencyMs,
+    resyncMs: o.syncFrequencyMs,
     processPods: o.processPods,
     log: o.log,
-    csi: new CSIVolumePlugin(kubeletDir, o.nodeName, o.client, csiDrivers, v4),
+    csi: new CSIVolumePlugin(
+      kubeletDir,
+      o.nodeName,
+      o.client,
+      csiDrivers,
+      v4,
+      new CSINodeExpander({ client: o.client, drivers: csiDrivers, recorder, clock, nodeName: o.nodeName, kubeletDir, log: v4 }),
+    ),
     trace: o.trace,
   });
   await kubelet.start();

@@ -4,8 +4,8 @@
  * waits for its first consumer, is provisioned on the pod's node by the built-in
  * external-provisioner over the `k8ts csi-hostpath` driver's socket and bound by the
  * PV controller; the kubelet stages and publishes it into the pod's directory (CSI
- * calls in its log at --v=4); expansion; reclaim Delete and Retain; a StatefulSet's
- * claims kept across a pod's restart.
+ * calls in its log at --v=4); reclaim Delete and Retain; a StatefulSet's claims kept
+ * across a pod's restart. Expansion is storage-csi-resize.test.ts.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -155,13 +155,6 @@ describe('e2e: volumes through CSI (sim runtime)', { timeout: 180_000 }, () => {
     // the kubelet's CSI calls at --v=4
     await eventually(() => /kubernetes\.io\/csi: calling NodeStageVolume rpc \[volid=[^,]+,staging_target_path=\S+\/globalmount\]/.test(c.log()) || undefined);
     await eventually(() => /kubernetes\.io\/csi: calling NodePublishVolume rpc \[volid=[^,]+,target_path=\S+\/mount\]/.test(c.log()) || undefined);
-
-    // expansion: allowVolumeExpansion on local-path
-    const r = c.kubectl(['patch', 'pvc', 'data', '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}']);
-    assert.equal(r.code, 0, r.stderr);
-    await eventually(() => get(['pvc', 'data']).status?.capacity?.storage === '2Gi' || undefined, 30_000);
-    assert.equal(get(['pv', pvName]).spec.capacity.storage, '2Gi');
-    assert.ok(events('PersistentVolumeClaim', 'data').some((e) => e.reason === 'VolumeResizeSuccessful' && e.message === 'Resize volume succeeded'));
 
     // reclaim Delete: the claim outlives its pod (pvc-protection), then PV and data go
     assert.equal(c.kubectl(['delete', 'pvc', 'data', '--wait=false']).code, 0);

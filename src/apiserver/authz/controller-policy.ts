@@ -103,6 +103,15 @@ export const CONTROLLER_ROLES: Record<string, PolicyRule[]> = {
     rule(['get', 'list', 'watch', 'create'], '', ['persistentvolumeclaims']),
     eventsRule(),
   ],
+  'expand-controller': [
+    rule(['get', 'list', 'watch', 'update', 'patch'], '', ['persistentvolumes']),
+    rule(['update', 'patch'], '', ['persistentvolumeclaims/status']),
+    rule(['get', 'list', 'watch'], '', ['persistentvolumeclaims']),
+    rule(['get', 'list', 'watch'], 'storage.k8s.io', ['storageclasses']),
+    rule(['get'], '', ['services', 'endpoints']),
+    rule(['get'], '', ['secrets']),
+    eventsRule(),
+  ],
   'generic-garbage-collector': [rule(['get', 'list', 'watch', 'patch', 'update', 'delete'], '*', ['*'])],
   'horizontal-pod-autoscaler': [
     rule(RW, 'autoscaling', ['horizontalpodautoscalers']),

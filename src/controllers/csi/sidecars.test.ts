@@ -122,13 +122,14 @@ describe('CSI sidecars against csi-hostpath over its socket', { timeout: 60_000 
     assert.equal(attacherFinalizer(DRIVER), 'external-attacher/attach-csi-k8ts-io');
     await waitFor(() => c.recorder.lines().includes(`SuccessfulAttachVolume: AttachVolume.Attach succeeded for volume "${pv.metadata!.name}" `), 10_000, 'SuccessfulAttachVolume');
 
-    // expansion
+    // expansion: the controller's part (the node's NodeExpandVolume is the kubelet's, not running here)
     const cur = await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data');
     await client.update(R.persistentvolumeclaims, 'default', { ...cur, spec: { ...cur.spec, resources: { requests: { storage: '2Mi' } } } });
     await waitFor(
-      async () => (await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data')).status?.capacity?.storage === '2Mi',
+      async () =>
+        (await client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, 'default', 'data')).status?.allocatedResourceStatuses?.storage === 'NodeResizePending',
       20_000,
-      'resized',
+      'expanded on the controller',
     );
     assert.equal((await client.get<PersistentVolume & KObject>(R.persistentvolumes, '', pv.metadata!.name!)).spec?.capacity?.storage, '2Mi');
     assert.ok(c.recorder.lines().includes(`Resizing: External resizer is resizing volume ${pv.metadata!.name}`));

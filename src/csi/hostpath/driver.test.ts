@@ -76,4 +76,32 @@ describe('csi-hostpath over gRPC', () => {
     const gone = await c.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: MOUNT }).catch((e: unknown) => e);
     assert.equal((gone as Error).message, `rpc error: code = NotFound desc = volume id ${JSON.stringify(v.volumeId)} not found`);
   });
+
+  it('ControllerExpandVolume asks for node expansion, as csi-driver-host-path; NodeExpandVolume checks the path and the node limit', async () => {
+    const v = await c.createVolume({ name: 'pvc-4', capacityRange: { requiredBytes: 1 << 20 }, volumeCapabilities: [MOUNT] });
+    assert.deepEqual(await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 2 << 20 } }), { capacityBytes: 2 << 20, nodeExpansionRequired: true });
+    // never shrinks
+    assert.deepEqual(await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 1 << 20 } }), { capacityBytes: 2 << 20, nodeExpansionRequired: true });
+    const e1 = await c.controllerExpandVolume({ volumeId: 'nope', capacityRange: { requiredBytes: 1 } }).catch((e: unknown) => e);
+    assert.equal((e1 as Error).message, 'rpc error: code = NotFound desc = volume id "nope" not found');
+    const target = join(dir, 'expand', 'mount');
+    fs.mkdirSync(target, { recursive: true });
+    assert.equal(await c.nodeExpandVolume({ volumeId: v.volumeId, volumePath: target, capacityRange: { requiredBytes: 2 << 20 }, volumeCapability: MOUNT }), 2 << 20);
+    const e2 = await c.nodeExpandVolume({ volumeId: v.volumeId, volumePath: join(dir, 'missing'), capacityRange: { requiredBytes: 2 << 20 } }).catch((e: unknown) => e);
+    assert.match((e2 as Error).message, /^rpc error: code = InvalidArgument desc = Could not get file information from \S+\/missing: ENOENT/);
+    const e3 = await c.nodeExpandVolume({ volumeId: v.volumeId, volumePath: '', capacityRange: { requiredBytes: 1 } }).catch((e: unknown) => e);
+    assert.equal((e3 as Error).message, 'rpc error: code = InvalidArgument desc = Volume path not provided');
+    // --max-volume-expansion-size-node
+    const sock = join(dir, 'limited.sock');
+    const limited = new HostPathDriver({ nodeId: 'n1', dataDir: dir, endpoint: sock, publishMode: 'symlink', maxVolumeExpansionSizeNode: 1 << 20 });
+    await limited.start();
+    const lc = new CSIClient(sock);
+    try {
+      const e4 = await lc.nodeExpandVolume({ volumeId: v.volumeId, volumePath: target, capacityRange: { requiredBytes: 2 << 20 } }).catch((e: unknown) => e);
+      assert.equal((e4 as Error).message, `rpc error: code = OutOfRange desc = Requested capacity ${2 << 20} exceeds maximum allowed ${1 << 20}`);
+    } finally {
+      lc.close();
+      await limited.stop();
+    }
+  });
 });

@@ -35,6 +35,8 @@ export interface HostPathOptions {
   publishMode: PublishMode;
   /** advertise PUBLISH_UNPUBLISH_VOLUME (ControllerPublish records the node; for attach tests) */
   attachRequired?: boolean;
+  /** upstream `--max-volume-expansion-size-node`: NodeExpandVolume beyond this many bytes fails OutOfRange (default: no limit) */
+  maxVolumeExpansionSizeNode?: number;
   /** per-call log (the driver's stderr) */
   log?: (line: string) => void;
 }
@@ -165,11 +167,14 @@ export class HostPathDriver {
         for (const c of req.volumeCapabilities) this.checkCapability(c);
         return { confirmed: { volumeCapabilities: req.volumeCapabilities } };
       },
+      // as csi-driver-host-path: records the new size and asks for NodeExpandVolume on the node
       ControllerExpandVolume: async (req: { volumeId: string; capacityRange: { requiredBytes: number } | null }) => {
+        if (!req.volumeId) throw err(grpc.status.INVALID_ARGUMENT, 'Volume ID missing in request');
+        if (!req.capacityRange) throw err(grpc.status.INVALID_ARGUMENT, 'Capacity range not provided');
         const r = this.mustGet(req.volumeId);
-        const want = req.capacityRange?.requiredBytes ?? 0;
+        const want = Number(req.capacityRange.requiredBytes);
         if (want > r.capacityBytes) this.write({ ...r, capacityBytes: want });
-        return { capacityBytes: Math.max(want, r.capacityBytes), nodeExpansionRequired: false };
+        return { capacityBytes: Math.max(want, r.capacityBytes), nodeExpansionRequired: true };
       },
       ...(this.o.attachRequired
         ? {
@@ -256,9 +261,23 @@ export class HostPathDriver {
         const total = r.capacityBytes || Number(fs.statfsSync(this.storage).blocks * fs.statfsSync(this.storage).bsize);
         return { usage: [{ unit: 'BYTES', total, used, available: Math.max(0, total - used) }] };
       },
-      NodeExpandVolume: async (req: { volumeId: string; capacityRange: { requiredBytes: number } | null }) => {
+      // as csi-driver-host-path: a directory has no file system of its own to grow; the path must hold the volume
+      NodeExpandVolume: async (req: { volumeId: string; volumePath: string; capacityRange: { requiredBytes: number } | null }) => {
+        if (!req.volumeId) throw err(grpc.status.INVALID_ARGUMENT, 'Volume ID not provided');
         const r = this.mustGet(req.volumeId);
-        return { capacityBytes: Math.max(r.capacityBytes, req.capacityRange?.requiredBytes ?? 0) };
+        if (!req.volumePath) throw err(grpc.status.INVALID_ARGUMENT, 'Volume path not provided');
+        if (!req.capacityRange) throw err(grpc.status.INVALID_ARGUMENT, 'Capacity range not provided');
+        const capacity = Number(req.capacityRange.requiredBytes);
+        const max = this.o.maxVolumeExpansionSizeNode;
+        if (max !== undefined && capacity > max) throw err(grpc.status.OUT_OF_RANGE, `Requested capacity ${capacity} exceeds maximum allowed ${max}`);
+        let st: fs.Stats;
+        try {
+          st = fs.statSync(req.volumePath);
+        } catch (e) {
+          throw err(grpc.status.INVALID_ARGUMENT, `Could not get file information from ${req.volumePath}: ${(e as Error).message}`);
+        }
+        if (!st.isDirectory()) throw err(grpc.status.INVALID_ARGUMENT, `Volume ${r.id} is not a directory`);
+        return { capacityBytes: Math.max(r.capacityBytes, capacity) };
       },
     };
   }

@@ -62,6 +62,10 @@ describe('KubeletConfiguration (--kubelet-config)', () => {
       assert.throws(() => loadKubeletConfigFile(f), new RegExp(`^Error: failed to load Kubelet config file ${f}, error: no kind "KubeProxyConfiguration"`));
       writeFileSync(f, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfileCheckFrequency: soon\n');
       assert.throws(() => loadKubeletConfigFile(f), { message: `failed to load Kubelet config file ${f}, error: fileCheckFrequency: time: invalid duration "soon"` });
+      writeFileSync(f, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: 1m30s\n');
+      assert.deepEqual(loadKubeletConfigFile(f), { syncFrequencyMs: 90_000 });
+      writeFileSync(f, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: 10\n');
+      assert.throws(() => loadKubeletConfigFile(f), { message: `failed to load Kubelet config file ${f}, error: syncFrequency: time: invalid duration "10"` });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,7 @@
 /**
  * The kubelet's `--config` file: a KubeletConfiguration (kubelet.config.k8s.io/v1beta1).
- * k8ts reads the fields it acts on — `staticPodPath` and `fileCheckFrequency` — and
+ * k8ts reads the fields it acts on — `staticPodPath`, `fileCheckFrequency` and
+ * `syncFrequency` — and
  * ignores the rest, as upstream's lenient decoding does for fields it does not know.
  * A command-line flag wins over the file (upstream: flags take precedence).
  *
@@ -20,12 +21,14 @@ export interface KubeletFileConfig {
   staticPodPath?: string;
   /** how often the static pod path is re-read, ms (upstream default 20 s) */
   fileCheckFrequencyMs?: number;
+  /** how often each pod is synced (volumes checked for expansion, status refreshed), ms (upstream default 1 min) */
+  syncFrequencyMs?: number;
 }
 
 /**
  * Loads a KubeletConfiguration file.
  * @throws Error `failed to load Kubelet config file <file>, error: <why>` when the file cannot be read, is not a
- *   kubelet.config.k8s.io/v1beta1 KubeletConfiguration, or has a malformed `fileCheckFrequency`
+ *   kubelet.config.k8s.io/v1beta1 KubeletConfiguration, or has a malformed `fileCheckFrequency` or `syncFrequency`
  */
 export function loadKubeletConfigFile(file: string): KubeletFileConfig {
   const fail = (why: string): never => {
@@ -49,12 +52,17 @@ export function loadKubeletConfigFile(file: string): KubeletFileConfig {
     if (typeof o.staticPodPath !== 'string') return fail('staticPodPath: must be a string');
     out.staticPodPath = isAbsolute(o.staticPodPath) ? o.staticPodPath : resolve(dirname(resolve(file)), o.staticPodPath);
   }
-  if (o.fileCheckFrequency !== undefined) {
+  for (const [field, key] of [
+    ['fileCheckFrequency', 'fileCheckFrequencyMs'],
+    ['syncFrequency', 'syncFrequencyMs'],
+  ] as const) {
+    const v = o[field];
+    if (v === undefined) continue;
     try {
-      if (typeof o.fileCheckFrequency !== 'string') throw new Error(`time: invalid duration ${JSON.stringify(String(o.fileCheckFrequency))}`);
-      out.fileCheckFrequencyMs = parseGoDuration(o.fileCheckFrequency);
+      if (typeof v !== 'string') throw new Error(`time: invalid duration ${JSON.stringify(String(v))}`);
+      out[key] = parseGoDuration(v);
     } catch (e) {
-      return fail(`fileCheckFrequency: ${(e as Error).message}`);
+      return fail(`${field}: ${(e as Error).message}`);
     }
   }
   return out;

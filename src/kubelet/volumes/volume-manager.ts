@@ -142,6 +142,8 @@ export class VolumeManager {
       const have = m.get(v.name);
       const projected = !!(v.configMap || v.secret || v.downwardAPI || v.projected);
       if (have && (!projected || now - have.refreshedAt < this.refreshMs)) {
+        // a mounted claim whose volume has grown: NodeExpandVolume (upstream checkVolumeFSResize)
+        if (this.csi?.expander && (v.persistentVolumeClaim || v.ephemeral)) await this.csi.expander.inUse(pod, v);
         out.set(v.name, have.hostPath);
         continue;
       }

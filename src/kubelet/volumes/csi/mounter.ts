@@ -27,6 +27,7 @@ import { setUpHostPath } from '../host-path.js';
 import { setVolumeOwnership } from '../ownership.js';
 import type { CSIDrivers } from './drivers.js';
 import { MountStepError } from './errors.js';
+import { expandAtMount, type CSINodeExpander } from './expander.js';
 
 /** upstream's plugin directory name for CSI volumes */
 export const CSI_PLUGIN_DIR = 'kubernetes.io~csi';
@@ -90,6 +91,8 @@ export class CSIVolumePlugin {
     private readonly client: Client,
     private readonly drivers: CSIDrivers,
     private readonly log: (line: string) => void = () => undefined,
+    /** NodeExpandVolume at mount time and for mounted volumes (none: never expanded on the node) */
+    readonly expander?: CSINodeExpander,
   ) {}
 
   /** Whether `v` is set up by this plugin. */
@@ -146,6 +149,7 @@ export class CSIVolumePlugin {
 
     // stage (once per volume on this node)
     let stagingPath: string | undefined;
+    let resized = false;
     if (!r.ephemeral && drv.nodeCapabilities.includes('STAGE_UNSTAGE_VOLUME')) {
       stagingPath = this.stagingPath(r.driver, r.handle);
       const dataFile = path.join(path.dirname(stagingPath), 'vol_data.json');
@@ -167,6 +171,7 @@ export class CSIVolumePlugin {
         }
         const data: VolData = { driverName: r.driver, volumeHandle: r.handle, specVolID: r.specName, nodeName: this.nodeName, attachmentID, volumeLifecycleMode: 'Persistent' };
         fs.writeFileSync(dataFile, JSON.stringify(data));
+        resized = await expandAtMount(this.expander, 'MountVolume.MountDevice', pod, v, r.specName, { volumePath: stagingPath, stagingPath });
       }
     }
 
@@ -219,6 +224,7 @@ export class CSIVolumePlugin {
       setVolumeOwnership(fs.realpathSync(target), fsGroup, false, change);
     }
     this.log(`kubernetes.io/csi: mounter.SetUp successfully requested NodePublish [${target}]`);
+    if (!resized) await expandAtMount(this.expander, 'MountVolume.Setup', pod, v, r.specName, { volumePath: target, stagingPath });
     return target;
   }
 

@@ -140,6 +140,7 @@ function decode(pvc: O<PersistentVolumeClaim>): void {
   checkQuantityMap('PersistentVolumeClaim', 'v1', pvc.spec?.resources?.requests);
   checkQuantityMap('PersistentVolumeClaim', 'v1', pvc.spec?.resources?.limits);
   checkQuantityMap('PersistentVolumeClaim', 'v1', pvc.status?.capacity);
+  checkQuantityMap('PersistentVolumeClaim', 'v1', pvc.status?.allocatedResources);
 }
 
 /** Upstream EnforceDataSourceBackwardsCompatibility: dataSource and dataSourceRef mirror each other. */
@@ -213,6 +214,7 @@ export const persistentVolumeClaimDefinition: ResourceDefinition<K<PersistentVol
     canonicalizeQuantityMap(obj.spec?.resources?.requests);
     canonicalizeQuantityMap(obj.spec?.resources?.limits);
     canonicalizeQuantityMap(obj.status?.capacity);
+    canonicalizeQuantityMap(obj.status?.allocatedResources);
   },
   table: {
     columns: [
