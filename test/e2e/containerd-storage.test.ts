@@ -2,14 +2,16 @@
  * Persistent volumes on real containers: the real `k8ts server` with a kubelet on a
  * private containerd (test/support/containerd.ts), whose node agent runs the
  * `k8ts csi-hostpath` driver process publishing with bind mounts. A file one pod
- * writes into its claim is read by the next pod using the claim; deleting the claim
- * unmounts and deletes the volume.
+ * writes into its claim is read by the next pod using the claim, which is grown while
+ * that pod runs (the kubelet's NodeExpandVolume, as on the simulated runtime); deleting
+ * the claim unmounts and deletes the volume.
  *
  * Needs root, containerd, runc, CNI plugins, docker-registry, umoci (scripts/install-deps.sh).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publishTestImages } from '../support/images.js';
 import { startRegistry, type TestRegistry } from '../support/registry.js';
@@ -47,6 +49,7 @@ describe('e2e: a claim carries data from one pod to the next on containerd', { t
   let registry: TestRegistry | undefined;
   let ctrd: TestContainerd | undefined;
   let c: Cluster | undefined;
+  let cfgDir: string | undefined;
   const kubectl = (...args: string[]): string => {
     const r = c!.kubectl(args, { timeoutMs: 150_000 });
     assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
@@ -63,7 +66,13 @@ describe('e2e: a claim carries data from one pod to the next on containerd', { t
     await publishTestImages(registry.host);
     ctrd = await startTestContainerd({ mirror: registry.host });
     // --disable-kube-proxy: this cluster's node is the host itself; its iptables and routes are not the test's to change
-    c = await startCluster({ args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent, '--disable-kube-proxy'] });
+    // syncFrequency 3s: the kubelet checks mounted claims for expansion on each pod sync (1 min by default)
+    cfgDir = fs.mkdtempSync(join(tmpdir(), 'k8ts-e2e-kcfg-'));
+    const cfg = join(cfgDir, 'kubelet-config.yaml');
+    fs.writeFileSync(cfg, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: 3s\n');
+    c = await startCluster({
+      args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent, '--disable-kube-proxy', '--kubelet-config', cfg],
+    });
   });
 
   after(async () => {
@@ -74,6 +83,7 @@ describe('e2e: a claim carries data from one pod to the next on containerd', { t
     } finally {
       await ctrd?.stop();
       await registry?.stop();
+      if (cfgDir) fs.rmSync(cfgDir, { recursive: true, force: true });
     }
   });
 
@@ -106,6 +116,19 @@ spec:
     const out = await eventually(() => c!.kubectl(['logs', 'reader']).stdout || undefined, 30_000);
     assert.equal(out, 'written-by-writer\n');
     assert.equal(kubectl('exec', 'reader', '--', 'cat', '/data/msg'), 'written-by-writer\n');
+
+    // grown while the reader runs: the kubelet's NodeExpandVolume on the bind-mounted volume
+    kubectl('patch', 'pvc', 'shared', '-p', '{"spec":{"resources":{"requests":{"storage":"96Mi"}}}}');
+    await eventually(() => JSON.parse(kubectl('get', 'pvc', 'shared', '-o', 'json')).status?.capacity?.storage === '96Mi' || undefined, 90_000);
+    const evs = JSON.parse(kubectl('get', 'events', '--field-selector', 'involvedObject.kind=Pod,involvedObject.name=reader', '-o', 'json')).items as {
+      reason: string;
+      message: string;
+    }[];
+    assert.ok(
+      evs.some((e) => e.reason === 'FileSystemResizeSuccessful' && e.message === `MountVolume.NodeExpandVolume succeeded for volume "${pvc.spec.volumeName}" e2e-node`),
+      JSON.stringify(evs.map((e) => e.reason)),
+    );
+    assert.equal(kubectl('exec', 'reader', '--', 'cat', '/data/msg'), 'written-by-writer\n', 'still mounted');
 
     kubectl('delete', 'pod', 'reader');
     kubectl('delete', 'pvc', 'shared');

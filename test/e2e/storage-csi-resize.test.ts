@@ -59,6 +59,7 @@ spec:
 
 describe('e2e: volume expansion through CSI (sim runtime)', { timeout: 240_000 }, () => {
   let c: Cluster;
+  let cfgDir: string;
   const get = (args: string[]): Obj => {
     const r = c.kubectl(['get', ...args, '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);
@@ -76,13 +77,14 @@ describe('e2e: volume expansion through CSI (sim runtime)', { timeout: 240_000 }
   const running = (pod: string) => eventually(() => get(['pod', pod]).status?.phase === 'Running' || undefined, 90_000);
 
   before(async () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), 'k8ts-e2e-'));
-    const cfg = join(dir, 'kubelet-config.yaml');
+    cfgDir = fs.mkdtempSync(join(tmpdir(), 'k8ts-e2e-kcfg-'));
+    const cfg = join(cfgDir, 'kubelet-config.yaml');
     fs.writeFileSync(cfg, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: 3s\n');
-    c = await startCluster({ dir, args: ['--v', '4', '--kubelet-config', cfg] });
+    c = await startCluster({ args: ['--v', '4', '--kubelet-config', cfg] });
   });
   after(async () => {
     await c?.stop();
+    if (cfgDir) fs.rmSync(cfgDir, { recursive: true, force: true });
   });
 
   it('grows a mounted claim online: ControllerExpandVolume, then the kubelet’s NodeExpandVolume', async () => {
