@@ -95,15 +95,33 @@ describe('e2e: disruption controller (--sim-nodes 1)', () => {
     const before = pods('web')
       .map((p) => p.metadata.name)
       .sort();
+    // every change to the Deployment's pods while drain runs, from one watch: never fewer than 2 ready
+    let drained: () => void = () => undefined;
+    let listedAll: () => void = () => undefined;
+    const listing = new Promise<void>((r) => (listedAll = r));
+    const watch = c.kubectlAsync(['get', 'pods', '-l', 'app=web', '-w', '--output-watch-events', '-o', 'json'], {
+      timeoutMs: 150_000,
+      until: new Promise<void>((r) => (drained = r)),
+      onStdout: (soFar) => (soFar.match(/^\{"type":"ADDED"/gm)?.length === 3 ? listedAll() : undefined),
+    });
+    await Promise.race([listing, watch]); // the watch's initial list (three ADDED events) is out before drain starts
     const drain = c.kubectlAsync(['drain', 'sim-node-0', '--ignore-daemonsets', '--delete-emptydir-data', '--pod-selector=app=web', '--timeout=120s'], { timeoutMs: 150_000 });
-    // while drain runs, never fewer than 2 ready pods of the Deployment
-    let minReady = 3;
-    let done = false;
-    void drain.then(() => (done = true));
-    while (!done) {
-      minReady = Math.min(minReady, pods('web').filter(ready).length);
-      await new Promise((r) => setTimeout(r, 200));
+    void drain.then(() => setTimeout(drained, 1000)); // the last changes reach the watch
+    const events = (await watch).stdout // one event per line
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; object: PodLite });
+    const readyNow = new Map<string, boolean>();
+    let minReady = Number.POSITIVE_INFINITY;
+    let listed = false;
+    for (const e of events) {
+      if (e.type === 'DELETED') readyNow.delete(e.object.metadata.name);
+      else readyNow.set(e.object.metadata.name, ready(e.object));
+      const n = [...readyNow.values()].filter(Boolean).length;
+      if (n === 3) listed = true; // the watch's initial list arrives one pod at a time
+      if (listed) minReady = Math.min(minReady, n);
     }
+    assert.ok(listed && events.some((e) => e.type === 'DELETED'), `the watch saw the drain: ${events.map((e) => `${e.type} ${e.object.metadata.name}`).join(', ')}`);
     const d = await drain;
     assert.equal(d.code, 0, d.stderr);
     assert.ok(minReady >= 2, `ready pods fell to ${minReady}`);

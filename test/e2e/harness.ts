@@ -52,7 +52,11 @@ export interface Cluster {
   /** runs kubectl with this cluster's kubeconfig and cache dir */
   kubectl(args: string[], opts?: { input?: string; timeoutMs?: number }): KubectlResult;
   /** async variant for long-running commands (get -w) */
-  kubectlAsync(args: string[], opts?: { timeoutMs?: number }): Promise<KubectlResult>;
+  /**
+   * kubectl in the background; it is stopped (SIGTERM) after `timeoutMs` (30 s) or once `until`
+   * settles, whichever is first. `onStdout` sees the whole standard output so far after each chunk.
+   */
+  kubectlAsync(args: string[], opts?: { timeoutMs?: number; until?: Promise<unknown>; onStdout?: (soFar: string) => void }): Promise<KubectlResult>;
   /** server stdout+stderr so far */
   log(): string;
   stop(): Promise<void>;
@@ -151,9 +155,13 @@ export async function startCluster(o: StartOptions = {}): Promise<Cluster> {
         const p = spawn(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
-        p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        p.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          opts.onStdout?.(stdout);
+        });
         p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
         const t = setTimeout(() => p.kill('SIGTERM'), opts.timeoutMs ?? 30_000);
+        void opts.until?.finally(() => p.kill('SIGTERM'));
         // 'close', not 'exit': the output streams may still hold data when the process exits
         p.on('close', (code) => {
           clearTimeout(t);
