@@ -132,11 +132,9 @@ export async function startExternalResizer(ctx: SidecarContext): Promise<Running
   });
 
   const now = (): string => new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
-  const writeStatus = (cur: PVC, status: PersistentVolumeClaimStatus, checkVersion = true): Promise<PVC> => {
-    const obj: PVC = { ...cur, status };
-    if (!checkVersion) obj.metadata = { ...cur.metadata, resourceVersion: undefined };
-    return client.update<PVC>(R.persistentvolumeclaims, cur.metadata?.namespace ?? '', obj, { subresource: 'status' });
-  };
+  /** The claim's status subresource, checked against `cur`'s resourceVersion (upstream PatchClaim with the check). */
+  const writeStatus = (cur: PVC, status: PersistentVolumeClaimStatus): Promise<PVC> =>
+    client.update<PVC>(R.persistentvolumeclaims, cur.metadata?.namespace ?? '', { ...cur, status }, { subresource: 'status' });
 
   async function sync(key: string): Promise<void> {
     const [ns, name] = splitKey(key);
@@ -191,10 +189,17 @@ export async function startExternalResizer(ctx: SidecarContext): Promise<Running
       if (isFinalError(e)) {
         finalErrors.add(key);
         const cond = resizeCondition(ResizeCondition.ControllerResizeError, now(), `failed to expand pvc with ${(e as Error).message}`);
-        let next = withConditions({ ...pvc.status }, mergeResizeConditions(pvc.status?.conditions, [cond], true));
-        if (isInfeasibleError(e)) next = withStorageResizeStatus(next, S.ControllerResizeInfeasible);
-        else slow.delete(key);
-        pvc = await writeStatus(pvc, next, false).catch(() => pvc!);
+        const infeasible = isInfeasibleError(e);
+        if (!infeasible) slow.delete(key);
+        // upstream patches without the resourceVersion check: the change goes onto the latest claim
+        const mark = (st: PersistentVolumeClaimStatus = {}): PersistentVolumeClaimStatus => {
+          const next = withConditions({ ...st }, mergeResizeConditions(st.conditions, [cond], true));
+          return infeasible ? withStorageResizeStatus(next, S.ControllerResizeInfeasible) : next;
+        };
+        pvc = await client
+          .get<PVC>(R.persistentvolumeclaims, ns, name)
+          .then((fresh) => writeStatus(fresh, mark(fresh.status)))
+          .catch(() => pvc!);
       } else {
         slow.delete(key);
         finalErrors.delete(key);

@@ -174,9 +174,16 @@ export class CSINodeExpander {
       if (isFinalError(cause)) {
         this.finalErrors.add(pvName);
         const cond = resizeCondition(ResizeCondition.NodeResizeError, this.now(), `failed to expand pvc with ${(e as Error).message}`);
-        let next = withConditions({ ...pvc.status }, mergeResizeConditions(pvc.status?.conditions, [cond], true, true));
-        if (isInfeasibleError(cause) || markInfeasible) next = withStorageResizeStatus(next, S.NodeResizeInfeasible);
-        await this.writeStatus(pvc, next, false).catch(() => undefined);
+        const infeasible = isInfeasibleError(cause) || markInfeasible;
+        // upstream patches without the resourceVersion check: the change goes onto the latest claim
+        const mark = (st: PersistentVolumeClaimStatus = {}): PersistentVolumeClaimStatus => {
+          const next = withConditions({ ...st }, mergeResizeConditions(st.conditions, [cond], true, true));
+          return infeasible ? withStorageResizeStatus(next, S.NodeResizeInfeasible) : next;
+        };
+        await this.o.client
+          .get<PVC>(R.persistentvolumeclaims, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '')
+          .then((fresh) => this.writeStatus(fresh, mark(fresh.status)))
+          .catch(() => undefined);
       }
       if (e instanceof InUseExpansionError) {
         this.inUseErrors.add(pvName);
@@ -223,11 +230,9 @@ export class CSINodeExpander {
     }
   }
 
-  /** The claim's status subresource; with the resourceVersion check unless `checkVersion` is false. */
-  private writeStatus(pvc: PVC, status: PersistentVolumeClaimStatus, checkVersion = true): Promise<PVC> {
-    const obj: PVC = { ...pvc, status };
-    if (!checkVersion) obj.metadata = { ...pvc.metadata, resourceVersion: undefined };
-    return this.o.client.update<PVC>(R.persistentvolumeclaims, pvc.metadata?.namespace ?? '', obj, { subresource: 'status' });
+  /** The claim's status subresource, checked against `pvc`'s resourceVersion (upstream PatchPVCStatus). */
+  private writeStatus(pvc: PVC, status: PersistentVolumeClaimStatus): Promise<PVC> {
+    return this.o.client.update<PVC>(R.persistentvolumeclaims, pvc.metadata?.namespace ?? '', { ...pvc, status }, { subresource: 'status' });
   }
 
   /**
