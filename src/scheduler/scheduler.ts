@@ -257,6 +257,7 @@ export class Scheduler {
     for (const h of this.intervals.splice(0)) this.timers.clearTimeout(h);
     this.informers.stop();
     await this.loopDone;
+    for (const f of this.frameworks.values()) f.close();
     await Promise.all([...this.bindings]);
   }
 }

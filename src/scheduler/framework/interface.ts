@@ -139,6 +139,8 @@ export interface Handle {
   readonly nominator: PodNominator;
   /** informer-backed read access to namespaces, services, PVCs, PDBs, … */
   readonly listers: ClusterListers;
+  /** aborted when the scheduler stops (upstream: its context), ending waits in binding cycles */
+  readonly signal?: AbortSignal;
   /** the scheduler's metrics, when it records any */
   readonly metrics: SchedulerMetrics | null;
   /** The profile's instance of a plugin, if enabled (lets plugins use each other's logic). */

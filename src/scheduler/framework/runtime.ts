@@ -63,6 +63,9 @@ export class Framework implements I.Handle {
   private readonly successChildren = new Map<string, { observe(v: number): void }>();
   private readonly waitingPods = new Map<string, WaitingPod>();
   private readonly timers: Timers;
+  private readonly stopping = new AbortController();
+  /** Aborted by {@link close}. */
+  readonly signal = this.stopping.signal;
 
   constructor(opts: FrameworkOptions) {
     const profile = completeProfile(opts.profile);
@@ -75,6 +78,11 @@ export class Framework implements I.Handle {
     this.listers = opts.listers ?? staticListers();
     this.metrics = opts.metrics ?? null;
     this.plugins = buildPlugins(profile, opts.registry, this);
+  }
+
+  /** The scheduler stops: waits in binding cycles (VolumeBinding's PreBind) end. */
+  close(): void {
+    this.stopping.abort();
   }
 
   /** Records an extension point's duration (from `t0`, performance.now() ms) and status. */

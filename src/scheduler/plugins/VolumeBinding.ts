@@ -13,14 +13,19 @@
  * whose nodeTopology matches the node reports enough capacity (maximumVolumeSize when
  * set, else capacity).
  *
- * Not implemented: waiting in PreBind for the PV controller to finish binding (the
- * kubelet waits for the claim instead).
+ * PreBind then waits (upstream BindPodVolumes/checkBindings, polling the informer
+ * caches) until the PV controller and the provisioner have bound every such claim
+ * (`spec.volumeName` and `pv.kubernetes.io/bind-completed`), so the pod reaches its node
+ * with bound claims; a provisioner that gave up (it removes `selected-node`), a volume
+ * whose claimRef was reset, a deleted pod or `bindTimeoutSeconds` (600) fail the
+ * binding cycle (`binding volumes: …`) and the pod is scheduled again.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/volume_binding.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/scheduler/framework/plugins/volumebinding/binder.go
  */
 import type { Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { KObject } from '../../api/resource.js';
 import { R } from '../../client/types.js';
 import type { CycleState, StateData } from '../framework/cycle-state.js';
 import type { EnqueueExtensions, FilterPlugin, Handle, PreBindPlugin, PreFilterPlugin } from '../framework/interface.js';
@@ -80,10 +85,33 @@ function pvMatches(pv: PersistentVolume, pvc: PersistentVolumeClaim): boolean {
   return true;
 }
 
+/** The plugin's args (upstream VolumeBindingArgs). */
+export interface VolumeBindingArgs {
+  /** how long PreBind waits for the claims to be bound, s (default 600) */
+  bindTimeoutSeconds?: number;
+}
+
+/** How often PreBind looks at the caches while it waits, ms (upstream: every second). */
+const BIND_POLL_MS = 100;
+
+const rvNewer = (a: string | undefined, b: string | undefined): boolean => {
+  // resourceVersions are opaque to clients but numeric in both storage backends
+  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return BigInt(a) > BigInt(b);
+};
+
+const fullyBound = (pvc: PersistentVolumeClaim): boolean => !!pvc.spec?.volumeName && Object.hasOwn(pvc.metadata?.annotations ?? {}, 'pv.kubernetes.io/bind-completed');
+
 export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlugin, EnqueueExtensions {
   readonly name = Name;
+  private readonly bindTimeoutMs: number;
 
-  constructor(private readonly handle: Handle) {}
+  constructor(
+    private readonly handle: Handle,
+    args: VolumeBindingArgs = {},
+  ) {
+    this.bindTimeoutMs = (args.bindTimeoutSeconds ?? 600) * 1000;
+  }
 
   private isDelayed(pvc: PersistentVolumeClaim): boolean {
     const cls = pvc.spec?.storageClassName;
@@ -188,36 +216,106 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlug
     return fits.sort((a, b) => size(a) - size(b))[0];
   }
 
-  async preBind(state: CycleState, _pod: Pod, nodeName: string): Promise<Status | null> {
+  async preBind(state: CycleState, pod: Pod, nodeName: string): Promise<Status | null> {
     const s = state.get<StateData_>(stateKey);
     if (!s) return null;
+    /** what this cycle wrote (or found already written): the objects to wait for */
+    const bound: PersistentVolume[] = [];
+    const provisioned: PersistentVolumeClaim[] = [];
     for (const { pvc, pv } of s.toBind.get(nodeName) ?? []) {
       const m = pvc.metadata ?? {};
-      if (pv.spec?.claimRef?.uid === m.uid) continue;
+      if (pv.spec?.claimRef?.uid === m.uid) {
+        bound.push(pv);
+        continue;
+      }
       try {
         // a Conflict (another pod took the volume) fails this cycle; the pod is retried
-        await this.handle.client.update(R.persistentvolumes, '', {
+        const written = await this.handle.client.update<PersistentVolume & KObject>(R.persistentvolumes, '', {
           apiVersion: 'v1',
           kind: 'PersistentVolume',
           ...pv,
           metadata: { ...pv.metadata, annotations: { ...(pv.metadata?.annotations ?? {}), 'pv.kubernetes.io/bound-by-controller': 'yes' } },
           spec: { ...pv.spec, claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: m.namespace, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion } },
         } as never);
+        bound.push(written);
       } catch (e) {
         return asStatus(e);
       }
     }
     for (const pvc of s.toProvision.get(nodeName) ?? []) {
-      if (pvc.metadata?.annotations?.[ANN_SELECTED_NODE] === nodeName) continue;
+      if (pvc.metadata?.annotations?.[ANN_SELECTED_NODE] === nodeName) {
+        provisioned.push(pvc);
+        continue;
+      }
       try {
-        await this.handle.client.patch(R.persistentvolumeclaims, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', 'merge', {
-          metadata: { annotations: { [ANN_SELECTED_NODE]: nodeName } },
-        });
+        const written = await this.handle.client.patch<PersistentVolumeClaim & KObject>(
+          R.persistentvolumeclaims,
+          pvc.metadata?.namespace ?? '',
+          pvc.metadata?.name ?? '',
+          'merge',
+          {
+            metadata: { annotations: { [ANN_SELECTED_NODE]: nodeName } },
+          },
+        );
+        provisioned.push(written);
       } catch (e) {
         return asStatus(e);
       }
     }
-    return null;
+    if (bound.length === 0 && provisioned.length === 0) return null;
+    return this.waitForBindings(pod, nodeName, bound, provisioned);
+  }
+
+  /**
+   * Upstream BindPodVolumes' wait: polls {@link checkBindings} until every claim is fully
+   * bound (null), a check fails, the scheduler stops or `bindTimeoutSeconds` pass
+   * (a Code.Error status `binding volumes: …`).
+   */
+  private async waitForBindings(pod: Pod, nodeName: string, bound: PersistentVolume[], provisioned: PersistentVolumeClaim[]): Promise<Status | null> {
+    const deadline = Date.now() + this.bindTimeoutMs;
+    for (;;) {
+      let done: boolean;
+      try {
+        done = this.checkBindings(pod, nodeName, bound, provisioned);
+      } catch (e) {
+        return asStatus(new Error(`binding volumes: ${(e as Error).message}`));
+      }
+      if (done) return null;
+      if (this.handle.signal?.aborted) return asStatus(new Error('binding volumes: context canceled'));
+      if (Date.now() >= deadline) return asStatus(new Error('binding volumes: context deadline exceeded'));
+      await new Promise((r) => setTimeout(r, BIND_POLL_MS));
+    }
+  }
+
+  /**
+   * Upstream checkBindings against the informer caches: true when all claims are fully
+   * bound, false to keep waiting (also while the caches lag behind this cycle's writes).
+   * @throws Error with upstream's texts when binding has to be retried
+   */
+  private checkBindings(pod: Pod, nodeName: string, bound: PersistentVolume[], provisioned: PersistentVolumeClaim[]): boolean {
+    const l = this.handle.listers;
+    const ns = pod.metadata?.namespace ?? '';
+    if (!l.pod(ns, pod.metadata?.name ?? '')) throw new Error(`pod does not exist any more: pods "${pod.metadata?.name ?? ''}" not found`);
+    for (const written of bound) {
+      const name = written.metadata?.name ?? '';
+      const pv = l.pv(name);
+      if (!pv) throw new Error(`failed to check binding: cannot find PersistentVolume "${name}"`);
+      if (rvNewer(written.metadata?.resourceVersion, pv.metadata?.resourceVersion)) return false;
+      if (!pv.spec?.claimRef?.uid) throw new Error(`ClaimRef got reset for pv "${name}"`);
+      const pvc = l.pvc(pv.spec.claimRef.namespace ?? '', pv.spec.claimRef.name ?? '');
+      if (!pvc) throw new Error(`failed to check binding: cannot find PersistentVolumeClaim "${pv.spec.claimRef.namespace}/${pv.spec.claimRef.name}"`);
+      if (!fullyBound(pvc)) return false;
+    }
+    for (const written of provisioned) {
+      const m = written.metadata ?? {};
+      const pvc = l.pvc(m.namespace ?? '', m.name ?? '');
+      if (!pvc) throw new Error(`failed to check provisioning pvc: cannot find PersistentVolumeClaim "${m.namespace}/${m.name}"`);
+      if (rvNewer(m.resourceVersion, pvc.metadata?.resourceVersion)) return false;
+      // a provisioner that gave up removes the annotation to have the pod scheduled again
+      if (pvc.metadata?.annotations?.[ANN_SELECTED_NODE] !== nodeName) throw new Error(`provisioning failed for PVC "${m.name}"`);
+      if (!fullyBound(pvc)) return false;
+    }
+    return true;
   }
 
   eventsToRegister(): ClusterEventWithHint[] {
@@ -253,6 +351,6 @@ function allowedTopologiesMatch(topos: { matchLabelExpressions?: { key: string; 
   return topos.some((t) => (t.matchLabelExpressions ?? []).every((e) => e.values.includes(l[e.key] ?? '\x00')));
 }
 
-export function New(_args: unknown, handle: Handle): VolumeBinding {
-  return new VolumeBinding(handle);
+export function New(args: unknown, handle: Handle): VolumeBinding {
+  return new VolumeBinding(handle, (args ?? {}) as VolumeBindingArgs);
 }

@@ -21,6 +21,15 @@ const pvc = (name: string, spec: PersistentVolumeClaim['spec'] = {}, extra: Part
   ...extra,
 });
 
+/** The resourceVersion of claim default/c once PreBind has written its selected-node annotation. */
+async function waitPatched(client: FakeClient): Promise<string> {
+  for (;;) {
+    const c = client.peek(R.persistentvolumeclaims, 'default', 'c');
+    if (c?.metadata?.annotations?.[VB.ANN_SELECTED_NODE]) return c.metadata.resourceVersion ?? '0';
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 function run(plugin: 'VR' | 'VB', pod: Pod, infos: NodeInfo[], objs: StaticObjects, client = new FakeClient()) {
   const h = testHandle(Snapshot.from(infos), { listers: staticListers(objs), client });
   const pl = plugin === 'VR' ? VR.New(undefined, h) : VB.New(undefined, h);
@@ -114,9 +123,13 @@ describe('VolumeBinding', () => {
     assert.deepEqual(run('VB', pod, nodes(), noProv).nodes, { a: 'ok', b: `UnschedulableAndUnresolvable: ${VB.ErrReasonBindConflict}` });
     const client = new FakeClient();
     await client.create(R.persistentvolumeclaims, 'default', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...claim } as never);
-    const prov = run('VB', pod, nodes(), { pvcs: [claim], storageClasses: [sc('wait', 'WaitForFirstConsumer')] }, client);
+    const prov = run('VB', pod, nodes(), { pvcs: [claim], storageClasses: [sc('wait', 'WaitForFirstConsumer')], pods: [pod] }, client);
     assert.deepEqual(prov.nodes, { a: 'ok', b: 'ok' });
-    assert.equal(await (prov.pl as VB.VolumeBinding).preBind(prov.state, pod, 'b'), null);
+    const preBind = (prov.pl as VB.VolumeBinding).preBind(prov.state, pod, 'b');
+    // PreBind waits until the provisioner and the PV controller have bound the claim
+    claim.metadata!.annotations = { [VB.ANN_SELECTED_NODE]: 'b', 'pv.kubernetes.io/bind-completed': 'yes' };
+    claim.spec!.volumeName = 'pvc-c';
+    assert.equal(await preBind, null);
     const got = client.peek(R.persistentvolumeclaims, 'default', 'c');
     assert.equal(got?.metadata?.annotations?.[VB.ANN_SELECTED_NODE], 'b');
   });
@@ -130,15 +143,42 @@ describe('VolumeBinding', () => {
     const small = pv('small-a', 'A', { storageClassName: 'wait', capacity: { storage: '2Gi' } });
     const client = new FakeClient();
     for (const v of [big, small]) await client.create(R.persistentvolumes, '', { apiVersion: 'v1', kind: 'PersistentVolume', ...v } as never);
-    const objs = { pvcs: [claim], storageClasses: [sc('wait', 'WaitForFirstConsumer', 'kubernetes.io/no-provisioner')], pvs: [big, small] };
+    const objs = { pvcs: [claim], storageClasses: [sc('wait', 'WaitForFirstConsumer', 'kubernetes.io/no-provisioner')], pvs: [big, small], pods: [pod] };
     const r = run('VB', pod, nodes(), objs, client);
     assert.deepEqual(r.nodes, { a: 'ok', b: `UnschedulableAndUnresolvable: ${VB.ErrReasonBindConflict}` });
-    assert.equal(await (r.pl as VB.VolumeBinding).preBind(r.state, pod, 'a'), null);
+    const preBind = (r.pl as VB.VolumeBinding).preBind(r.state, pod, 'a');
+    // PreBind waits until the PV controller has completed the binding on the claim's side
+    small.spec!.claimRef = { namespace: 'default', name: 'c', uid: 'uid-c' };
+    claim.metadata!.annotations = { 'pv.kubernetes.io/bind-completed': 'yes' };
+    claim.spec!.volumeName = 'small-a';
+    assert.equal(await preBind, null);
     const got = client.peek(R.persistentvolumes, '', 'small-a') as PersistentVolume | undefined;
     assert.equal(got?.spec?.claimRef?.name, 'c');
     assert.equal(got?.spec?.claimRef?.namespace, 'default');
     assert.equal(got?.metadata?.annotations?.['pv.kubernetes.io/bound-by-controller'], 'yes');
     assert.equal((client.peek(R.persistentvolumes, '', 'big-a') as PersistentVolume | undefined)?.spec?.claimRef, undefined);
+  });
+
+  it('PreBind: a provisioner that gave up (selected-node removed) or a deleted pod fails the binding cycle', async () => {
+    const pod = makePod().name('p').volume(claimVol('c')).obj();
+    const claim = pvc('c', { storageClassName: 'wait', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } });
+    const client = new FakeClient();
+    await client.create(R.persistentvolumeclaims, 'default', { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...claim } as never);
+    const objs = { pvcs: [claim], storageClasses: [sc('wait', 'WaitForFirstConsumer')], pods: [pod] };
+    const r = run('VB', pod, nodes(), objs, client);
+    // a cache older than PreBind's write is waited for; then it shows the claim without the annotation
+    (claim.metadata as { resourceVersion?: string }).resourceVersion = '0';
+    const preBind = (r.pl as VB.VolumeBinding).preBind(r.state, pod, 'b');
+    const written = await waitPatched(client);
+    (claim.metadata as { resourceVersion?: string }).resourceVersion = String(Number(written) + 1);
+    const s = await preBind;
+    assert.equal(s?.code, Code.Error);
+    assert.equal(s?.message(), 'binding volumes: provisioning failed for PVC "c"');
+
+    const r2 = run('VB', pod, nodes(), { ...objs, pods: [] }, client);
+    claim.metadata!.annotations = { [VB.ANN_SELECTED_NODE]: 'b' };
+    const s2 = await (r2.pl as VB.VolumeBinding).preBind(r2.state, pod, 'b');
+    assert.equal(s2?.message(), 'binding volumes: pod does not exist any more: pods "p" not found');
   });
 
   it('storage capacity: a CSI driver with storageCapacity provisions only where a CSIStorageCapacity of the class has room', () => {

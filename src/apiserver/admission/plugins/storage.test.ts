@@ -46,6 +46,12 @@ describe('storage admission plugins', () => {
       await defaultStorageClass.admit!(b, lookupOf(classes));
       assert.equal((b.object as unknown as { spec: { storageClassName?: string } }).spec.storageClassName, cls);
     }
+    // the beta class annotation is a choice of class too (PersistentVolumeClaimHasClass)
+    const beta = attrs('persistentvolumeclaims', 'CREATE', { metadata: { name: 'data', annotations: { 'volume.beta.kubernetes.io/storage-class': 'plain' } }, spec: {} });
+    await defaultStorageClass.admit!(beta, lookupOf(classes));
+    assert.equal((beta.object as unknown as { spec: { storageClassName?: string } }).spec.storageClassName, undefined);
+    // equal timestamps: the smallest name
+    assert.equal(defaultClass([sc('b', '2025-01-01T00:00:00Z', true), sc('a', '2025-01-01T00:00:00Z', true)] as never)?.metadata?.name, 'a');
     const none = attrs('persistentvolumeclaims', 'CREATE', { metadata: { name: 'data' }, spec: {} });
     await defaultStorageClass.admit!(none, lookupOf([classes[2]!]));
     assert.equal((none.object as unknown as { spec: { storageClassName?: string } }).spec.storageClassName, undefined);

@@ -18,38 +18,26 @@ import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { newForbidden } from '../../../apimachinery/errors.js';
 import { compareQuantity, parseQuantity } from '../../../apimachinery/quantity.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
+import { getDefaultClass, isDefaultClass } from '../../../api/storage/v1/storageclass/default-class.js';
 
 const STORAGE_CLASSES = { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' };
-const DEFAULT_ANN = 'storageclass.kubernetes.io/is-default-class';
-const BETA_DEFAULT_ANN = 'storageclass.beta.kubernetes.io/is-default-class';
+const BETA_CLASS_ANN = 'volume.beta.kubernetes.io/storage-class';
 
 const isCore = (a: AdmissionAttributes, resource: string): boolean => a.resource.group === '' && a.resource.resource === resource && !a.subresource;
 
-/** Upstream IsDefaultAnnotation. */
-export function isDefaultClass(c: StorageClass): boolean {
-  const a = c.metadata?.annotations ?? {};
-  return a[DEFAULT_ANN] === 'true' || a[BETA_DEFAULT_ANN] === 'true';
-}
-
+export { isDefaultClass };
 /** Upstream GetDefaultClass: the newest default class (then the smallest name), or undefined. */
-export function defaultClass(classes: readonly StorageClass[]): StorageClass | undefined {
-  const defaults = classes.filter(isDefaultClass);
-  defaults.sort((x, y) => {
-    const tx = x.metadata?.creationTimestamp ?? '';
-    const ty = y.metadata?.creationTimestamp ?? '';
-    if (tx !== ty) return tx > ty ? -1 : 1;
-    return (x.metadata?.name ?? '') < (y.metadata?.name ?? '') ? -1 : 1;
-  });
-  return defaults[0];
-}
+export const defaultClass = getDefaultClass;
 
 export const defaultStorageClass: AdmissionPlugin = {
   name: 'DefaultStorageClass',
   async admit(a, lookup) {
     if (a.operation !== 'CREATE' || !isCore(a, 'persistentvolumeclaims') || !a.object) return;
     const pvc = a.object as unknown as PersistentVolumeClaim;
-    // an explicit "" means no class (the volume-binding of classless claims); only nil is defaulted
+    // upstream PersistentVolumeClaimHasClass: an explicit "" (the volume-binding of
+    // classless claims) or the beta class annotation is a choice; only nil is defaulted
     if (pvc.spec?.storageClassName !== undefined && pvc.spec.storageClassName !== null) return;
+    if (pvc.metadata?.annotations?.[BETA_CLASS_ANN] !== undefined) return;
     const def = defaultClass((await lookup.list(STORAGE_CLASSES, '')) as unknown as StorageClass[]);
     if (!def?.metadata?.name) return;
     pvc.spec = { ...pvc.spec, storageClassName: def.metadata.name };

@@ -2,7 +2,8 @@
  * The persistent volume controller (kube-controller-manager's `persistentvolume-binder`):
  * binds claims to volumes and keeps both sides' phases. A claim without a volume gets
  * the best matching available volume (util.ts); with none it waits for its first
- * consumer (WaitForFirstConsumer classes until the scheduler picks a node), or is
+ * consumer (WaitForFirstConsumer classes until the scheduler picks a node), gets the
+ * default StorageClass when it has no class and a default exists (retroactively), or is
  * handed to its class's external provisioner (the `volume.kubernetes.io/storage-provisioner`
  * annotation and an ExternalProvisioning event), or stays Pending with FailedBinding.
  * A volume whose claim is gone becomes Released; Retain keeps it, Delete leaves the
@@ -35,6 +36,8 @@ import {
   provisionerOf,
 } from './util.js';
 import { parseQuantity, compareQuantity } from '../../../apimachinery/quantity.js';
+import { BETA_STORAGE_CLASS_ANNOTATION } from '../../../api/core/v1/persistentvolumeclaim/strategy.js';
+import { getDefaultClass } from '../../../api/storage/v1/storageclass/default-class.js';
 
 type PV = PersistentVolume & KObject;
 type PVC = PersistentVolumeClaim & KObject;
@@ -88,6 +91,8 @@ export async function startPersistentVolumeController(ctx: WorkloadControllerCon
       const delay = isDelayBinding(pvc, classOf) && !hasAnn(pvc, ANN_SELECTED_NODE);
       const pv = findMatchingVolume(pvc, pvs.list(), delay) as PV | undefined;
       if (pv) return bind(pv, pvc, true);
+      // the update brings the claim back through this sync with its class
+      if (await assignDefaultStorageClass(pvc)) return;
       if (delay) {
         const user = podsUsing(pvc).find((p) => !p.spec?.nodeName);
         if (user) recorder.event(pvcRef(pvc), 'Normal', Ev.WaitForPodScheduled, `waiting for pod ${user.metadata?.name ?? ''} to be scheduled`);
@@ -125,6 +130,20 @@ export async function startPersistentVolumeController(ctx: WorkloadControllerCon
     }
     recorder.event(pvcRef(pvc), 'Warning', Ev.FailedBinding, `volume ${JSON.stringify(volumeName)} already bound to a different claim.`);
     return setClaimPhase(pvc, 'Pending');
+  }
+
+  /**
+   * Upstream assignDefaultStorageClass (RetroactiveDefaultStorageClass, GA in 1.28): a
+   * claim created with no class (nil, not "") while the cluster had no default class
+   * gets the default class once there is one. Returns whether the claim was updated.
+   */
+  async function assignDefaultStorageClass(pvc: PVC): Promise<boolean> {
+    if (pvc.spec?.storageClassName !== undefined && pvc.spec.storageClassName !== null) return false;
+    if (hasAnn(pvc, BETA_STORAGE_CLASS_ANNOTATION)) return false;
+    const def = getDefaultClass(classes.list());
+    if (!def?.metadata?.name) return false;
+    await client.update(R.persistentvolumeclaims, pvc.metadata?.namespace ?? '', { ...pvc, spec: { ...pvc.spec, storageClassName: def.metadata.name } });
+    return true;
   }
 
   /** upstream checkVolumeSatisfyClaim */

@@ -21,6 +21,7 @@ test('defaults and create status', () => {
   def.defaults!(v);
   assert.equal(v.spec?.persistentVolumeReclaimPolicy, 'Retain');
   assert.equal(v.spec?.volumeMode, 'Filesystem');
+  assert.deepEqual(v.spec?.hostPath, { path: '/mnt/data', type: '' }, 'SetDefaults_HostPathVolumeSource');
   def.prepareForCreate!(v, ctx);
   assert.deepEqual(v.status, { phase: 'Pending', lastPhaseTransitionTime: '2024-02-01T12:00:00Z' });
 });
@@ -43,9 +44,25 @@ test('validation messages', () => {
   ]);
 });
 
+test('capacity and hostPath type messages', () => {
+  assert.deepEqual(msgs(def.validate!(pv({ capacity: undefined }), ctx)), [
+    'spec.capacity: Required value',
+    'spec.capacity: Unsupported value: core.ResourceList(nil): supported values: "storage"',
+  ]);
+  assert.deepEqual(msgs(def.validate!(pv({ capacity: {} }), ctx)), [
+    'spec.capacity: Required value',
+    'spec.capacity: Unsupported value: core.ResourceList{}: supported values: "storage"',
+  ]);
+  assert.deepEqual(msgs(def.validate!(pv({ hostPath: { path: '/mnt/data', type: 'Dir' } }), ctx)), [
+    'spec.hostPath.type: Unsupported value: "Dir": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+  ]);
+});
+
 test('update: the volume source is immutable', () => {
   const old = pv();
   assert.deepEqual(msgs(def.validateUpdate!(pv({ claimRef: { namespace: 'default', name: 'task-pv-claim' } }), old, ctx)), []);
+  // a volume stored before hostPath.type was defaulted
+  assert.deepEqual(msgs(def.validateUpdate!(pv({ hostPath: { path: '/mnt/data', type: '' } }), old, ctx)), []);
   assert.deepEqual(msgs(def.validateUpdate!(pv({ hostPath: { path: '/mnt/other' } }), old, ctx)), [
     'spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation',
   ]);

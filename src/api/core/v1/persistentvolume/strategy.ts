@@ -10,9 +10,10 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/apis/core/validation/validation.go (ValidatePersistentVolume*)
  */
 import type { PersistentVolume, PersistentVolumeSpec, PersistentVolumeStatus } from 'kubernetes-types/core/v1.js';
-import { type FieldError, forbidden, invalid, notSupported, Path, required, tooLong } from '../../../../apimachinery/field-errors.js';
+import { type FieldError, forbidden, GoSyntax, invalid, notSupported, Path, required, tooLong } from '../../../../apimachinery/field-errors.js';
 import { isDNS1123Subdomain, jsonEqual, nameIsDNSSubdomain, validateImmutableField } from '../../../../apimachinery/validation.js';
 import type { ResourceDefinition, StatusStrategy, StrategyContext } from '../../../resource.js';
+import { HOST_PATH_TYPES } from '../pod/validation-volumes.js';
 import { BETA_STORAGE_CLASS_ANNOTATION, validateAccessModes, VOLUME_MODES } from '../persistentvolumeclaim/strategy.js';
 import { canonicalizeQuantityMap, checkQuantityMap, quantityOf } from '../shared/decode.js';
 import { accessModesString, AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../shared/printing.js';
@@ -47,6 +48,31 @@ const VOLUME_SOURCES = [
   'csi',
 ] as const;
 
+/**
+ * The defaulters of the persistent volume sources (upstream SetDefaults_HostPathVolumeSource,
+ * _ISCSIPersistentVolumeSource, _RBDPersistentVolumeSource, _AzureDiskVolumeSource,
+ * _ScaleIOPersistentVolumeSource): e.g. a hostPath's `type` becomes `""`.
+ */
+function defaultPVSource(s: PersistentVolumeSpec): void {
+  if (s.hostPath && (s.hostPath.type === undefined || s.hostPath.type === null)) s.hostPath.type = '';
+  if (s.iscsi && !s.iscsi.iscsiInterface) s.iscsi.iscsiInterface = 'default';
+  if (s.rbd) {
+    if (!s.rbd.pool) s.rbd.pool = 'rbd';
+    if (!s.rbd.user) s.rbd.user = 'admin';
+    if (!s.rbd.keyring) s.rbd.keyring = '/etc/ceph/keyring';
+  }
+  if (s.azureDisk) {
+    s.azureDisk.cachingMode ??= 'ReadWrite';
+    s.azureDisk.fsType ??= 'ext4';
+    s.azureDisk.readOnly ??= false;
+    s.azureDisk.kind ??= 'Shared';
+  }
+  if (s.scaleIO) {
+    if (!s.scaleIO.storageMode) s.scaleIO.storageMode = 'ThinProvisioned';
+    if (!s.scaleIO.fsType) s.scaleIO.fsType = 'xfs';
+  }
+}
+
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** `must not contain '..'` for any `..` path element (upstream validatePathNoBacksteps). */
@@ -58,10 +84,13 @@ function validateSource(name: string, src: Record<string, unknown>, p: Path): Fi
   const errs: FieldError[] = [];
   const str = (k: string): string => (typeof src[k] === 'string' ? (src[k] as string) : '');
   switch (name) {
-    case 'hostPath':
-      if (!str('path')) errs.push(required(p.child('path'), ''));
-      else errs.push(...validatePathNoBacksteps(str('path'), p.child('path')));
+    case 'hostPath': {
+      if (!str('path')) return [required(p.child('path'), '')];
+      errs.push(...validatePathNoBacksteps(str('path'), p.child('path')));
+      const t = src.type;
+      if (t !== undefined && t !== null && !HOST_PATH_TYPES.includes(t as string)) errs.push(notSupported(p.child('type'), t, HOST_PATH_TYPES));
       break;
+    }
     case 'local':
       if (!str('path')) errs.push(required(p.child('path'), ''));
       errs.push(...validatePathNoBacksteps(str('path'), p.child('path')));
@@ -84,6 +113,16 @@ function validateSource(name: string, src: Record<string, unknown>, p: Path): Fi
   return errs;
 }
 
+/**
+ * The bad value upstream prints for a capacity without `storage`: Go's `%#v` of the
+ * internal ResourceList — `core.ResourceList(nil)` when absent, `core.ResourceList{}`
+ * when empty; other maps (whose Quantity structs Go prints field by field) as JSON.
+ */
+function capacityBadValue(cap: Record<string, unknown> | undefined | null): unknown {
+  if (cap === undefined || cap === null) return new GoSyntax('core.ResourceList(nil)');
+  return Object.keys(cap).length === 0 ? new GoSyntax('core.ResourceList{}') : cap;
+}
+
 /** Upstream ValidatePersistentVolumeSpec (not inline) for the common volume sources. */
 function validatePVSpec(pv: O<PersistentVolume>): FieldError[] {
   const s = (pv.spec ?? {}) as PersistentVolumeSpec & Record<string, unknown>;
@@ -92,7 +131,7 @@ function validatePVSpec(pv: O<PersistentVolume>): FieldError[] {
   const cap = s.capacity ?? {};
   const capKeys = Object.keys(cap);
   if (capKeys.length === 0) errs.push(required(p.child('capacity'), ''));
-  if (!('storage' in cap) || capKeys.length > 1) errs.push(notSupported(p.child('capacity'), cap, ['storage']));
+  if (!('storage' in cap) || capKeys.length > 1) errs.push(notSupported(p.child('capacity'), capacityBadValue(s.capacity), ['storage']));
   for (const [r, v] of Object.entries(cap)) {
     const q = quantityOf(v);
     if (q) errs.push(...validatePositiveQuantityValue(q, p.child('capacity').key(r)));
@@ -131,6 +170,9 @@ function sourceOf(pv: O<PersistentVolume>): Record<string, unknown> {
   const s = (pv.spec ?? {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const k of VOLUME_SOURCES) if (s[k] !== undefined) out[k] = s[k];
+  // a volume stored before hostPath.type was defaulted compares as defaulted (upstream defaults on read)
+  const hp = out.hostPath as { type?: string | null } | undefined;
+  if (hp && (hp.type === undefined || hp.type === null)) out.hostPath = { ...hp, type: '' };
   return out;
 }
 
@@ -202,6 +244,7 @@ export const persistentVolumeDefinition: ResourceDefinition<K<PersistentVolume>>
     const s = (obj.spec ??= {});
     if (!s.persistentVolumeReclaimPolicy) s.persistentVolumeReclaimPolicy = 'Retain';
     if (s.volumeMode === undefined) s.volumeMode = 'Filesystem';
+    defaultPVSource(s);
   },
   prepareForCreate(obj, ctx) {
     decode(obj);

@@ -85,7 +85,8 @@ const SOURCE_ORDER: [string, string][] = [
   ['image', 'image'],
 ];
 
-const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
+/** Upstream supportedHostPathTypes (sorted as it lists them). */
+export const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'];
 
 function validateVolumeSource(v: Volume, p: Path, podMeta: ObjectMeta | undefined): FieldError[] {
   const errs: FieldError[] = [];
