@@ -73,6 +73,20 @@ test('status strategy keeps the spec', () => {
   assert.deepEqual(msgs(pvcStatusStrategy.validateUpdate!(st, old, ctx)), []);
 });
 
+test('status: the expansion bookkeeping (allocatedResources, allocatedResourceStatuses) is kept and checked', () => {
+  const old = pvc();
+  const ok = pvc({}, { status: { phase: 'Bound', allocatedResources: { storage: '4Gi' }, allocatedResourceStatuses: { storage: 'NodeResizePending' } } });
+  pvcStatusStrategy.prepareForUpdate(ok, old, ctx);
+  assert.deepEqual(msgs(pvcStatusStrategy.validateUpdate!(ok, old, ctx)), []);
+  const bad = pvc({}, { status: { phase: 'Bound', allocatedResourceStatuses: { storage: 'Resizing' } } });
+  assert.deepEqual(msgs(pvcStatusStrategy.validateUpdate!(bad, old, ctx)), [
+    'status.allocatedResourceStatus[storage]: Unsupported value: "Resizing": supported values: "ControllerResizeInProgress", "ControllerResizeInfeasible", "NodeResizeInProgress", "NodeResizeInfeasible", "NodeResizePending"',
+  ]);
+  const canon = pvc({}, { status: { phase: 'Bound', allocatedResources: { storage: '4096Mi' } } });
+  def.canonicalize!(canon);
+  assert.deepEqual(canon.status?.allocatedResources, { storage: '4Gi' });
+});
+
 test('table rows', () => {
   const now = new Date('2024-01-01T00:05:00Z');
   assert.deepEqual(

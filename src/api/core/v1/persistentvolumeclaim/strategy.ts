@@ -16,6 +16,7 @@ import type { ResourceDefinition, StatusStrategy } from '../../../resource.js';
 import { canonicalizeQuantityMap, checkQuantityMap, quantityOf } from '../shared/decode.js';
 import { accessModesString, AGE_COLUMN, column, NAME_COLUMN, translateTimestampSince } from '../shared/printing.js';
 import { clone, type K, type O } from '../shared/types.js';
+import { ClaimResourceStatus } from './resize.js';
 import { validatePositiveQuantityValue, validateResourceQuantityValue } from '../shared/validation.js';
 
 /** Supported access modes, in upstream's (sorted) listing order. */
@@ -159,6 +160,9 @@ function claimClass(pvc: O<PersistentVolumeClaim>): string {
   return pvc.metadata.annotations?.[BETA_STORAGE_CLASS_ANNOTATION] ?? pvc.spec?.storageClassName ?? '';
 }
 
+/** The values of status.allocatedResourceStatuses (ClaimResourceStatus), sorted as upstream lists them. */
+const RESIZE_STATUSES: string[] = Object.values(ClaimResourceStatus).sort();
+
 /** persistentvolumeclaims/status: keeps the old spec. */
 export const pvcStatusStrategy: StatusStrategy<K<PersistentVolumeClaim>> = {
   prepareForUpdate(obj, old) {
@@ -171,6 +175,15 @@ export const pvcStatusStrategy: StatusStrategy<K<PersistentVolumeClaim>> = {
     for (const [r, v] of Object.entries(obj.status?.capacity ?? {})) {
       const q = quantityOf(v);
       if (q && quantityValue(q) < 0) errs.push(invalid(Path.root('status').child('capacity').key(r), quantityValue(q), 'must be a valid resource quantity'));
+    }
+    // RecoverVolumeExpansionFailure (on in v1.32): the expansion's bookkeeping
+    const statusPath = Path.root('status').child('allocatedResourceStatus');
+    for (const [r, v] of Object.entries(obj.status?.allocatedResourceStatuses ?? {})) {
+      if (!RESIZE_STATUSES.includes(v)) errs.push(notSupported(statusPath.key(r), v, RESIZE_STATUSES));
+    }
+    for (const [r, v] of Object.entries(obj.status?.allocatedResources ?? {})) {
+      const q = quantityOf(v);
+      if (q && quantityValue(q) < 0) errs.push(invalid(Path.root('status').child('allocatedResources').key(r), quantityValue(q), 'must be a valid resource quantity'));
     }
     return errs;
   },
