@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parseGoDuration } from '../util/duration.js';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { runServer } from './server.js';
 import { runAgent } from './agent.js';
@@ -54,7 +54,21 @@ function withRuntimeOptions(c: Command): Command {
     .option('--kubelet-config <file>', "the kubelet's KubeletConfiguration (kubelet.config.k8s.io/v1beta1, the kubelet's --config): staticPodPath, fileCheckFrequency")
     .option('--cluster-dns <ip>', "kubelet --cluster-dns: the kube-dns ClusterIP in pods' resolv.conf (default: the 10th address of the service CIDR, 10.96.0.10)")
     .option('--cluster-domain <domain>', 'kubelet --cluster-domain: the cluster DNS zone', 'cluster.local')
-    .option('--no-csi-hostpath', 'do not run the built-in CSI driver (k8ts csi-hostpath) and its sidecars on this node');
+    .option('--no-csi-hostpath', 'do not run the built-in CSI driver (k8ts csi-hostpath) and its sidecars on this node')
+    .option(
+      '--volume-stats-agg-period <duration>',
+      'kubelet --volume-stats-agg-period: how often the kubelet calculates and caches volume stats (NodeGetVolumeStats); 0 disables (default 1m)',
+      durationFlag,
+    );
+}
+
+/** A Go duration flag value (`1m`, `500ms`, `0`) in ms; commander reports a malformed one as a usage error. */
+function durationFlag(v: string): number {
+  try {
+    return parseGoDuration(v);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
 }
 
 function checkRuntime(r: string): 'sim' | 'remote' | 'auto' {
@@ -274,6 +288,7 @@ addLeaderElectionOptions(addManagedEtcdOptions(addStorageOptions(withRuntimeOpti
       clusterDNS: o.clusterDns,
       clusterDomain: o.clusterDomain,
       csiHostpath: o.csiHostpath,
+      volumeStatsAggPeriodMs: o.volumeStatsAggPeriod,
       schedulerConfig: o.schedulerConfig,
       schedulerMetricsBindAddress: o.schedulerMetricsBindAddress,
       disableAgent: !!o.disableAgent,
@@ -348,6 +363,7 @@ withRuntimeOptions(program.command('agent'))
       clusterDomain: o.clusterDomain,
       verbosity: o.v,
       csiHostpath: o.csiHostpath,
+      volumeStatsAggPeriodMs: o.volumeStatsAggPeriod,
     });
     stopOnSignals(() => a.stop());
   });

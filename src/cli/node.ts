@@ -52,6 +52,8 @@ export interface RuntimeFlags {
   verbosity?: number;
   /** run the built-in CSI driver `k8ts csi-hostpath` and its sidecars on this node (default true; `--no-csi-hostpath`) */
   csiHostpath?: boolean;
+  /** kubelet `--volume-stats-agg-period`, ms (wins over the config file's volumeStatsAggPeriod; default 1m, 0 disables) */
+  volumeStatsAggPeriodMs?: number;
 }
 
 export interface NodeOptions {
@@ -180,7 +182,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
   let k: KubeletHandle | undefined;
   const runningPods = (): Pod[] => (k ? k.kubelet.knownPods().map((p) => ({ ...p, status: k!.kubelet.status.get(p.metadata!.uid!) ?? p.status })) : []);
   const cgroupRoot = runtime.kind === 'remote' ? (o.runtime !== 'sim' && o.runtime.cgroupRoot) || '/' : undefined;
-  const stats = kubeletStats(runtime, o.nodeName, runningPods, cgroupRoot);
+  const stats = kubeletStats(runtime, o.nodeName, runningPods, cgroupRoot, (uid) => k?.volumeStats.get(uid));
   const ks = await startKubeletServer({
     ...stats,
     runtime,
@@ -215,6 +217,7 @@ export async function startNode(o: NodeOptions): Promise<RunningNode> {
       verbosity: o.runtime !== 'sim' ? o.runtime.verbosity : undefined,
       trace: o.trace,
       log: kubeletLog,
+      volumeStatsAggPeriodMs: kf.volumeStatsAggPeriodMs ?? fileConfig.volumeStatsAggPeriodMs,
     });
   } catch (e) {
     await ks.close();

@@ -42,6 +42,7 @@ import { DEFAULT_LEADER_ELECTION, startElectedComponent, type LeaderElectionSett
 import { createUpgradeHandler } from '../apiserver/proxy/upgrade.js';
 import { KubeletClient } from '../apiserver/proxy/kubelet.js';
 import { podLogHandler } from '../apiserver/subresources/pod-log.js';
+import { nodeProxyHandler } from '../apiserver/subresources/node-proxy.js';
 import { podExecHandler } from '../apiserver/subresources/pod-exec.js';
 import { podAttachHandler } from '../apiserver/subresources/pod-attach.js';
 import { podPortForwardHandler } from '../apiserver/subresources/pod-portforward.js';
@@ -258,6 +259,7 @@ export async function runServer(o: ServerOptions): Promise<RunningServer> {
     subresources: [
       podBinding,
       podLogHandler(kubeletClient),
+      nodeProxyHandler(kubeletClient),
       podExecHandler(kubeletClient),
       podAttachHandler(kubeletClient),
       podPortForwardHandler(kubeletClient),

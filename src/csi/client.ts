@@ -12,6 +12,7 @@ import type {
   ControllerExpandVolumeResponse,
   CreateVolumeRequest,
   NodeGetInfoResponse,
+  NodeGetVolumeStatsResponse,
   NodePublishVolumeRequest,
   NodeStageVolumeRequest,
   Volume,
@@ -165,8 +166,11 @@ export class CSIClient {
     return r.capacityBytes;
   }
   async nodeGetVolumeStats(volumeId: string, volumePath: string): Promise<VolumeUsage[]> {
-    const r = await this.call<{ usage: VolumeUsage[] }>('Node', 'NodeGetVolumeStats', { volumeId, volumePath });
-    return r.usage;
+    return (await this.nodeGetVolumeStatsResponse(volumeId, volumePath)).usage;
+  }
+  /** NodeGetVolumeStats with the volume condition (null when the driver sends none). */
+  nodeGetVolumeStatsResponse(volumeId: string, volumePath: string): Promise<NodeGetVolumeStatsResponse> {
+    return this.call<NodeGetVolumeStatsResponse>('Node', 'NodeGetVolumeStats', { volumeId, volumePath });
   }
 
   close(): void {

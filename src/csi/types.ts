@@ -86,6 +86,18 @@ export interface VolumeUsage {
   unit: 'UNKNOWN' | 'BYTES' | 'INODES';
 }
 
+/** `VolumeCondition`: whether the SP sees the volume as abnormal, and why. */
+export interface VolumeCondition {
+  abnormal: boolean;
+  message: string;
+}
+
+export interface NodeGetVolumeStatsResponse {
+  usage: VolumeUsage[];
+  /** set by drivers with the VOLUME_CONDITION node capability */
+  volumeCondition: VolumeCondition | null;
+}
+
 /** `PluginInfo` of pluginregistration.v1 */
 export interface PluginInfo {
   type: string;

@@ -29,7 +29,9 @@ import { PodCgroups } from './cm/pod-cgroups.js';
 import type { ProcessPod } from './pod/process-pods.js';
 import { CSIDrivers } from './volumes/csi/drivers.js';
 import { CSINodeExpander } from './volumes/csi/expander.js';
-import { CSIVolumePlugin } from './volumes/csi/mounter.js';
+import { CSI_PLUGIN_DIR, CSIVolumePlugin } from './volumes/csi/mounter.js';
+import { csiVolumeMetrics } from './volumes/csi/metrics.js';
+import { VolumeStatsCache } from './stats/volume-stats.js';
 import { PluginWatcher } from './pluginmanager/watcher.js';
 import { pluginsRegistryDir } from '../csi/registrar.js';
 import { vlog } from '../util/vlog.js';
@@ -84,12 +86,16 @@ export interface KubeletOptions {
   verbosity?: number;
   /** the pod creation trace (src/trace) */
   trace?: PodTraceSink;
+  /** upstream `--volume-stats-agg-period` / `volumeStatsAggPeriod`, ms (default 1m; 0 disables volume stats) */
+  volumeStatsAggPeriodMs?: number;
 }
 
 export interface KubeletHandle {
   /** Stops the kubelet (containers keep running; a restarted kubelet adopts them). */
   stop(): Promise<void>;
   readonly kubelet: Kubelet;
+  /** the pods' cached volume statistics (/stats/summary, /metrics) */
+  readonly volumeStats: VolumeStatsCache;
 }
 
 /**
@@ -104,6 +110,19 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
   fs.mkdirSync(path.join(kubeletDir, 'logs'), { recursive: true });
   const machine = machineInfo(o.dataDir, o.nodeName, { cpu: o.cpu, memory: o.memory, hostIP: o.nodeIP });
   if (o.podCIDR) await o.runtime.updateRuntimeConfig(o.podCIDR);
+  // CSI: drivers register through <kubelet-dir>/plugins_registry (pluginregistration.v1)
+  const v4 = vlog(o.verbosity ?? 0, 4, 'kubelet');
+  const csiDrivers = new CSIDrivers(o.client, o.nodeName, v4, vlog(o.verbosity ?? 0, 5, 'kubelet'));
+  const csi = new CSIVolumePlugin(
+    kubeletDir,
+    o.nodeName,
+    o.client,
+    csiDrivers,
+    v4,
+    new CSINodeExpander({ client: o.client, drivers: csiDrivers, recorder, clock, nodeName: o.nodeName, kubeletDir, log: v4 }),
+  );
+  // what a previous kubelet left mounted stays in use until its pods are torn down
+  csi.registry.reconstruct(kubeletDir, CSI_PLUGIN_DIR);
   const nodeStatus = new NodeStatusManager({
     client: o.client,
     recorder,
@@ -113,16 +132,16 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     podCIDR: o.podCIDR,
     machine,
     kubeletPort: o.kubeletPort,
+    volumesInUse: () => csi.registry.volumesInUse(),
   });
   await nodeStatus.register();
+  // upstream nodeinfomanager: this node's CSINode exists from the start, drivers or not
+  void csiDrivers.initializeCSINode(nodeStatus.uid).catch((e: unknown) => o.log?.('CSINode initialization failed', e));
   nodeStatus.start();
   const lease = new NodeLease(o.client, clock, o.nodeName, () => nodeStatus.uid);
   lease.start();
   const network = o.networkProber ?? (o.runtime.features.podNetwork ? hostNetworkProber : simulatedNetworkProber);
   const cgroups = o.cgroupRoot !== undefined && o.runtime.features.hostProcesses ? new PodCgroups(o.cgroupRoot) : undefined;
-  // CSI: drivers register through <kubelet-dir>/plugins_registry (pluginregistration.v1)
-  const v4 = vlog(o.verbosity ?? 0, 4, 'kubelet');
-  const csiDrivers = new CSIDrivers(o.client, o.nodeName, v4, vlog(o.verbosity ?? 0, 5, 'kubelet'));
   const plugins = new PluginWatcher(pluginsRegistryDir(kubeletDir), csiDrivers, clock, v4);
   plugins.start();
   const kubelet = new Kubelet({
@@ -141,20 +160,23 @@ export async function startKubelet(o: KubeletOptions): Promise<KubeletHandle> {
     resyncMs: o.syncFrequencyMs,
     processPods: o.processPods,
     log: o.log,
-    csi: new CSIVolumePlugin(
-      kubeletDir,
-      o.nodeName,
-      o.client,
-      csiDrivers,
-      v4,
-      new CSINodeExpander({ client: o.client, drivers: csiDrivers, recorder, clock, nodeName: o.nodeName, kubeletDir, log: v4 }),
-    ),
+    csi,
     trace: o.trace,
+  });
+  const volumeStats = new VolumeStatsCache({
+    registry: csi.registry,
+    measure: (v) => csiVolumeMetrics(csiDrivers.mustGet(v.driver), v.handle, v.targetPath, clock.now(), v4),
+    clock,
+    periodMs: o.volumeStatsAggPeriodMs,
+    log: v4,
+    podEvent: (pod, reason, msg) => recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod }, 'Warning', reason, msg),
   });
   await kubelet.start();
   return {
     kubelet,
+    volumeStats,
     async stop() {
+      volumeStats.stop();
       lease.stop();
       nodeStatus.stop();
       await kubelet.stop();

@@ -13,7 +13,7 @@ import * as https from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import type { Node } from 'kubernetes-types/core/v1.js';
-import { failureStatus, newBadRequest, newInternalError, StatusError, type GroupResource } from '../../apimachinery/errors.js';
+import { failureStatus, newBadRequest, newInternalError, newServiceUnavailable, StatusError, type GroupResource } from '../../apimachinery/errors.js';
 import type { ResponseWriter } from '../http/types.js';
 import type { PendingUpgrade } from './upgrade.js';
 import { splice } from './splice.js';
@@ -167,6 +167,36 @@ export class KubeletClient {
       res.onClose(() => req.destroy());
       req.on('timeout', () => req.destroy(new Error(`timeout awaiting response headers from ${loc.host}:${loc.port}`)));
       req.on('error', (e) => reject(newInternalError(`error dialing backend: ${e.message}`)));
+      req.end();
+    });
+  }
+
+  /**
+   * GETs (or HEADs) `path` from the kubelet and relays its answer as is — status code,
+   * content type and body — as upstream's proxy handler does for nodes/proxy.
+   * @throws StatusError 503 `error trying to reach service: …` when the kubelet cannot be reached (nothing was written yet)
+   */
+  relay(loc: KubeletLocation, method: 'GET' | 'HEAD', path: string, res: ResponseWriter): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const req = https.request({ ...this.options(loc, method, path, {}), agent: this.agent }, (kres: IncomingMessage) => {
+        req.setTimeout(0);
+        const headers: Record<string, string> = {};
+        for (const h of ['content-type', 'content-encoding', 'cache-control']) {
+          const v = kres.headers[h];
+          if (typeof v === 'string') headers[h.replace(/(^|-)[a-z]/g, (x) => x.toUpperCase())] = v;
+        }
+        res.writeHead(kres.statusCode ?? 502, headers);
+        kres.on('data', (c: Buffer) => res.write(c));
+        const done = (): void => {
+          res.end();
+          resolve();
+        };
+        kres.on('end', done);
+        kres.on('error', done);
+      });
+      res.onClose(() => req.destroy());
+      req.on('timeout', () => req.destroy(new Error(`timeout awaiting response headers from ${loc.host}:${loc.port}`)));
+      req.on('error', (e) => reject(newServiceUnavailable(`error trying to reach service: ${e.message}`)));
       req.end();
     });
   }

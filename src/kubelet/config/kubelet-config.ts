@@ -1,7 +1,7 @@
 /**
  * The kubelet's `--config` file: a KubeletConfiguration (kubelet.config.k8s.io/v1beta1).
- * k8ts reads the fields it acts on — `staticPodPath`, `fileCheckFrequency` and
- * `syncFrequency` — and
+ * k8ts reads the fields it acts on — `staticPodPath`, `fileCheckFrequency`,
+ * `syncFrequency` and `volumeStatsAggPeriod` — and
  * ignores the rest, as upstream's lenient decoding does for fields it does not know.
  * A command-line flag wins over the file (upstream: flags take precedence).
  *
@@ -23,12 +23,14 @@ export interface KubeletFileConfig {
   fileCheckFrequencyMs?: number;
   /** how often each pod is synced (volumes checked for expansion, status refreshed), ms (upstream default 1 min) */
   syncFrequencyMs?: number;
+  /** how often the volume stats are calculated, ms (upstream default 1m; 0 disables them) */
+  volumeStatsAggPeriodMs?: number;
 }
 
 /**
  * Loads a KubeletConfiguration file.
  * @throws Error `failed to load Kubelet config file <file>, error: <why>` when the file cannot be read, is not a
- *   kubelet.config.k8s.io/v1beta1 KubeletConfiguration, or has a malformed `fileCheckFrequency` or `syncFrequency`
+ *   kubelet.config.k8s.io/v1beta1 KubeletConfiguration, or has a malformed `fileCheckFrequency`, `syncFrequency` or `volumeStatsAggPeriod`
  */
 export function loadKubeletConfigFile(file: string): KubeletFileConfig {
   const fail = (why: string): never => {
@@ -55,6 +57,7 @@ export function loadKubeletConfigFile(file: string): KubeletFileConfig {
   for (const [field, key] of [
     ['fileCheckFrequency', 'fileCheckFrequencyMs'],
     ['syncFrequency', 'syncFrequencyMs'],
+    ['volumeStatsAggPeriod', 'volumeStatsAggPeriodMs'],
   ] as const) {
     const v = o[field];
     if (v === undefined) continue;

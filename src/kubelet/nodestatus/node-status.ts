@@ -32,6 +32,8 @@ interface NodeStatusOptions {
   reportMs?: number;
   /** published as status.daemonEndpoints.kubeletEndpoint.Port (default 10250) */
   kubeletPort?: number;
+  /** the unique names of the attachable volumes in use on the node (status.volumesInUse, upstream's VolumesInUse setter) */
+  volumesInUse?: () => string[];
 }
 
 const strip = (s: NodeStatus): unknown => ({ ...s, conditions: s.conditions?.map(({ lastHeartbeatTime: _h, ...c }) => c) });
@@ -108,7 +110,9 @@ export class NodeStatusManager {
   }
 
   private async writeStatus(st: NodeStatus): Promise<void> {
-    await this.o.client.patch(R.nodes, '', this.o.nodeName, 'merge', { status: st }, { subresource: 'status' });
+    // a merge patch keeps what it omits: an emptied volumesInUse is removed explicitly
+    const body = st.volumesInUse === undefined && this.current?.volumesInUse?.length ? { ...st, volumesInUse: null } : st;
+    await this.o.client.patch(R.nodes, '', this.o.nodeName, 'merge', { status: body }, { subresource: 'status' });
     const wasReady = this.current?.conditions?.find((c) => c.type === 'Ready')?.status;
     const isReady = st.conditions?.find((c) => c.type === 'Ready')?.status;
     if (wasReady && wasReady !== isReady)
@@ -126,6 +130,8 @@ export class NodeStatusManager {
       now: new Date(this.o.clock.now()),
       kubeletPort: this.o.kubeletPort,
     });
+    const inUse = this.o.volumesInUse?.();
+    if (inUse?.length) st.volumesInUse = inUse;
     const changed = !this.current || !isDeepStrictEqual(strip(st), strip(this.current));
     if (!force && !changed && this.o.clock.now() - this.lastReport < (this.o.reportMs ?? 300_000)) return false;
     try {

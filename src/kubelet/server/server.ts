@@ -8,8 +8,9 @@
  * - `/attach/{ns}/{pod}[/{uid}]/{container}?stdin&stdout&stderr&tty`
  * - `/portForward/{ns}/{pod}[/{uid}]` (SPDY/3.1, raw or tunnelled in a WebSocket)
  * - `GET /healthz`
- * - `GET /stats/summary` (stats/v1alpha1 Summary, JSON) and `GET /metrics/resource` (the
- *   resource metrics metrics-server scrapes), from `stats` (src/kubelet/stats)
+ * - `GET /stats/summary` (stats/v1alpha1 Summary, JSON), `GET /metrics/resource` (the
+ *   resource metrics metrics-server scrapes) and `GET /metrics` (the kubelet's own metrics:
+ *   the `kubelet_volume_stats_*` families), from `stats` (src/kubelet/stats)
  *
  * Callers authenticate with a client certificate signed by `tls.clientCA`; the
  * authorizer (default: system:masters only) decides per request.
@@ -36,6 +37,7 @@ import { parsePortForwardPorts, serveWebSocketPortForward, WEBSOCKET_PORT_FORWAR
 import { prepareAttach, prepareExec, preparePortForward, type RemoteCommandRunner, type StreamOptions } from './streams.js';
 import type { StatsProvider } from '../stats/types.js';
 import { PROMETHEUS_TEXT, resourceMetricsText } from '../stats/resource-metrics.js';
+import { volumeStatsMetricsText } from '../stats/volume-metrics.js';
 
 /** Options of {@link startKubeletServer}. */
 interface KubeletServerOptions {
@@ -84,6 +86,7 @@ type Route =
   | { kind: 'healthz' }
   | { kind: 'statsSummary' }
   | { kind: 'metricsResource' }
+  | { kind: 'metrics' }
   | { kind: 'containerLogs'; ns: string; pod: string; container: string }
   | { kind: 'exec' | 'attach'; ns: string; pod: string; uid?: string; container: string }
   | { kind: 'portForward'; ns: string; pod: string; uid?: string };
@@ -102,6 +105,7 @@ function route(path: string): Route | undefined {
     case 'stats':
       return rest.length === 1 && rest[0] === 'summary' ? { kind: 'statsSummary' } : undefined;
     case 'metrics':
+      if (rest.length === 0) return { kind: 'metrics' };
       return rest.length === 1 && rest[0] === 'resource' ? { kind: 'metricsResource' } : undefined;
     case 'containerLogs':
       return rest.length === 3 ? { kind: 'containerLogs', ns: rest[0]!, pod: rest[1]!, container: rest[2]! } : undefined;
@@ -159,7 +163,7 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
     const user = certificateUser(req);
     if (!user) return { status: 401, text: 'Unauthorized' };
     // upstream's node subresources: nodes/stats, nodes/metrics, nodes/proxy for the rest
-    const subresource = r.kind === 'statsSummary' ? 'stats' : r.kind === 'metricsResource' ? 'metrics' : 'proxy';
+    const subresource = r.kind === 'statsSummary' ? 'stats' : r.kind === 'metricsResource' || r.kind === 'metrics' ? 'metrics' : 'proxy';
     const a = { user, verb: verbOf(req.method), subresource, nodeName: o.nodeName, path: req.url ?? '/' };
     if (!(await authorize(a))) return { status: 403, text: forbiddenText(a) };
     return undefined;
@@ -229,11 +233,13 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
         if (req.method !== 'GET' && req.method !== 'HEAD') return writeText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
         return containerLogs(res, r, url.searchParams);
       case 'statsSummary':
-      case 'metricsResource': {
+      case 'metricsResource':
+      case 'metrics': {
         if (!o.stats) return writeText(res, 404, '404 page not found');
         if (req.method !== 'GET') return writeText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
         const summary = await o.stats.summary();
         if (r.kind === 'statsSummary') return writeText(res, 200, JSON.stringify(summary, null, 2), { 'Content-Type': 'application/json' });
+        if (r.kind === 'metrics') return writeText(res, 200, volumeStatsMetricsText(summary), { 'Content-Type': PROMETHEUS_TEXT });
         return writeText(res, 200, resourceMetricsText(summary, o.statsComment), { 'Content-Type': PROMETHEUS_TEXT });
       }
       default:
@@ -258,7 +264,7 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     const r = route(url.pathname);
-    if (!r || r.kind === 'healthz' || r.kind === 'containerLogs' || r.kind === 'statsSummary' || r.kind === 'metricsResource')
+    if (!r || r.kind === 'healthz' || r.kind === 'containerLogs' || r.kind === 'statsSummary' || r.kind === 'metricsResource' || r.kind === 'metrics')
       return writeRawText(socket, r ? 400 : 404, r ? 'upgrade not supported on this endpoint' : '404 page not found');
     const refused = await admit(req, r);
     if (refused) return writeRawText(socket, refused.status, refused.text);

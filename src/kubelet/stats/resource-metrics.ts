@@ -13,12 +13,12 @@ export const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
 const ms = (t: string): number => Date.parse(t);
 /** Go's %g-like rendering Prometheus uses (1.675264e+07 for large values, plain otherwise). */
-function num(v: number): string {
+export function num(v: number): string {
   if (Number.isInteger(v) && Math.abs(v) < 1e6) return String(v);
   if (Math.abs(v) >= 1e21 || (Math.abs(v) >= 1e6 && Number.isInteger(v))) return v.toExponential().replace(/e\+(\d)$/, 'e+0$1');
   return String(v);
 }
-const esc = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+export const esc = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 /** The exposition of `s`; `comment` (e.g. that the figures are synthetic) goes first as a `#` line. */
 export function resourceMetricsText(s: Summary, comment?: string): string {

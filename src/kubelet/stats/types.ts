@@ -31,6 +31,26 @@ export interface ContainerStats {
   memory?: MemoryStats;
 }
 
+/**
+ * A volume's file system usage (FsStats inline, then the volume's name, its claim and
+ * health), bytes and inode counts, taken at `time` (RFC 3339).
+ */
+export interface VolumeStats {
+  time: string;
+  availableBytes: number;
+  capacityBytes: number;
+  usedBytes: number;
+  inodesFree: number;
+  inodes: number;
+  inodesUsed: number;
+  /** the pod's volume name */
+  name: string;
+  /** the claim, for PVC-backed and generic ephemeral volumes */
+  pvcRef?: { name: string; namespace: string };
+  /** set when the driver reports volume conditions */
+  volumeHealthStats?: { abnormal: boolean };
+}
+
 export interface PodStats {
   podRef: { name: string; namespace: string; uid: string };
   /** RFC 3339 */
@@ -38,6 +58,8 @@ export interface PodStats {
   containers: ContainerStats[];
   cpu?: CPUStats;
   memory?: MemoryStats;
+  /** the pod's volumes with metrics (the kubelet's cache, refreshed every volume stats aggregation period) */
+  volume?: VolumeStats[];
 }
 
 export interface NodeStats {

@@ -7,14 +7,21 @@
  * (detach). The outcome is reported on the pods: SuccessfulAttachVolume, or
  * FailedAttachVolume with the attacher's error.
  *
- * Not done: node.status.volumesAttached and waiting for volumesInUse before a detach
- * (the kubelet deletes a pod only after it unpublished its volumes).
+ * The attached volumes of each node are published in its `status.volumesAttached`
+ * (upstream's node status updater: the unique name `kubernetes.io/csi/<driver>^<handle>`
+ * and the device path, empty for CSI). A volume no pod needs any more is detached only
+ * once the node's kubelet no longer lists it in `status.volumesInUse` (it is unmounted),
+ * or after upstream's maxWaitForUnmountDuration (6 minutes); it leaves volumesAttached
+ * before its VolumeAttachment is deleted.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/volume/attachdetach/attach_detach_controller.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/csi_attacher.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/volume/attachdetach/statusupdater/node_status_updater.go
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/controller/volume/attachdetach/reconciler/reconciler.go
  */
 import { createHash } from 'node:crypto';
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { AttachedVolume, Node, PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import { isDeepStrictEqual } from 'node:util';
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { isAlreadyExists, isNotFound } from '../../../apimachinery/errors.js';
 import type { KObject } from '../../../api/resource.js';
@@ -33,8 +40,18 @@ export function attachmentName(handle: string, driver: string, node: string): st
     .digest('hex')}`;
 }
 
+/** upstream GetUniqueVolumeName of the CSI plugin: `kubernetes.io/csi/<driver>^<volumeHandle>` */
+export function uniqueVolumeName(driver: string, handle: string): string {
+  return `kubernetes.io/csi/${driver}^${handle}`;
+}
+
+/** upstream reconciler maxWaitForUnmountDuration: a detach waits at most this long for the kubelet to unmount */
+export const MAX_WAIT_FOR_UNMOUNT_MS = 6 * 60_000;
+
 interface Wanted {
   name: string;
+  /** the volume's unique name */
+  unique: string;
   driver: string;
   pv: string;
   node: string;
@@ -42,6 +59,8 @@ interface Wanted {
 }
 
 const RESYNC_KEY = 'all';
+/** attachments this controller makes (CSI: csi-<sha256>) */
+const isOurs = (name: string): boolean => /^csi-[0-9a-f]{64}$/.test(name);
 
 export async function startAttachDetachController(ctx: WorkloadControllerContext): Promise<RunningController> {
   const { client, informers, recorder } = ctx;
@@ -50,8 +69,10 @@ export async function startAttachDetachController(ctx: WorkloadControllerContext
   const pvs = informers.get<PersistentVolume & KObject>(R.persistentvolumes);
   const drivers = informers.get<CSIDriver & KObject>(SR.csidrivers);
   const vas = informers.get<VA>(SR.volumeattachments);
+  const nodes = informers.get<Node & KObject>(R.nodes);
+  const clock = ctx.clock ?? realClock;
   // one reconcile of the whole desired/actual state per change (what upstream's reconciler loop does every 100 ms)
-  const loop = new ControllerLoop({ name: 'attachdetach-controller', clock: ctx.clock ?? realClock, workers: 1, sync: () => reconcile() });
+  const loop = new ControllerLoop({ name: 'attachdetach-controller', clock, workers: 1, sync: () => reconcile() });
   const kick = (): void => loop.enqueue(RESYNC_KEY);
   for (const inf of [pvcs, pvs, drivers]) inf.addEventHandler({ add: kick, update: kick, delete: kick });
   /**
@@ -89,6 +110,13 @@ export async function startAttachDetachController(ctx: WorkloadControllerContext
     },
   });
 
+  // a node's kubelet reporting other volumes in use may let a detach go ahead (an O(1) check per node update)
+  nodes.addEventHandler({
+    update: (old, n) => {
+      if (!isDeepStrictEqual(old.status?.volumesInUse, n.status?.volumesInUse)) kick();
+    },
+  });
+
   const attachRequired = (driver: string): boolean => drivers.getByName('', driver)?.spec?.attachRequired !== false;
 
   function desired(): Map<string, Wanted> {
@@ -104,7 +132,7 @@ export async function startAttachDetachController(ctx: WorkloadControllerContext
         const csi = pvName ? pvs.getByName('', pvName)?.spec?.csi : undefined;
         if (!pvName || !csi || !attachRequired(csi.driver)) continue;
         const name = attachmentName(csi.volumeHandle, csi.driver, node);
-        const w = out.get(name) ?? { name, driver: csi.driver, pv: pvName, node, pods: [] };
+        const w = out.get(name) ?? { name, unique: uniqueVolumeName(csi.driver, csi.volumeHandle), driver: csi.driver, pv: pvName, node, pods: [] };
         w.pods.push(pod);
         out.set(name, w);
       }
@@ -114,6 +142,60 @@ export async function startAttachDetachController(ctx: WorkloadControllerContext
 
   /** Who wants a VolumeAttachment: the pods using its volume on its node. */
   const wanted = new Map<string, Wanted>();
+  /** VolumeAttachment name → its volume's unique name (kept for attachments whose PV is gone) */
+  const uniqueOf = new Map<string, string>();
+  /** VolumeAttachment name → when no pod wanted it any more (ms) */
+  const unwantedSince = new Map<string, number>();
+  /** nodes whose volumesAttached this controller set non-empty */
+  const reportedNodes = new Set<string>();
+
+  function uniqueName(va: VA): string | undefined {
+    const name = va.metadata?.name ?? '';
+    let u = uniqueOf.get(name);
+    if (!u) {
+      const csi = pvs.getByName('', va.spec?.source?.persistentVolumeName ?? '')?.spec?.csi;
+      if (csi) uniqueOf.set(name, (u = uniqueVolumeName(csi.driver, csi.volumeHandle)));
+    }
+    return u;
+  }
+
+  /**
+   * Upstream's node status updater: each node's `status.volumesAttached`, the attached
+   * volumes (VolumeAttachment attached, not being detached) sorted by name, written when it differs.
+   */
+  async function updateNodeStatuses(detaching: Set<string>): Promise<void> {
+    const byNode = new Map<string, AttachedVolume[]>();
+    for (const va of vas.list()) {
+      const name = va.metadata?.name ?? '';
+      const node = va.spec?.nodeName ?? '';
+      if (!isOurs(name) || !va.status?.attached || va.metadata?.deletionTimestamp || detaching.has(name)) continue;
+      const u = uniqueName(va);
+      if (!u) continue;
+      const list = byNode.get(node) ?? [];
+      if (!list.some((a) => a.name === u)) list.push({ name: u, devicePath: '' });
+      byNode.set(node, list);
+    }
+    for (const node of new Set([...byNode.keys(), ...reportedNodes])) {
+      const list = (byNode.get(node) ?? []).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const n = nodes.getByName('', node);
+      if (!n) {
+        reportedNodes.delete(node);
+        continue;
+      }
+      if (isDeepStrictEqual(n.status?.volumesAttached ?? [], list)) {
+        if (!list.length) reportedNodes.delete(node);
+        continue;
+      }
+      try {
+        await client.patch(R.nodes, '', node, 'merge', { status: { volumesAttached: list.length ? list : null } }, { subresource: 'status' });
+      } catch (e) {
+        if (isNotFound(e)) continue;
+        throw e;
+      }
+      if (list.length) reportedNodes.add(node);
+      else reportedNodes.delete(node);
+    }
+  }
 
   function report(va: VA): void {
     const name = va.metadata?.name ?? '';
@@ -152,15 +234,40 @@ export async function startAttachDetachController(ctx: WorkloadControllerContext
         if (!isAlreadyExists(e)) throw e;
       }
     }
-    // detach what no pod needs (only attachments of CSI drivers this controller made: csi-<hash>)
+    for (const w of want.values()) {
+      uniqueOf.set(w.name, w.unique);
+      unwantedSince.delete(w.name);
+    }
+    // detach what no pod needs (only attachments of CSI drivers this controller made: csi-<hash>),
+    // once the node's kubelet has unmounted it (it left volumesInUse) or the wait ran out
+    const now = clock.now();
+    const detaching = new Set<string>();
     for (const va of vas.list()) {
       const name = va.metadata?.name ?? '';
-      if (want.has(name) || va.metadata?.deletionTimestamp || !/^csi-[0-9a-f]{64}$/.test(name)) continue;
+      if (want.has(name) || va.metadata?.deletionTimestamp || !isOurs(name)) continue;
+      const since = unwantedSince.get(name) ?? now;
+      unwantedSince.set(name, since);
+      const u = uniqueName(va);
+      const inUse = !!u && (nodes.getByName('', va.spec?.nodeName ?? '')?.status?.volumesInUse ?? []).includes(u);
+      if (inUse && now - since < MAX_WAIT_FOR_UNMOUNT_MS) {
+        loop.enqueueAfter(RESYNC_KEY, since + MAX_WAIT_FOR_UNMOUNT_MS - now);
+        continue;
+      }
+      detaching.add(name);
+    }
+    // the volume leaves the node's volumesAttached before it is detached
+    await updateNodeStatuses(detaching);
+    for (const name of detaching) {
       try {
         await client.delete(SR.volumeattachments, '', name);
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }
+    }
+    for (const name of [...unwantedSince.keys()]) {
+      if (vas.getByName('', name)) continue;
+      unwantedSince.delete(name);
+      uniqueOf.delete(name);
     }
   }
 

@@ -3,9 +3,9 @@
  * RegistrationHandler and nodeinfomanager): keeps the registered drivers (name →
  * socket, client, node capabilities); registering calls NodeGetInfo and records the
  * driver's node ID, topology keys and volume limit in this node's CSINode (created,
- * owned by the Node, when the first driver registers — upstream creates it at kubelet
- * start) and its topology segments as Node labels; deregistering removes the driver
- * from CSINode.
+ * owned by the Node, at kubelet start as upstream's nodeinfomanager does, and again if it
+ * is missing when a driver registers) and its topology segments as Node labels;
+ * deregistering removes the driver from CSINode.
  *
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/csi_plugin.go
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/nodeinfomanager/nodeinfomanager.go
@@ -62,19 +62,26 @@ export class CSIDrivers {
     return [...this.drivers.keys()];
   }
 
-  /** Upstream InitializeCSINodeWithAnnotation: this node's CSINode, owned by the Node. */
-  async initializeCSINode(): Promise<void> {
-    try {
-      await this.client.get(SR.csinodes, '', this.nodeName);
-      return;
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
+  /**
+   * Upstream InitializeCSINodeWithAnnotation: this node's CSINode (no drivers), owned by
+   * the Node. With the Node's UID (the kubelet's start) it is one create, an existing
+   * CSINode left as it is; without, the CSINode and the Node are read first.
+   * @throws the API error of the create (other than AlreadyExists) or of the reads
+   */
+  async initializeCSINode(nodeUID?: string): Promise<void> {
+    if (nodeUID === undefined) {
+      try {
+        await this.client.get(SR.csinodes, '', this.nodeName);
+        return;
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+      nodeUID = (await this.client.get<Node & KObject>(R.nodes, '', this.nodeName)).metadata?.uid ?? '';
     }
-    const node = await this.client.get<Node & KObject>(R.nodes, '', this.nodeName);
     const obj: CSINode & KObject = {
       apiVersion: 'storage.k8s.io/v1',
       kind: 'CSINode',
-      metadata: { name: this.nodeName, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: node.metadata?.uid ?? '' }] },
+      metadata: { name: this.nodeName, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: nodeUID }] },
       spec: { drivers: [] },
     };
     await this.client.create(SR.csinodes, '', obj).catch((e: unknown) => {

@@ -28,6 +28,7 @@ import { setVolumeOwnership } from '../ownership.js';
 import type { CSIDrivers } from './drivers.js';
 import { MountStepError } from './errors.js';
 import { expandAtMount, type CSINodeExpander } from './expander.js';
+import { PublishedVolumes, uniqueVolumeName, type PVCReference } from './published.js';
 
 /** upstream's plugin directory name for CSI volumes */
 export const CSI_PLUGIN_DIR = 'kubernetes.io~csi';
@@ -85,6 +86,9 @@ export function attachmentName(handle: string, driver: string, node: string): st
 }
 
 export class CSIVolumePlugin {
+  /** what is published on this node and which attachable volumes are in use (volume stats, node status) */
+  readonly registry = new PublishedVolumes();
+
   constructor(
     private readonly kubeletDir: string,
     private readonly nodeName: string,
@@ -144,6 +148,8 @@ export class CSIVolumePlugin {
     let attachmentID: string | undefined;
     if (!r.ephemeral && (csiDriver ? csiDriver.spec?.attachRequired !== false : true)) {
       attachmentID = attachmentName(r.handle, r.driver, this.nodeName);
+      // in use from the moment the pod wants it (upstream reports desired volumes too)
+      this.registry.markInUse(uid, uniqueVolumeName(r.driver, r.handle));
       publishContext = await this.waitForAttach(vol, attachmentID);
     }
 
@@ -224,6 +230,14 @@ export class CSIVolumePlugin {
       setVolumeOwnership(fs.realpathSync(target), fsGroup, false, change);
     }
     this.log(`kubernetes.io/csi: mounter.SetUp successfully requested NodePublish [${target}]`);
+    this.registry.add(uid, {
+      pod: { name: pod.metadata?.name ?? '', namespace: pod.metadata?.namespace ?? '', uid },
+      name: v.name,
+      driver: r.driver,
+      handle: r.handle,
+      targetPath: target,
+      pvcRef: pvcRefOf(pod, v),
+    });
     if (!resized) await expandAtMount(this.expander, 'MountVolume.Setup', pod, v, r.specName, { volumePath: target, stagingPath });
     return target;
   }
@@ -351,7 +365,10 @@ export class CSIVolumePlugin {
    */
   async tearDownPod(uid: string): Promise<void> {
     const mine = this.published(uid);
-    if (!mine.length) return;
+    if (!mine.length) {
+      this.registry.deletePod(uid);
+      return;
+    }
     for (const { dir, data } of mine) {
       const drv = this.drivers.mustGet(data.driverName);
       const target = path.join(dir, 'mount');
@@ -380,7 +397,16 @@ export class CSIVolumePlugin {
       }
       removeRecordDir(path.dirname(data.stagingPath), 'globalmount');
     }
+    this.registry.deletePod(uid);
   }
+}
+
+/** The claim behind `v` (upstream volumeStatCalculator: the claim, or the generic ephemeral volume's `<pod>-<volume>`). */
+function pvcRefOf(pod: Pod, v: Volume): PVCReference | undefined {
+  const namespace = pod.metadata?.namespace ?? '';
+  if (v.persistentVolumeClaim) return { name: v.persistentVolumeClaim.claimName, namespace };
+  if (v.ephemeral) return { name: `${pod.metadata?.name ?? ''}-${v.name}`, namespace };
+  return undefined;
 }
 
 function noCSI(specName: string): Resolved {
