@@ -127,6 +127,12 @@ spec:
     // the driver reports no INODES usage: upstream reports 0
     assert.ok(metrics.includes('kubelet_volume_stats_inodes{namespace="default",persistentvolumeclaim="stats-data"} 0\n'), metrics);
 
+    // nodes/proxy: the node's name, or name:<kubelet port>; an unknown node is NotFound
+    const port = get(['node', 'e2e-node']).status.daemonEndpoints.kubeletEndpoint.Port as number;
+    assert.ok(raw(`/api/v1/nodes/e2e-node:${port}/proxy/metrics`).includes(`${series} 123456\n`));
+    const missing = c.kubectl(['get', '--raw', '/api/v1/nodes/nope/proxy/metrics']);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr.trim(), 'Error from server (NotFound): nodes "nope" not found');
     const summary = JSON.parse(raw('/api/v1/nodes/e2e-node/proxy/stats/summary')) as {
       pods: { podRef: { name: string }; volume?: Record<string, unknown>[] }[];
     };

@@ -24,12 +24,15 @@ export function nodeProxyHandler(kubelet: KubeletClient): SubresourceHandler {
     async handle(c, stores) {
       const method = c.req.method === 'HEAD' ? 'HEAD' : c.req.method === 'GET' ? 'GET' : undefined;
       if (!method) throw newMethodNotSupported({ group: '', resource: 'nodes/proxy' }, c.req.method ?? '');
-      // upstream also accepts `[scheme:]name[:port]` for other ports of the node; k8ts reaches only the kubelet
-      if (c.info.name.includes(':')) throw newBadRequest(`invalid node request ${JSON.stringify(c.info.name)}`);
+      // `[scheme:]name[:port]`: upstream also reaches other ports of the node; k8ts only the kubelet's
+      const parts = c.info.name.split(':');
+      const [name, port] = parts.length === 3 ? [parts[1]!, parts[2]!] : [parts[0]!, parts[1]];
+      if (parts.length > 3 || !name) throw newBadRequest(`invalid node request ${JSON.stringify(c.info.name)}`);
       const nodes = stores.store('', 'nodes');
       if (!nodes) throw newBadRequest('nodes are not served by this API server');
-      const node = (await nodes.get('', c.info.name)).obj as Node;
+      const node = (await nodes.get('', name)).obj as Node;
       const loc = kubelet.location(node);
+      if (port && port !== String(loc.port)) throw newBadRequest(`invalid node request ${JSON.stringify(c.info.name)}: k8ts proxies only to the kubelet's port ${loc.port}`);
       const q = c.query.toString();
       const path = `/${c.info.parts.map(encodeURIComponent).join('/')}${q ? `?${q}` : ''}`;
       await kubelet.relay(loc, method, path, c.res);
