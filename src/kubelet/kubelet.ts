@@ -427,7 +427,13 @@ export class Kubelet {
     }
     const actions = computePodActions(pod, ps, this.prober);
     const podDir = this.volumes.podDir(uid);
-    const res = await this.runtimeManager.syncPod(pod, ps, actions, { volumes, podDir, envDeps: (ips) => this.envDeps(pod, ips), cgroupParent });
+    const res = await this.runtimeManager.syncPod(pod, ps, actions, {
+      volumes,
+      volumeGroups: this.volumes.extraSupplementalGroups(pod),
+      podDir,
+      envDeps: (ips) => this.envDeps(pod, ips),
+      cgroupParent,
+    });
     const latest = this.pods.get(uid) ?? pod;
     if (res.changed) {
       // what this sync did, read back at once (no wait for the shared relist), so the status goes out now

@@ -6,7 +6,7 @@
  *   PersistentVolume of class `manual`, the claim bound to it, the `kubectl get pv/pvc`
  *   columns the page shows, the pod serving the volume's index.html, the clean-up in the
  *   page's order; and its "Access control" part (the `pv.beta.kubernetes.io/gid`
- *   annotation becomes a supplemental group of the pod's containers);
+ *   annotation becomes a supplemental group of the pod's containers, `id` shows it);
  * - StorageClass behaviours: `local-path (default)`, switching the default with
  *   `kubectl patch`, the newest of two defaults wins, a claim without class gets the
  *   default class retroactively, `storageClassName: ""` binds only volumes without class;
@@ -173,6 +173,47 @@ describe('e2e: storage as the docs show it (sim runtime)', { timeout: 240_000 },
     assert.equal(ok(['delete', 'pv', 'task-pv-volume']).trim(), 'persistentvolume "task-pv-volume" deleted');
     assert.equal(exists(['pv', 'task-pv-volume']), false);
     assert.equal(fs.readFileSync(join(node, 'index.html'), 'utf8'), 'Hello from Kubernetes storage\n', 'the data stays on the node');
+  });
+
+  it('Access control: the PV’s pv.beta.kubernetes.io/gid is a supplemental group of the pod’s containers, not in the pod', async () => {
+    ok(
+      ['apply', '-f', '-'],
+      `apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: pv1
+  annotations:
+    pv.beta.kubernetes.io/gid: "1234"
+spec:
+  storageClassName: manual
+  accessModes: [ReadWriteOnce]
+  capacity: {storage: 1Gi}
+  hostPath: {path: ${join(c.dir, 'node-root', 'pv1')}}
+---
+${claimYaml('gid-claim', 'manual')}---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: gid-pod
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sh, -c, 'sleep 3600']
+    volumeMounts: [{name: data, mountPath: /data}]
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: gid-claim}
+`,
+    );
+    await eventually(() => json(['pod', 'gid-pod']).status?.phase === 'Running' || undefined, 60_000);
+    assert.equal(json(['pvc', 'gid-claim']).spec.volumeName, 'pv1');
+    assert.match(ok(['exec', 'gid-pod', '--', 'id']), /^uid=0 gid=0 groups=1234$/m);
+    assert.equal(json(['pod', 'gid-pod']).spec.securityContext?.supplementalGroups, undefined);
+    ok(['delete', 'pod', 'gid-pod']);
+    ok(['delete', 'pvc', 'gid-claim']);
+    ok(['delete', 'pv', 'pv1']);
   });
 
   it('StorageClasses: the default, switching it, two defaults, retroactive default, ""', async () => {

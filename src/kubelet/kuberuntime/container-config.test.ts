@@ -75,6 +75,8 @@ test('container security context: pod-level user/group/seccomp, image user, grou
     ['nginx', undefined, true, [], { profileType: 'Localhost', localhostRef: '/k/seccomp/audit.json' }],
   );
   assert.equal(qs.namespaceOptions?.pid, 'CONTAINER');
+  // the volumes' pv.beta.kubernetes.io/gid groups come after fsGroup and supplementalGroups
+  assert.deepEqual(containerSecurityContext(p, p.spec!.containers[0]!, { uid: 5 }, '/s', [1234]).supplementalGroups, [2000, 4000, 1234]);
   assert.deepEqual(containerSecurityContext(pod({ containers: [{ name: 'c' }] }), { name: 'c' }, { uid: 0 }, '/s').seccomp, { profileType: 'Unconfined' });
   assert.deepEqual(sandboxSecurityContext(p), {
     namespaceOptions: { network: 'POD', pid: 'POD', ipc: 'POD' },

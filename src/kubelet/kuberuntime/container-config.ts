@@ -71,6 +71,8 @@ interface ContainerConfigInput {
   memoryCapacity: number;
   /** directory of Localhost seccomp profiles (`<kubeletDir>/seccomp`) */
   seccompRoot: string;
+  /** supplemental groups from the pod's volumes (the volume manager's `pv.beta.kubernetes.io/gid` GIDs) */
+  volumeGroups?: readonly number[];
 }
 
 const PROPAGATION = {
@@ -139,7 +141,7 @@ export async function generateContainerConfig(i: ContainerConfigInput): Promise<
     stdin: !!c.stdin,
     stdinOnce: !!c.stdinOnce,
     tty: !!c.tty,
-    linux: { resources: linuxResources(pod, c, i.memoryCapacity), securityContext: containerSecurityContext(pod, c, i.imageUser, i.seccompRoot) },
+    linux: { resources: linuxResources(pod, c, i.memoryCapacity), securityContext: containerSecurityContext(pod, c, i.imageUser, i.seccompRoot, i.volumeGroups) },
   };
 }
 

@@ -58,6 +58,8 @@ interface RuntimeManagerDeps {
 interface SyncContext {
   /** volume name → host path */
   volumes: Map<string, string>;
+  /** supplemental groups the pod's volumes add (`pv.beta.kubernetes.io/gid`) */
+  volumeGroups?: readonly number[];
   podDir: string;
   /** environment dependencies once the pod IPs are known */
   envDeps(podIPs: string[]): EnvDeps;
@@ -249,6 +251,7 @@ export class KubeRuntimeManager {
         imageUser,
         memoryCapacity: this.d.memoryCapacity,
         seccompRoot: path.join(this.d.kubeletDir, 'seccomp'),
+        volumeGroups: ctx.volumeGroups,
       });
       if (targetId) withTargetPidNamespace(cfg, targetId);
       try {

@@ -73,8 +73,11 @@ function seccompProfile(pod: Pod, c: Container, seccompRoot: string): NonNullabl
   return { profileType: 'Localhost', localhostRef: path.join(seccompRoot, p.localhostProfile ?? '') };
 }
 
-/** The container's LinuxContainerSecurityContext (upstream determineEffectiveSecurityContext). */
-export function containerSecurityContext(pod: Pod, c: Container, image: ImageUser, seccompRoot: string): LinuxContainerSecurityContext {
+/**
+ * The container's LinuxContainerSecurityContext (upstream determineEffectiveSecurityContext).
+ * @param volumeGroups the GIDs of the pod's volumes (`pv.beta.kubernetes.io/gid`), added after the pod's own groups
+ */
+export function containerSecurityContext(pod: Pod, c: Container, image: ImageUser, seccompRoot: string, volumeGroups: readonly number[] = []): LinuxContainerSecurityContext {
   const psc = pod.spec?.securityContext ?? {};
   const sc = c.securityContext ?? {};
   const out: LinuxContainerSecurityContext = { namespaceOptions: podNamespaces(pod) };
@@ -87,7 +90,7 @@ export function containerSecurityContext(pod: Pod, c: Container, image: ImageUse
   if (gid !== undefined) out.runAsGroup = gid;
   if (sc.privileged) out.privileged = true;
   if (sc.readOnlyRootFilesystem) out.readonlyRootfs = true;
-  const groups = extraGroups(pod);
+  const groups = [...extraGroups(pod), ...volumeGroups];
   if (groups.length) out.supplementalGroups = groups;
   if (sc.allowPrivilegeEscalation === false) out.noNewPrivs = true;
   out.seccomp = seccompProfile(pod, c, seccompRoot);

@@ -22,7 +22,7 @@ import { setUpHostPath } from './host-path.js';
 import { isMountPoint, mountTmpfs, unmountUnder } from './mounts.js';
 import { setVolumeOwnership } from './ownership.js';
 import { pluginName, volumePayload, type SourceDeps } from './sources.js';
-import type { CSIVolumePlugin } from './csi/mounter.js';
+import type { CSIVolumePlugin, SetUpInfo } from './csi/mounter.js';
 import { MountStepError } from './csi/errors.js';
 
 /**
@@ -59,6 +59,8 @@ export class VolumeError extends Error {
 interface Mounted {
   hostPath: string;
   refreshedAt: number;
+  /** the PV's `pv.beta.kubernetes.io/gid` annotation (PVC-backed volumes) */
+  gid?: string;
 }
 
 interface Retry {
@@ -153,8 +155,9 @@ export class VolumeManager {
       const dir = path.join(this.podDir(uid), 'volumes', pluginName(v), v.name);
       try {
         let target = dir;
+        const info: SetUpInfo = {};
         if (v.hostPath) target = setUpHostPath(v.hostPath);
-        else if (this.csi?.handles(v)) target = await this.csi.setUp(pod, v);
+        else if (this.csi?.handles(v)) target = await this.csi.setUp(pod, v, info);
         else {
           const payload = await volumePayload(pod, v, deps);
           if (payload) {
@@ -171,7 +174,7 @@ export class VolumeManager {
           }
         }
         this.retries.delete(rkey);
-        m.set(v.name, { hostPath: target, refreshedAt: now });
+        m.set(v.name, { hostPath: target, refreshedAt: now, gid: info.gid });
         out.set(v.name, target);
       } catch (e) {
         const err = e instanceof MountStepError ? new VolumeError(v.name, e.message, e.eventMessage, e.reason) : new VolumeError(v.name, (e as Error).message);
@@ -186,6 +189,30 @@ export class VolumeManager {
         }
         throw err;
       }
+    }
+    return out;
+  }
+
+  /**
+   * Upstream GetExtraSupplementalGroupsForPod: the GIDs of the `pv.beta.kubernetes.io/gid`
+   * annotations of the pod's mounted volumes (distinct, in string order, integers only)
+   * that the pod's securityContext.supplementalGroups does not already list.
+   * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/volumemanager/volume_manager.go
+   */
+  extraSupplementalGroups(pod: Pod): number[] {
+    const m = this.mounted.get(pod.metadata?.uid ?? '');
+    const values = new Set<string>();
+    for (const v of pod.spec?.volumes ?? []) {
+      const gid = m?.get(v.name)?.gid;
+      if (gid) values.add(gid);
+    }
+    const have = new Set(pod.spec?.securityContext?.supplementalGroups ?? []);
+    const out: number[] = [];
+    for (const s of [...values].sort()) {
+      if (!/^[+-]?\d+$/.test(s)) continue;
+      const gid = Number(s);
+      if (!Number.isSafeInteger(gid) || have.has(gid)) continue;
+      out.push(gid);
     }
     return out;
   }

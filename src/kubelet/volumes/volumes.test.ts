@@ -10,6 +10,7 @@ import { FakeClock } from '../../util/fake-clock.js';
 import { setUpHostPath } from './host-path.js';
 import { isMountPoint } from './mounts.js';
 import { setVolumeOwnership } from './ownership.js';
+import type { CSIVolumePlugin, SetUpInfo } from './csi/mounter.js';
 import { emptyDirMemorySize, VolumeManager, VolumeError } from './volume-manager.js';
 
 const isRoot = process.getuid?.() === 0;
@@ -179,6 +180,38 @@ test('atomic writer: a file with fsUser is owned by it, and a changed owner is r
     assert.equal(writeAtomic(d.path, p, Date.now()), false);
     assert.equal(writeAtomic(d.path, new Map([['token', { data: Buffer.from('t'), mode: 0o600, fsUser: 4321 }]]), Date.now()), true);
     assert.equal(fs.statSync(join(d.path, 'token')).uid, 4321);
+  } finally {
+    d.remove();
+  }
+});
+
+test('volume GIDs: the pv.beta.kubernetes.io/gid of mounted claims become extra supplemental groups (string order, not the pod’s own)', async () => {
+  const d = makeTempDir();
+  // the PVs' annotations, as the CSI plugin reads them when it sets the claims up
+  const gids: Record<string, string | undefined> = { a: '900', b: '1234', c: '900', d: 'not-a-number', e: '5000', f: undefined };
+  const csi = {
+    handles: (v: { persistentVolumeClaim?: unknown }) => !!v.persistentVolumeClaim,
+    setUp: async (_pod: Pod, v: { name: string }, info: SetUpInfo) => {
+      const g = gids[v.name];
+      if (g !== undefined) info.gid = g;
+      const dir = join(d.path, v.name);
+      fs.mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+  } as unknown as CSIVolumePlugin;
+  const vm = new VolumeManager(d.path, new FakeClock(), 60_000, false, csi);
+  const pod: Pod = {
+    metadata: { uid: 'uid-g', namespace: 'default', name: 'p' },
+    spec: {
+      securityContext: { supplementalGroups: [5000] },
+      containers: [{ name: 'c' }],
+      volumes: Object.keys(gids).map((name) => ({ name, persistentVolumeClaim: { claimName: name } })),
+    },
+  };
+  try {
+    assert.deepEqual(vm.extraSupplementalGroups(pod), [], 'nothing mounted yet');
+    await vm.mountPod(pod, noDeps, () => undefined);
+    assert.deepEqual(vm.extraSupplementalGroups(pod), [1234, 900]);
   } finally {
     d.remove();
   }

@@ -62,6 +62,17 @@ interface Resolved {
   ephemeral: boolean;
   /** a non-CSI PV usable as a plain path (hostPath, local) */
   plainPath?: string;
+  /** the PV's `pv.beta.kubernetes.io/gid` annotation */
+  gid?: string;
+}
+
+/** The PV annotation whose GID the pod's containers get as a supplemental group (upstream VolumeGidAnnotationKey). */
+export const VOLUME_GID_ANNOTATION = 'pv.beta.kubernetes.io/gid';
+
+/** What {@link CSIVolumePlugin.setUp} tells the volume manager besides the path. */
+export interface SetUpInfo {
+  /** the PV's `pv.beta.kubernetes.io/gid` annotation, when set */
+  gid?: string;
 }
 
 /** PersistentVolumeAccessMode → CSI access mode (upstream asCSIAccessModeV1). */
@@ -113,11 +124,13 @@ export class CSIVolumePlugin {
   }
 
   /**
-   * Sets `v` up for `pod`; returns the host path the containers get.
+   * Sets `v` up for `pod`; returns the host path the containers get (and in `info` the
+   * PV's GID annotation).
    * @throws MountStepError with upstream's event text
    */
-  async setUp(pod: Pod, v: Volume): Promise<string> {
+  async setUp(pod: Pod, v: Volume, info: SetUpInfo = {}): Promise<string> {
     const r = await this.resolve(pod, v);
+    if (r.gid !== undefined) info.gid = r.gid;
     if (r.plainPath !== undefined) return r.plainPath;
     const uid = pod.metadata?.uid ?? '';
     const vol = JSON.stringify(r.specName);
@@ -315,8 +328,9 @@ export class CSIVolumePlugin {
     if (claimRef?.uid && claimRef.uid !== pvc!.metadata?.uid) fail(`PVC's volume ${pvName} is bound to a different claim`);
     const readOnly = !!v.persistentVolumeClaim?.readOnly;
     const spec = pv!.spec ?? {};
-    if (spec.hostPath) return { ...noCSI(pvName!), plainPath: setUpHostPath(spec.hostPath) };
-    if (spec.local) return { ...noCSI(pvName!), plainPath: spec.local.path };
+    const gid = pv!.metadata?.annotations?.[VOLUME_GID_ANNOTATION];
+    if (spec.hostPath) return { ...noCSI(pvName!), plainPath: setUpHostPath(spec.hostPath), gid };
+    if (spec.local) return { ...noCSI(pvName!), plainPath: spec.local.path, gid };
     if (!spec.csi) {
       throw new MountStepError(
         `MountVolume.SetUp failed for volume ${JSON.stringify(pvName)} : kubernetes.io/csi: persistent volume ${pvName} is not a CSI volume and k8ts has no in-tree plugin for it`,
@@ -334,6 +348,7 @@ export class CSIVolumePlugin {
       stageSecretRef: spec.csi.nodeStageSecretRef,
       publishSecretRef: spec.csi.nodePublishSecretRef,
       ephemeral: false,
+      gid,
     };
   }
 
