@@ -3,7 +3,8 @@
  * document per group-version (`api/v1`, `apis/apps/v1` …) with the paths of its
  * resources and the schemas they reference, and the index
  * `{"paths":{"api/v1":{"serverRelativeURL":"/openapi/v3/api/v1?hash=<SHA-512>"}}}`.
- * Documents are computed once per definition set and kept serialized.
+ * Documents are computed once per definition set and kept serialized; the API server
+ * builds them in slices ({@link openAPIDocumentsAsync}).
  *
  * @see https://github.com/kubernetes/enhancements/tree/master/keps/sig-api-machinery/2896-openapi-v3
  * @see https://github.com/kubernetes/kube-openapi/blob/master/pkg/handler3/handler.go
@@ -12,9 +13,11 @@ import { createHash } from 'node:crypto';
 import type { ResourceDefinition } from '../../api/resource.js';
 import { groupVersionPath } from './names.js';
 import { resourcePaths, operationGroupVersion, operationTag } from './paths.js';
-import { builtinListSchemaName, builtinSchemaName, builtinSchemas, closure, customKindSchema, listSchema, refsOf, type Schema } from './schemas.js';
+import { builtinListSchemaName, builtinSchemaName, builtinSchemas, closureSteps, customKindSchema, listSchema, refsOf, type Schema } from './schemas.js';
 import { customSchemaName } from './names.js';
 import { customResourceSchema } from './custom.js';
+import { DefinitionsCache } from './cache.js';
+import { jsonSteps, runNow, type Steps } from '../../util/sliced.js';
 
 /** The upstream version whose API the documents describe (`info.version`). */
 export const OPENAPI_INFO_VERSION = 'v1.32.0';
@@ -50,6 +53,11 @@ export function sha512Hex(data: Buffer | string): string {
  * closed `components.schemas` those paths reference.
  */
 export function buildGroupVersionDocument(defs: readonly ResourceDefinition[]): Schema {
+  return runNow(groupVersionDocumentSteps(defs));
+}
+
+/** {@link buildGroupVersionDocument} as steps: one resource per step, one path's references per step, then the schemas. */
+export function* groupVersionDocumentSteps(defs: readonly ResourceDefinition[]): Steps<Schema> {
   if (defs.length === 0) throw new Error('buildGroupVersionDocument: no definitions');
   const { group, version } = defs[0]!;
   const set = builtinSchemas();
@@ -57,6 +65,7 @@ export function buildGroupVersionDocument(defs: readonly ResourceDefinition[]): 
   const paths: Record<string, Schema> = {};
   const sorted = [...defs].sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
   for (const def of sorted) {
+    yield;
     if (def.group !== group || def.version !== version) throw new Error(`buildGroupVersionDocument: ${def.resource} is not in ${group}/${version}`);
     let kind = builtinSchemaName(def, set);
     const builtin = kind !== undefined;
@@ -92,9 +101,15 @@ export function buildGroupVersionDocument(defs: readonly ResourceDefinition[]): 
     },
   };
   for (const k of Object.keys(paths).sort()) ordered[k] = paths[k]!;
+  const refs = new Set<string>();
+  for (const item of Object.values(ordered)) {
+    yield;
+    refsOf(item, refs);
+  }
+  const schemas = yield* closureSteps(refs, set.schemas, extra);
   return {
     components: {
-      schemas: closure(refsOf(ordered), set.schemas, extra),
+      schemas,
       securitySchemes: { BearerToken: { description: 'Bearer Token authentication', in: 'header', name: 'authorization', type: 'apiKey' } },
     },
     info: { title: 'Kubernetes', version: OPENAPI_INFO_VERSION },
@@ -128,9 +143,16 @@ export function indexOf(groupVersions: Map<string, GroupVersionDocument>): Buffe
  * their hashes. Prefer {@link openAPIDocuments}, which caches the result.
  */
 export function buildOpenAPIDocuments(defs: readonly ResourceDefinition[]): OpenAPIDocuments {
+  return runNow(openAPIDocumentsSteps(defs));
+}
+
+/** {@link buildOpenAPIDocuments} as steps: each group-version's build, its JSON text and its hash. */
+function* openAPIDocumentsSteps(defs: readonly ResourceDefinition[]): Steps<OpenAPIDocuments> {
   const groupVersions = new Map<string, GroupVersionDocument>();
   for (const [path, list] of byGroupVersion(defs)) {
-    const body = Buffer.from(JSON.stringify(buildGroupVersionDocument(list)));
+    const doc = yield* groupVersionDocumentSteps(list);
+    // paths → path item → operation, and components → schemas → schema, written one by one
+    const body = yield* jsonSteps(doc, 3);
     groupVersions.set(path, { path, body, hash: sha512Hex(body) });
   }
   const index = indexOf(groupVersions);
@@ -145,10 +167,6 @@ export function buildOpenAPIDocuments(defs: readonly ResourceDefinition[]): Open
 export function buildOpenAPIIndex(defs: readonly ResourceDefinition[]): { paths: Record<string, { serverRelativeURL: string }> } {
   return JSON.parse(openAPIDocuments(defs).index.toString('utf8'));
 }
-
-const byIdentity = new WeakMap<readonly ResourceDefinition[], OpenAPIDocuments>();
-const byFingerprint = new Map<string, OpenAPIDocuments>();
-const MAX_FINGERPRINTS = 4;
 
 /** What of a definition set shows in the documents (a cache key; equal sets give equal strings). */
 export function fingerprint(defs: readonly ResourceDefinition[]): string {
@@ -171,20 +189,21 @@ export function fingerprint(defs: readonly ResourceDefinition[]): string {
     .join('|');
 }
 
+const cache = new DefinitionsCache(openAPIDocumentsSteps, fingerprint, 4);
+
 /**
  * The documents of a definition set, computed once: cached by array identity and, for
  * a new array with the same definitions, by content (the last few sets are kept).
  */
 export function openAPIDocuments(defs: readonly ResourceDefinition[]): OpenAPIDocuments {
-  const hit = byIdentity.get(defs);
-  if (hit) return hit;
-  const fp = fingerprint(defs);
-  let docs = byFingerprint.get(fp);
-  if (!docs) {
-    docs = buildOpenAPIDocuments(defs);
-    if (byFingerprint.size >= MAX_FINGERPRINTS) byFingerprint.delete(byFingerprint.keys().next().value!);
-    byFingerprint.set(fp, docs);
-  }
-  byIdentity.set(defs, docs);
-  return docs;
+  return cache.get(defs);
+}
+
+/**
+ * {@link openAPIDocuments} built in slices that yield to the event loop (the first build of
+ * the built-in definitions takes a few hundred ms), so requests keep being served while
+ * the first one waits; concurrent callers share one build; the same documents.
+ */
+export function openAPIDocumentsAsync(defs: readonly ResourceDefinition[]): Promise<OpenAPIDocuments> {
+  return cache.getAsync(defs);
 }

@@ -12,7 +12,7 @@
  */
 import type { ResourceDefinition } from '../../api/resource.js';
 import { failureStatus } from '../../apimachinery/errors.js';
-import { type OpenAPIDocuments, openAPIDocuments } from './document.js';
+import { type OpenAPIDocuments, openAPIDocuments, openAPIDocumentsAsync } from './document.js';
 import { type ExtensionOpenAPI, withExtensionsV3 } from './extensions.js';
 import { handleOpenAPIV2, handleOpenAPIV2Async, type RequestHeaders } from './v2/handler.js';
 
@@ -54,17 +54,26 @@ export function handleOpenAPI(
 ): OpenAPIResponse {
   const p = trimmed(path);
   if (p === V2) return handleOpenAPIV2(headers, defs, now, ext);
-  if (p !== V3 && !p.startsWith(V3 + '/')) return notFound();
+  if (!isV3(p)) return notFound();
   return handleOpenAPIV3(p, query, withExtensionsV3(openAPIDocuments(defs), ext), now);
 }
 
 /**
- * {@link handleOpenAPI} for the API server (the same parameters and answers): /openapi/v2 is
- * built without holding the event loop (./v2/handler.ts handleOpenAPIV2Async).
+ * {@link handleOpenAPI} for the API server (the same parameters and answers): the documents
+ * are built without holding the event loop (./document.ts openAPIDocumentsAsync,
+ * ./v2/handler.ts handleOpenAPIV2Async).
  */
-export function handleOpenAPIAsync(...args: Parameters<typeof handleOpenAPI>): Promise<OpenAPIResponse> {
-  const [path, , defs, now = new Date(), headers = {}, ext] = args;
-  return trimmed(path) === V2 ? handleOpenAPIV2Async(headers, defs, now, ext) : Promise.resolve(handleOpenAPI(...args));
+export async function handleOpenAPIAsync(...args: Parameters<typeof handleOpenAPI>): Promise<OpenAPIResponse> {
+  const [path, query, defs, now = new Date(), headers = {}, ext] = args;
+  const p = trimmed(path);
+  if (p === V2) return handleOpenAPIV2Async(headers, defs, now, ext);
+  if (!isV3(p)) return notFound();
+  return handleOpenAPIV3(p, query, withExtensionsV3(await openAPIDocumentsAsync(defs), ext), now);
+}
+
+/** Whether `p` (no trailing slash) is /openapi/v3 or below it. */
+function isV3(p: string): boolean {
+  return p === V3 || p.startsWith(V3 + '/');
 }
 
 /** The path without a trailing slash (`/openapi/v3/` is `/openapi/v3`). */

@@ -6,6 +6,7 @@
  *
  * @see https://github.com/kubernetes/kubernetes/tree/master/api/openapi-spec/v3
  */
+import { runNow, type Steps } from '../../util/sliced.js';
 import { readFileSync } from 'node:fs';
 import type { ResourceDefinition } from '../../api/resource.js';
 import { patchMeta, type FieldPatchMeta } from '../../apimachinery/patch/patch-meta.js';
@@ -203,6 +204,11 @@ export function refsOf(s: unknown, out: Set<string> = new Set()): Set<string> {
  * found in neither `extra` nor `schemas` are left out.
  */
 export function closure(roots: Iterable<string>, schemas: Record<string, Schema>, extra: Record<string, Schema> = {}): Record<string, Schema> {
+  return runNow(closureSteps(roots, schemas, extra));
+}
+
+/** {@link closure} as steps (src/util/sliced.ts): a step after every 16 schemas walked. */
+export function* closureSteps(roots: Iterable<string>, schemas: Record<string, Schema>, extra: Record<string, Schema> = {}): Steps<Record<string, Schema>> {
   const seen = new Set<string>();
   const stack = [...roots];
   while (stack.length) {
@@ -212,6 +218,7 @@ export function closure(roots: Iterable<string>, schemas: Record<string, Schema>
     if (!s) continue;
     seen.add(n);
     for (const r of refsOf(s)) if (!seen.has(r)) stack.push(r);
+    if (seen.size % 16 === 0) yield;
   }
   const out: Record<string, Schema> = {};
   for (const n of [...seen].sort()) out[n] = (extra[n] ?? schemas[n])!;

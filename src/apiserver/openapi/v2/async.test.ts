@@ -3,45 +3,22 @@
  * while the first build runs are answered before it ends; the answers (JSON, protobuf,
  * gzip, ETag, 304) are those of the synchronous build.
  */
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { allDefinitions } from '../../../api/all.js';
-import type { ResourceDefinition } from '../../../api/resource.js';
-import { openStorage } from '../../../storage/index.js';
-import type { Storage } from '../../../storage/interface.js';
-import { APIServer } from '../../apiserver.js';
-import { InProcessTransport } from '../../loopback.js';
 import { testDefs } from '../testdata/defs.js';
+import { inProcessServer } from '../testdata/server.js';
 import { buildSwaggerDocument, swaggerDocument, swaggerDocumentAsync } from './document.js';
 import { encodeOpenAPIv2 } from './protobuf.js';
 import { sha512Hex } from '../document.js';
 import { handleOpenAPIV2, handleOpenAPIV2Async, OPENAPI_V2_PROTOBUF } from './handler.js';
 
 describe('/openapi/v2 built without blocking', () => {
-  let dir: string;
-  let storage: Storage;
-  let api: APIServer;
-  let defs: ResourceDefinition[];
-
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'k8ts-openapi-'));
-    storage = await openStorage({ kind: 'sqlite', dataDir: dir });
-    defs = allDefinitions({ serviceCIDR: '10.96.0.0/12' });
-    api = new APIServer({ storage, definitions: defs, serverAddress: '127.0.0.1:6443' });
-    await api.start();
-  });
-  after(async () => {
-    api.stop();
-    await storage.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = inProcessServer();
 
   it('answers /healthz while the first GET /openapi/v2 builds the document, then the same bytes and ETag as the synchronous build', async () => {
-    const t = new InProcessTransport(api, { username: 'admin', groups: ['system:masters'] });
+    const t = server.transport;
+    const defs = server.defs;
     const order: string[] = [];
     const openapi = t.request('GET', '/openapi/v2', { Accept: OPENAPI_V2_PROTOBUF, 'Accept-Encoding': 'gzip' }).then((r) => (order.push('openapi'), r));
     // the next request comes once the event loop turns after the first one started

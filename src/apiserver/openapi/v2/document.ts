@@ -1,7 +1,7 @@
 /**
  * The Swagger 2.0 document kube-apiserver serves at /openapi/v2: one document for the
  * whole server — every served resource's paths and every definition they reference —
- * made from the same group-version documents as /openapi/v3 ({@link buildGroupVersionDocument}),
+ * made from the same group-version documents as /openapi/v3 (../document.ts),
  * rewritten to v2 by ./convert.ts. Built lazily and kept per definition set, so a CRD
  * coming or going (a new definitions array) gives a new document on the next request;
  * the protobuf and gzip forms are made on first demand. The API server builds it with
@@ -13,24 +13,66 @@
  */
 import { gzip, gzipSync } from 'node:zlib';
 import type { ResourceDefinition } from '../../../api/resource.js';
-import { buildGroupVersionDocument, byGroupVersion, fingerprint, OPENAPI_INFO_VERSION, sha512Hex } from '../document.js';
+import { byGroupVersion, fingerprint, groupVersionDocumentSteps, OPENAPI_INFO_VERSION, sha512Hex } from '../document.js';
+import { DefinitionsCache } from '../cache.js';
 import { customSchemaName } from '../names.js';
 import { builtinSchemaName, builtinSchemas, type Schema } from '../schemas.js';
 import { toV2CustomKindSchema, toV2PathItem, toV2Schema } from './convert.js';
 import { encodeOpenAPIv2, encodeOpenAPIv2Steps } from './protobuf.js';
 import { type ExtensionOpenAPI, mergeSwagger } from '../extensions.js';
-import { runNow, runSliced, type Steps } from '../../../util/sliced.js';
+import { jsonSteps, runNow, runSliced, type Steps } from '../../../util/sliced.js';
 
-const merged = new WeakMap<SwaggerDocument, { ext: ExtensionOpenAPI; revision: number; doc: SwaggerDocument }>();
+/** The merged document of a SwaggerDocument, for the extension documents' revision it was made of. */
+interface Merged {
+  ext: ExtensionOpenAPI;
+  revision: number;
+  doc: Promise<SwaggerDocument>;
+  /** `doc` once made */
+  done?: SwaggerDocument;
+}
+
+const merged = new WeakMap<SwaggerDocument, Merged>();
+
+/** The merged document of `own` made (or being made) for `ext`'s current revision. */
+function mergedOf(own: SwaggerDocument, ext: ExtensionOpenAPI): Merged | undefined {
+  const m = merged.get(own);
+  return m && m.ext === ext && m.revision === ext.revision ? m : undefined;
+}
+
+/** The merge as steps: `own` parsed again, the extension servers' paths and definitions added, the JSON text. */
+function* mergedSteps(own: SwaggerDocument, ext: ExtensionOpenAPI, now: Date): Steps<SwaggerDocument> {
+  const base = JSON.parse(own.json.toString('utf8')) as Schema;
+  yield;
+  const value = mergeSwagger(base, ext.v2());
+  yield;
+  return swaggerDocumentOfJSON(yield* jsonSteps(value), now);
+}
 
 /** `own` with the extension servers' v2 paths and definitions (../extensions.ts), cached per revision. */
 export function withExtensionsV2(own: SwaggerDocument, ext: ExtensionOpenAPI | undefined, now: Date): SwaggerDocument {
   if (!ext || ext.v2().length === 0) return own;
-  const hit = merged.get(own);
-  if (hit && hit.ext === ext && hit.revision === ext.revision) return hit.doc;
-  const doc = swaggerDocumentOf(mergeSwagger(JSON.parse(own.json.toString('utf8')) as Schema, ext.v2()), now);
-  merged.set(own, { ext, revision: ext.revision, doc });
+  const hit = mergedOf(own, ext)?.done;
+  if (hit) return hit;
+  const doc = runNow(mergedSteps(own, ext, now));
+  merged.set(own, { ext, revision: ext.revision, doc: Promise.resolve(doc), done: doc });
   return doc;
+}
+
+/**
+ * {@link withExtensionsV2} merged in slices that yield to the event loop; concurrent callers
+ * share one merge; the same document.
+ */
+export function withExtensionsV2Async(own: SwaggerDocument, ext: ExtensionOpenAPI | undefined, now: Date): Promise<SwaggerDocument> {
+  if (!ext || ext.v2().length === 0) return Promise.resolve(own);
+  const hit = mergedOf(own, ext);
+  if (hit) return hit.doc;
+  const m: Merged = { ext, revision: ext.revision, doc: runSliced(mergedSteps(own, ext, now)) };
+  m.doc.then(
+    (d) => (m.done = d),
+    () => merged.get(own) === m && merged.delete(own),
+  );
+  merged.set(own, m);
+  return m.doc;
 }
 
 /** The v2 document of one definition set, serialized, with its forms computed on demand. */
@@ -60,7 +102,7 @@ export function buildSwaggerDocument(defs: readonly ResourceDefinition[]): Schem
   return runNow(swaggerDocumentSteps(defs));
 }
 
-/** {@link buildSwaggerDocument} as steps: one group-version per step. */
+/** {@link buildSwaggerDocument} as steps: each group-version's build (./document.ts steps), its paths, its definitions. */
 function* swaggerDocumentSteps(defs: readonly ResourceDefinition[]): Steps<Schema> {
   const set = builtinSchemas();
   const custom = new Set<string>();
@@ -68,11 +110,14 @@ function* swaggerDocumentSteps(defs: readonly ResourceDefinition[]): Steps<Schem
   const paths: Record<string, Schema> = {};
   const definitions: Record<string, Schema> = {};
   for (const list of byGroupVersion(defs).values()) {
-    yield;
-    const doc = buildGroupVersionDocument(list) as { paths: Record<string, Schema>; components: { schemas: Record<string, Schema> } };
-    for (const [p, item] of Object.entries(doc.paths)) paths[p] = toV2PathItem(item);
+    const doc = (yield* groupVersionDocumentSteps(list)) as { paths: Record<string, Schema>; components: { schemas: Record<string, Schema> } };
+    for (const [p, item] of Object.entries(doc.paths)) {
+      yield;
+      paths[p] = toV2PathItem(item);
+    }
     for (const [name, s] of Object.entries(doc.components.schemas)) {
       if (definitions[name]) continue;
+      yield;
       definitions[name] = toV2Schema(custom.has(name) ? toV2CustomKindSchema(s) : s);
     }
   }
@@ -86,42 +131,16 @@ function* swaggerDocumentSteps(defs: readonly ResourceDefinition[]): Steps<Schem
   };
 }
 
-/**
- * `JSON.stringify(doc)` of a document as steps, the same text: the members of `paths` and
- * `definitions` a few at a time (every other member at once).
- */
-function* stringifySteps(doc: Schema): Steps<string> {
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(doc)) {
-    if (v === undefined) continue;
-    if ((k !== 'paths' && k !== 'definitions') || v === null || typeof v !== 'object') {
-      out.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
-      continue;
-    }
-    const members: string[] = [];
-    for (const [name, m] of Object.entries(v as Record<string, unknown>)) {
-      if (m === undefined) continue;
-      members.push(`${JSON.stringify(name)}:${JSON.stringify(m)}`);
-      if (members.length % 16 === 0) yield;
-    }
-    out.push(`${JSON.stringify(k)}:{${members.join(',')}}`);
-  }
-  return `{${out.join(',')}}`;
-}
-
 function sortedKeys<T>(o: Record<string, T>): Record<string, T> {
   const out: Record<string, T> = {};
   for (const k of Object.keys(o).sort()) out[k] = o[k]!;
   return out;
 }
 
-function newSwaggerDocument(defs: readonly ResourceDefinition[], now: Date): SwaggerDocument {
-  return swaggerDocumentOf(buildSwaggerDocument(defs), now);
-}
-
-/** A SwaggerDocument of a document value. */
-function swaggerDocumentOf(value: Schema, now: Date): SwaggerDocument {
-  return swaggerDocumentOfJSON(Buffer.from(JSON.stringify(value)), now);
+/** The SwaggerDocument of a definition set as steps: the value, its JSON text, the document. */
+function* swaggerDocumentOfSteps(defs: readonly ResourceDefinition[], now: Date): Steps<SwaggerDocument> {
+  const value = yield* swaggerDocumentSteps(defs);
+  return swaggerDocumentOfJSON(yield* jsonSteps(value), now);
 }
 
 /** A SwaggerDocument of a document's JSON bytes. */
@@ -132,13 +151,18 @@ function swaggerDocumentOfJSON(json: Buffer, now: Date): SwaggerDocument {
   const gzBuild: { json?: Promise<Buffer>; protobuf?: Promise<Buffer> } = {};
   // from the JSON again rather than a kept object graph: most clients never ask for it
   const value = (): Schema => JSON.parse(json.toString('utf8')) as Schema;
+  function* protobufSteps(): Steps<Buffer> {
+    const v = value();
+    yield;
+    return yield* encodeOpenAPIv2Steps(v);
+  }
   const d: SwaggerDocument = {
     json,
     etag: sha512Hex(json),
     lastModified: now,
     protobuf: () => (pb ??= encodeOpenAPIv2(value())),
     gzip: (form) => (gz[form] ??= gzipSync(form === 'json' ? json : d.protobuf())),
-    protobufAsync: () => (pb ? Promise.resolve(pb) : (pbBuild ??= runSliced(encodeOpenAPIv2Steps(value())).then((b) => (pb ??= b)))),
+    protobufAsync: () => (pb ? Promise.resolve(pb) : (pbBuild ??= runSliced(protobufSteps()).then((b) => (pb ??= b)))),
     gzipAsync: (form) => {
       const done = gz[form];
       if (done) return Promise.resolve(done);
@@ -150,8 +174,8 @@ function swaggerDocumentOfJSON(json: Buffer, now: Date): SwaggerDocument {
   return d;
 }
 
-const byIdentity = new WeakMap<readonly ResourceDefinition[], SwaggerDocument>();
-let last: { fingerprint: string; doc: SwaggerDocument } | undefined;
+/** The document of the last definition set, kept by array and by content. */
+const cache = new DefinitionsCache(swaggerDocumentOfSteps, fingerprint, 1);
 
 /**
  * The v2 document of a definition set, built on first use: cached by array identity
@@ -159,21 +183,8 @@ let last: { fingerprint: string; doc: SwaggerDocument } | undefined;
  * @param now the build time recorded as `lastModified` when a document is built
  */
 export function swaggerDocument(defs: readonly ResourceDefinition[], now: Date = new Date()): SwaggerDocument {
-  const hit = byIdentity.get(defs);
-  if (hit) return hit;
-  const fp = fingerprint(defs);
-  let doc = last?.fingerprint === fp ? last.doc : undefined;
-  if (!doc) {
-    doc = newSwaggerDocument(defs, now);
-    last = { fingerprint: fp, doc };
-  }
-  byIdentity.set(defs, doc);
-  return doc;
+  return cache.get(defs, now);
 }
-
-/** Builds in progress, by definition array and (the last one) by content. */
-const building = new WeakMap<readonly ResourceDefinition[], Promise<SwaggerDocument>>();
-let lastBuilding: { fingerprint: string; doc: Promise<SwaggerDocument> } | undefined;
 
 /**
  * {@link swaggerDocument} built in slices that yield to the event loop, so requests keep
@@ -182,30 +193,5 @@ let lastBuilding: { fingerprint: string; doc: Promise<SwaggerDocument> } | undef
  * @param now the build time recorded as `lastModified` when a document is built
  */
 export function swaggerDocumentAsync(defs: readonly ResourceDefinition[], now: Date = new Date()): Promise<SwaggerDocument> {
-  const hit = byIdentity.get(defs);
-  if (hit) return Promise.resolve(hit);
-  const pending = building.get(defs);
-  if (pending) return pending;
-  const fp = fingerprint(defs);
-  if (last?.fingerprint === fp) {
-    byIdentity.set(defs, last.doc);
-    return Promise.resolve(last.doc);
-  }
-  if (lastBuilding?.fingerprint === fp) return lastBuilding.doc;
-  const doc = (async () => {
-    const value = await runSliced(swaggerDocumentSteps(defs));
-    const json = Buffer.from(await runSliced(stringifySteps(value)));
-    const d = swaggerDocumentOfJSON(json, now);
-    if (last?.fingerprint !== fp) last = { fingerprint: fp, doc: d };
-    byIdentity.set(defs, last.doc);
-    return last.doc;
-  })();
-  building.set(defs, doc);
-  lastBuilding = { fingerprint: fp, doc };
-  const done = (): void => {
-    building.delete(defs);
-    if (lastBuilding?.doc === doc) lastBuilding = undefined;
-  };
-  doc.then(done, done);
-  return doc;
+  return cache.getAsync(defs, now);
 }

@@ -12,7 +12,7 @@
 import type { ResourceDefinition } from '../../../api/resource.js';
 import { swaggerDocument, swaggerDocumentAsync, type SwaggerDocument } from './document.js';
 import type { ExtensionOpenAPI } from '../extensions.js';
-import { withExtensionsV2 } from './document.js';
+import { withExtensionsV2, withExtensionsV2Async } from './document.js';
 
 /** Request headers by lower-case name. */
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -128,8 +128,8 @@ export function handleOpenAPIV2(headers: RequestHeaders, defs: readonly Resource
 }
 
 /**
- * {@link handleOpenAPIV2} for the API server: the document, its protobuf form and gzip are
- * made without holding the event loop (built in slices, compressed off the loop), so other
+ * {@link handleOpenAPIV2} for the API server: the document, its merge with the extension
+ * servers' documents, its protobuf form and gzip are made without holding the event loop (built in slices, compressed off the loop), so other
  * requests are answered while the first one waits; the same answers, bytes and ETag.
  */
 export async function handleOpenAPIV2Async(
@@ -140,7 +140,7 @@ export async function handleOpenAPIV2Async(
 ): Promise<OpenAPIV2Response> {
   const form = negotiate(headers);
   if (!form) return NOT_ACCEPTABLE();
-  const doc = withExtensionsV2(await swaggerDocumentAsync(defs, now), ext, now);
+  const doc = await withExtensionsV2Async(await swaggerDocumentAsync(defs, now), ext, now);
   if (!fresh(headers, doc)) {
     const body = form === 'json' ? doc.json : await doc.protobufAsync();
     if (gzipped(headers, body.length)) await doc.gzipAsync(form);

@@ -36,12 +36,19 @@ function readProto(): string {
 
 /** protobufjs (required on first use, as in ../../protobuf) and the parsed `openapi.v2.Document`. */
 export function openAPIv2DocumentType(): PB.Type {
+  return runNow(documentTypeSteps());
+}
+
+/** {@link openAPIv2DocumentType} as steps: protobufjs required (~100 ms the first time), then the .proto parsed (as long). */
+function* documentTypeSteps(): Steps<PB.Type> {
   if (documentType) return documentType;
   const protobuf = createRequire(import.meta.url)('protobufjs') as typeof PB;
+  yield;
   const root = protobuf.Root.fromJSON(protobuf.common.get('google/protobuf/any.proto')!);
   protobuf.parse(readProto(), root, { keepCase: true });
+  yield;
   root.resolveAll();
-  documentType = root.lookupType('openapi.v2.Document');
+  documentType ??= root.lookupType('openapi.v2.Document');
   return documentType;
 }
 
@@ -253,7 +260,8 @@ export function encodeOpenAPIv2(doc: Schema): Buffer {
 
 /** {@link encodeOpenAPIv2} as steps (../../../util/sliced.ts): one path or definition per step. */
 export function* encodeOpenAPIv2Steps(doc: Schema): Steps<Buffer> {
-  const T = openAPIv2DocumentType();
+  const T = yield* documentTypeSteps();
+  yield;
   const root = T.root;
   const namedPathItem = root.lookupType('openapi.v2.NamedPathItem');
   const namedSchema = root.lookupType('openapi.v2.NamedSchema');
