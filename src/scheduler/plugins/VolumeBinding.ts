@@ -228,13 +228,17 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlug
         bound.push(pv);
         continue;
       }
+      // upstream GetBindVolumeToClaim: a volume the user reserved for this claim was not bound by the controller
+      const ref = pv.spec?.claimRef;
+      const reserved = ref?.name === m.name && ref?.namespace === m.namespace && !ref?.uid;
+      const annotations = reserved ? pv.metadata?.annotations : { ...(pv.metadata?.annotations ?? {}), 'pv.kubernetes.io/bound-by-controller': 'yes' };
       try {
         // a Conflict (another pod took the volume) fails this cycle; the pod is retried
         const written = await this.handle.client.update<PersistentVolume & KObject>(R.persistentvolumes, '', {
           apiVersion: 'v1',
           kind: 'PersistentVolume',
           ...pv,
-          metadata: { ...pv.metadata, annotations: { ...(pv.metadata?.annotations ?? {}), 'pv.kubernetes.io/bound-by-controller': 'yes' } },
+          metadata: { ...pv.metadata, annotations },
           spec: { ...pv.spec, claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: m.namespace, name: m.name, uid: m.uid, resourceVersion: m.resourceVersion } },
         } as never);
         bound.push(written);

@@ -24,7 +24,7 @@ const claim = (name: string, storageClassName?: string): PersistentVolumeClaim =
     spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...(storageClassName === undefined ? {} : { storageClassName }) },
   }) as PersistentVolumeClaim;
 
-describe('persistentvolume-binder: default class and class-less claims', { timeout: 30_000 }, () => {
+describe('persistentvolume-binder: default class, class-less claims, reserved volumes', { timeout: 30_000 }, () => {
   let c: TestCluster;
   let pvc: RunningController;
   before(async () => {
@@ -76,5 +76,39 @@ describe('persistentvolume-binder: default class and class-less claims', { timeo
       return p.status?.phase === 'Bound' ? p : undefined;
     });
     assert.equal(bound.spec?.volumeName, 'classless');
+  });
+
+  it('a volume reserved for a claim (claimRef by name) binds it without pv.kubernetes.io/bound-by-controller on the volume', async () => {
+    const { client } = c;
+    await client.create(R.namespaces, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'foo' } });
+    for (const [pv, pvcName, volumeName] of [
+      ['foo-pv', 'foo-pvc', 'foo-pv'],
+      ['bar-pv', 'bar-pvc', undefined],
+    ] as const) {
+      await client.create(R.persistentvolumes, '', {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: pv },
+        spec: {
+          storageClassName: '',
+          claimRef: { name: pvcName, namespace: 'foo' },
+          accessModes: ['ReadWriteOnce'],
+          capacity: { storage: '1Gi' },
+          hostPath: { path: `/tmp/${pv}` },
+        },
+      });
+      const cl = claim(pvcName, '');
+      await client.create(R.persistentvolumeclaims, 'foo', { ...cl, metadata: { name: pvcName, namespace: 'foo' }, spec: { ...cl.spec, ...(volumeName ? { volumeName } : {}) } });
+    }
+    const get = (n: string): Promise<PersistentVolumeClaim> => client.get<PersistentVolumeClaim>(R.persistentvolumeclaims, 'foo', n);
+    for (const n of ['foo-pvc', 'bar-pvc']) await waitFor(async () => (await get(n)).status?.phase === 'Bound', 5000, `${n} Bound`);
+    for (const pv of ['foo-pv', 'bar-pv']) {
+      const v = await client.get<KObject & { spec: { claimRef: { uid?: string } } }>(R.persistentvolumes, '', pv);
+      assert.equal(v.metadata?.annotations?.['pv.kubernetes.io/bound-by-controller'], undefined, pv);
+      assert.ok(v.spec.claimRef.uid, `${pv}: the claim's uid completed`);
+    }
+    // the claim the user pointed at its volume was not bound by the controller; the other was
+    assert.deepEqual((await get('foo-pvc')).metadata?.annotations, { 'pv.kubernetes.io/bind-completed': 'yes' });
+    assert.deepEqual((await get('bar-pvc')).metadata?.annotations, { 'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes' });
   });
 });

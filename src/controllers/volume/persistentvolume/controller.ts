@@ -195,8 +195,8 @@ export async function startPersistentVolumeController(ctx: WorkloadControllerCon
     const ref = pv.spec?.claimRef;
     if (!ref || ref.uid !== m.uid || ref.name !== m.name || ref.namespace !== m.namespace) {
       const anns = { ...(pv.metadata?.annotations ?? {}) };
-      if (!ref?.uid) anns[ANN_BOUND_BY_CONTROLLER] = 'yes';
-      if (!ref) anns[ANN_BOUND_BY_CONTROLLER] = 'yes';
+      // a volume the user reserved for this claim (claimRef by name, maybe without uid) was not bound by the controller
+      if (!isVolumeBoundToClaim(pv, pvc)) anns[ANN_BOUND_BY_CONTROLLER] = 'yes';
       pv = await client.update<PV>(R.persistentvolumes, '', {
         ...pv,
         metadata: { ...pv.metadata, annotations: anns },
