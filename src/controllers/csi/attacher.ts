@@ -88,7 +88,8 @@ export async function startExternalAttacher(ctx: SidecarContext): Promise<Runnin
         volumeId: src.volumeHandle,
         nodeId: await nodeID(),
         volumeCapability: {
-          mount: { fsType: src.fsType ?? '', mountFlags: pv.spec?.mountOptions ?? [] },
+          // a Block PV is attached with a block capability (external-attacher GetVolumeCapabilities)
+          ...(pv.spec?.volumeMode === 'Block' ? { block: {} } : { mount: { fsType: src.fsType ?? '', mountFlags: pv.spec?.mountOptions ?? [] } }),
           accessMode: { mode: csiAccessModeOf(pv.spec?.accessModes?.[0] ?? 'ReadWriteOnce') },
         },
         readonly: !!src.readOnly,

@@ -1,6 +1,6 @@
 /**
  * `k8ts csi-hostpath`: a CSI v1 driver keeping each volume as a directory on this node
- * (`<dataDir>/storage/<volume-id>/`, its record in `<dataDir>/storage/.volumes/<volume-id>.json`),
+ * (`<dataDir>/storage/<volume-id>/`; a raw block volume as a sparse file there, block.ts; its record in `<dataDir>/storage/.volumes/<volume-id>.json`),
  * serving the Identity, Controller and Node services over real gRPC on a unix socket —
  * what a third-party driver would serve, in the manner of kubernetes-csi's
  * csi-driver-host-path. Volumes are reachable from this node only (topology key
@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CSIError, csiServices, grpc, serveUnix, stopServer, type UnaryImpl } from '../grpc.js';
 import type { CreateVolumeRequest, NodePublishVolumeRequest, NodeStageVolumeRequest, Topology, VolumeCapability } from '../types.js';
+import { createBackingFile, detachLoops, isBlockStaged, publishBlock, stageBlock, unstageBlock } from './block.js';
 import { isPublished, publish, unpublish, type PublishMode } from './mount.js';
 
 /** The driver name k8ts registers and its default StorageClass `local-path` provisions with. */
@@ -49,6 +50,8 @@ interface VolumeRecord {
   publishedTo?: string[];
   /** a CSI ephemeral inline volume: made by NodePublishVolume, deleted by NodeUnpublishVolume */
   ephemeral?: boolean;
+  /** upstream's access type: `block` is a raw block volume (a backing file), absent a directory */
+  accessType?: 'block';
 }
 
 const err = (code: grpc.status, msg: string): CSIError => new CSIError(code, msg);
@@ -66,7 +69,7 @@ export class HostPathDriver {
     fs.mkdirSync(this.records, { recursive: true });
   }
 
-  /** The directory of volume `id`. */
+  /** The directory of volume `id` (of a block volume: its backing file). */
   volumePath(id: string): string {
     return path.join(this.storage, id);
   }
@@ -106,9 +109,16 @@ export class HostPathDriver {
     return r;
   }
 
-  private checkCapability(c: VolumeCapability | null | undefined): void {
+  /**
+   * A capability must name one access type; with a volume, the volume's.
+   * @throws CSIError INVALID_ARGUMENT with csi-driver-host-path's texts
+   */
+  private checkCapability(c: VolumeCapability | null | undefined, r?: VolumeRecord): void {
     if (!c) throw err(grpc.status.INVALID_ARGUMENT, 'Volume capability missing in request');
-    if (c.block) throw err(grpc.status.INVALID_ARGUMENT, 'cannot publish a non-block volume as block volume');
+    if (c.block && c.mount) throw err(grpc.status.INVALID_ARGUMENT, 'cannot have both block and mount access type');
+    if (!r) return;
+    if (c.block && r.accessType !== 'block') throw err(grpc.status.INVALID_ARGUMENT, 'cannot publish a non-block volume as block volume');
+    if (!c.block && r.accessType === 'block') throw err(grpc.status.INVALID_ARGUMENT, 'cannot publish a non-mount volume as mount volume');
   }
 
   // ---- Identity
@@ -131,6 +141,8 @@ export class HostPathDriver {
         if (!req.name) throw err(grpc.status.INVALID_ARGUMENT, 'Name missing in request');
         if (!req.volumeCapabilities?.length) throw err(grpc.status.INVALID_ARGUMENT, 'Volume Capabilities missing in request');
         for (const c of req.volumeCapabilities) this.checkCapability(c);
+        const block = req.volumeCapabilities.some((c) => c.block);
+        if (block && req.volumeCapabilities.some((c) => c.mount)) throw err(grpc.status.INVALID_ARGUMENT, 'cannot have both block and mount access type');
         const want = Math.max(0, req.capacityRange?.requiredBytes ?? 0);
         const limit = req.capacityRange?.limitBytes ?? 0;
         if (limit && want > limit) throw err(grpc.status.INVALID_ARGUMENT, `required bytes ${want} exceeds limit bytes ${limit}`);
@@ -143,9 +155,12 @@ export class HostPathDriver {
           if (have.capacityBytes < want) throw err(grpc.status.ALREADY_EXISTS, `Volume with the same name: ${req.name} but with different size already exist`);
           return { volume: this.volumeOf(have) };
         }
-        const r: VolumeRecord = { id: randomUUID(), name: req.name, capacityBytes: want };
-        fs.mkdirSync(this.volumePath(r.id), { mode: 0o777 });
-        fs.chmodSync(this.volumePath(r.id), 0o777);
+        const r: VolumeRecord = { id: randomUUID(), name: req.name, capacityBytes: want, ...(block ? { accessType: 'block' as const } : {}) };
+        if (block) createBackingFile(this.volumePath(r.id), want);
+        else {
+          fs.mkdirSync(this.volumePath(r.id), { mode: 0o777 });
+          fs.chmodSync(this.volumePath(r.id), 0o777);
+        }
         this.write(r);
         this.o.log?.(`created volume ${r.id} (${req.name}, ${want} bytes) at ${this.volumePath(r.id)}`);
         return { volume: this.volumeOf(r) };
@@ -163,8 +178,8 @@ export class HostPathDriver {
         return {};
       },
       ValidateVolumeCapabilities: async (req: { volumeId: string; volumeCapabilities: VolumeCapability[] }) => {
-        this.mustGet(req.volumeId);
-        for (const c of req.volumeCapabilities) this.checkCapability(c);
+        const r = this.mustGet(req.volumeId);
+        for (const c of req.volumeCapabilities) this.checkCapability(c, r);
         return { confirmed: { volumeCapabilities: req.volumeCapabilities } };
       },
       // as csi-driver-host-path: records the new size and asks for NodeExpandVolume on the node
@@ -173,8 +188,12 @@ export class HostPathDriver {
         if (!req.capacityRange) throw err(grpc.status.INVALID_ARGUMENT, 'Capacity range not provided');
         const r = this.mustGet(req.volumeId);
         const want = Number(req.capacityRange.requiredBytes);
-        if (want > r.capacityBytes) this.write({ ...r, capacityBytes: want });
-        return { capacityBytes: Math.max(want, r.capacityBytes), nodeExpansionRequired: true };
+        if (want > r.capacityBytes) {
+          // a block volume's backing file grows here; the consumer sees it after the loop device is re-read
+          if (r.accessType === 'block') fs.truncateSync(this.volumePath(r.id), want);
+          this.write({ ...r, capacityBytes: want });
+        }
+        return { capacityBytes: Math.max(want, r.capacityBytes), nodeExpansionRequired: r.accessType !== 'block' };
       },
       ...(this.o.attachRequired
         ? {
@@ -204,6 +223,7 @@ export class HostPathDriver {
   }
 
   private remove(id: string): void {
+    if (this.read(id)?.accessType === 'block' && this.o.publishMode === 'bind') detachLoops(this.volumePath(id));
     fs.rmSync(this.volumePath(id), { recursive: true, force: true });
     fs.rmSync(path.join(this.records, `${id}.json`), { force: true });
     this.o.log?.(`deleted volume ${id}`);
@@ -221,17 +241,20 @@ export class HostPathDriver {
       NodeGetInfo: async () => ({ nodeId: this.o.nodeId, maxVolumesPerNode: 0, accessibleTopology: this.topology() }),
       NodeStageVolume: async (req: NodeStageVolumeRequest) => {
         if (!req.stagingTargetPath) throw err(grpc.status.INVALID_ARGUMENT, 'Staging Target Path missing in request');
-        this.checkCapability(req.volumeCapability);
         const r = this.mustGet(req.volumeId);
+        this.checkCapability(req.volumeCapability, r);
         if (this.o.attachRequired && !(r.publishedTo ?? []).includes(this.o.nodeId))
           throw err(grpc.status.FAILED_PRECONDITION, `volume ${JSON.stringify(req.volumeId)} is not published to node ${this.o.nodeId}`);
-        publish(this.volumePath(r.id), req.stagingTargetPath, mode, false);
+        if (r.accessType === 'block') this.blockStep('stage', () => stageBlock(this.volumePath(r.id), req.stagingTargetPath, mode));
+        else publish(this.volumePath(r.id), req.stagingTargetPath, mode, false);
         return {};
       },
       NodeUnstageVolume: async (req: { volumeId: string; stagingTargetPath: string }) => {
         if (!req.volumeId) throw err(grpc.status.INVALID_ARGUMENT, 'Volume ID missing in request');
         if (!req.stagingTargetPath) throw err(grpc.status.INVALID_ARGUMENT, 'Staging Target Path missing in request');
-        unpublish(req.stagingTargetPath);
+        const r = this.read(req.volumeId);
+        if (r?.accessType === 'block') this.blockStep('unstage', () => unstageBlock(this.volumePath(r.id), req.stagingTargetPath, mode));
+        else unpublish(req.stagingTargetPath);
         return {};
       },
       NodePublishVolume: async (req: NodePublishVolumeRequest) => {
@@ -239,7 +262,15 @@ export class HostPathDriver {
         this.checkCapability(req.volumeCapability);
         if (req.volumeContext?.['csi.storage.k8s.io/ephemeral'] === 'true' && !this.read(req.volumeId)) this.createEphemeral(req.volumeId);
         const r = this.mustGet(req.volumeId);
+        this.checkCapability(req.volumeCapability, r);
         const vol = this.volumePath(r.id);
+        if (r.accessType === 'block') {
+          if (req.stagingTargetPath && !isBlockStaged(vol, req.stagingTargetPath, mode))
+            throw err(grpc.status.FAILED_PRECONDITION, `volume ${JSON.stringify(req.volumeId)} is not staged at ${req.stagingTargetPath}`);
+          this.blockStep('publish', () => publishBlock(vol, req.targetPath, mode, !!req.readonly));
+          this.o.log?.(`published block volume ${r.id} at ${req.targetPath}`);
+          return {};
+        }
         // staged: the staging path must hold the volume (the CO calls NodeStageVolume first)
         if (req.stagingTargetPath && !isPublished(req.stagingTargetPath, vol, mode))
           throw err(grpc.status.FAILED_PRECONDITION, `volume ${JSON.stringify(req.volumeId)} is not staged at ${req.stagingTargetPath}`);
@@ -257,6 +288,8 @@ export class HostPathDriver {
       NodeGetVolumeStats: async (req: { volumeId: string; volumePath: string }) => {
         const r = this.mustGet(req.volumeId);
         if (!req.volumePath || !fs.existsSync(req.volumePath)) throw err(grpc.status.NOT_FOUND, `could not get file information from ${req.volumePath}`);
+        // as csi-driver-host-path: a block volume reports its size only
+        if (r.accessType === 'block') return { usage: [{ unit: 'BYTES', total: r.capacityBytes }] };
         const used = duBytes(this.volumePath(r.id));
         const total = r.capacityBytes || Number(fs.statfsSync(this.storage).blocks * fs.statfsSync(this.storage).bsize);
         return { usage: [{ unit: 'BYTES', total, used, available: Math.max(0, total - used) }] };
@@ -280,6 +313,19 @@ export class HostPathDriver {
         return { capacityBytes: Math.max(r.capacityBytes, capacity) };
       },
     };
+  }
+
+  /**
+   * Runs a block-volume step, turning its failure (losetup, mount) into INTERNAL.
+   * @throws CSIError INTERNAL `failed to <step> block volume: <output>`
+   */
+  private blockStep(step: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof CSIError) throw e;
+      throw err(grpc.status.INTERNAL, `failed to ${step} block volume: ${(e as Error).message}`);
+    }
   }
 
   /** Serves Identity, Controller and Node on the endpoint. */

@@ -72,8 +72,9 @@ export function unpublish(target: string): void {
   }
   try {
     const st = fs.lstatSync(target);
-    if (st.isSymbolicLink()) fs.unlinkSync(target);
-    else fs.rmdirSync(target);
+    // a block volume's target is a file; a directory is removed only when empty
+    if (st.isDirectory()) fs.rmdirSync(target);
+    else fs.unlinkSync(target);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }

@@ -1,7 +1,8 @@
 /**
  * ContainerConfig for one container (upstream generateContainerConfig): command and
  * args with `$(VAR)` expansion, environment, mounts (volumes with subPath and
- * readOnly, the kubelet-managed /etc/hosts, the termination-message file), CRI
+ * readOnly, the kubelet-managed /etc/hosts, the termination-message file), devices
+ * (volumeDevices of raw block volumes, upstream makeBlockVolumes), CRI
  * labels/annotations, log path `<name>/<restartCount>.log` (relative to the sandbox's
  * log directory `<ns>_<pod>_<uid>`), Linux resources (resources.ts) and security
  * context (security-context.ts).
@@ -15,7 +16,7 @@ import * as fs from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import type { ContainerConfig, Mount } from '../../cri/api.js';
+import type { ContainerConfig, Device, Mount } from '../../cri/api.js';
 import { ContainerConfigError, expandCommandAndArgs } from '../env/env.js';
 import { containerAnnotations, containerLabels } from './labels.js';
 import { linuxResources } from './resources.js';
@@ -127,6 +128,7 @@ export async function generateContainerConfig(i: ContainerConfigInput): Promise<
     fs.chmodSync(file, 0o666);
     mounts.push({ containerPath: tmp, hostPath: file, readonly: false });
   }
+  const devices = blockDevices(pod, c, i.volumes);
   return {
     metadata: { name: c.name, attempt: i.restartCount },
     image: { image: i.imageRef, userSpecifiedImage: c.image },
@@ -135,6 +137,7 @@ export async function generateContainerConfig(i: ContainerConfigInput): Promise<
     workingDir: c.workingDir ?? '',
     envs: [...i.env].map(([key, v]) => ({ key, value: v })),
     mounts,
+    ...(devices.length ? { devices } : {}),
     labels: containerLabels(pod, c),
     annotations: containerAnnotations(pod, c, i.restartCount),
     logPath: `${c.name}/${i.restartCount}.log`,
@@ -143,6 +146,24 @@ export async function generateContainerConfig(i: ContainerConfigInput): Promise<
     tty: !!c.tty,
     linux: { resources: linuxResources(pod, c, i.memoryCapacity), securityContext: containerSecurityContext(pod, c, i.imageUser, i.seccompRoot, i.volumeGroups) },
   };
+}
+
+/**
+ * Upstream makeBlockVolumes: each volumeDevices entry becomes a CRI device from the
+ * volume's device path on the host (`<kubelet-dir>/pods/<uid>/volumeDevices/…`) to its
+ * devicePath, permissions `mrw` (`r` for a readOnly claim).
+ * @throws ContainerConfigError for a relative devicePath or a device of no set-up volume
+ */
+export function blockDevices(pod: Pod, c: Container, volumes: Map<string, string>): Device[] {
+  const out: Device[] = [];
+  for (const d of c.volumeDevices ?? []) {
+    if (!path.isAbsolute(d.devicePath)) throw new ContainerConfigError(`error DevicePath \`${d.devicePath}\` must be an absolute path`);
+    const host = volumes.get(d.name);
+    if (host === undefined) throw new ContainerConfigError(`cannot find volume ${JSON.stringify(d.name)} to pass into container ${JSON.stringify(c.name)}`);
+    const readOnly = !!pod.spec?.volumes?.find((v) => v.name === d.name)?.persistentVolumeClaim?.readOnly;
+    out.push({ containerPath: d.devicePath, hostPath: host, permissions: readOnly ? 'r' : 'mrw' });
+  }
+  return out;
 }
 
 function exists(p: string): Promise<boolean> {

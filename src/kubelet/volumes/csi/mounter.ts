@@ -16,19 +16,28 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { PersistentVolume, PersistentVolumeClaim, Pod, Secret, Volume } from 'kubernetes-types/core/v1.js';
+import type { Pod, Secret, Volume } from 'kubernetes-types/core/v1.js';
 import type { CSIDriver, VolumeAttachment } from 'kubernetes-types/storage/v1.js';
 import { isNotFound } from '../../../apimachinery/errors.js';
 import type { KObject } from '../../../api/resource.js';
 import { SR } from '../../../client/storage-resources.js';
 import { R, type Client } from '../../../client/types.js';
-import type { AccessModeName, VolumeCapability } from '../../../csi/types.js';
-import { setUpHostPath } from '../host-path.js';
+import type { VolumeCapability } from '../../../csi/types.js';
 import { setVolumeOwnership } from '../ownership.js';
+import { CSIBlockMapper } from './block.js';
 import type { CSIDrivers } from './drivers.js';
 import { MountStepError } from './errors.js';
 import { expandAtMount, type CSINodeExpander } from './expander.js';
 import { PublishedVolumes, uniqueVolumeName, type PVCReference } from './published.js';
+import { resolveVolume } from './resolve.js';
+
+export { csiAccessMode, VOLUME_GID_ANNOTATION } from './resolve.js';
+
+/** What {@link CSIVolumePlugin.setUp} tells the volume manager besides the path. */
+export interface SetUpInfo {
+  /** the PV's `pv.beta.kubernetes.io/gid` annotation, when set */
+  gid?: string;
+}
 
 /** upstream's plugin directory name for CSI volumes */
 export const CSI_PLUGIN_DIR = 'kubernetes.io~csi';
@@ -46,49 +55,6 @@ interface VolData {
   stagingPath?: string;
 }
 
-/** A volume resolved to what the driver needs. */
-interface Resolved {
-  /** the name in events and the directory name: the PV name, or the pod volume name for inline volumes */
-  specName: string;
-  driver: string;
-  handle: string;
-  readOnly: boolean;
-  fsType: string;
-  mountOptions: string[];
-  accessMode: AccessModeName;
-  volumeContext: Record<string, string>;
-  stageSecretRef?: { name?: string; namespace?: string };
-  publishSecretRef?: { name?: string; namespace?: string };
-  ephemeral: boolean;
-  /** a non-CSI PV usable as a plain path (hostPath, local) */
-  plainPath?: string;
-  /** the PV's `pv.beta.kubernetes.io/gid` annotation */
-  gid?: string;
-}
-
-/** The PV annotation whose GID the pod's containers get as a supplemental group (upstream VolumeGidAnnotationKey). */
-export const VOLUME_GID_ANNOTATION = 'pv.beta.kubernetes.io/gid';
-
-/** What {@link CSIVolumePlugin.setUp} tells the volume manager besides the path. */
-export interface SetUpInfo {
-  /** the PV's `pv.beta.kubernetes.io/gid` annotation, when set */
-  gid?: string;
-}
-
-/** PersistentVolumeAccessMode → CSI access mode (upstream asCSIAccessModeV1). */
-export function csiAccessMode(mode: string | undefined): AccessModeName {
-  switch (mode) {
-    case 'ReadOnlyMany':
-      return 'MULTI_NODE_READER_ONLY';
-    case 'ReadWriteMany':
-      return 'MULTI_NODE_MULTI_WRITER';
-    case 'ReadWriteOncePod':
-      return 'SINGLE_NODE_SINGLE_WRITER';
-    default:
-      return 'SINGLE_NODE_WRITER';
-  }
-}
-
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** upstream getAttachmentName: `csi-<sha256(volumeHandle + driver + node)>` */
@@ -99,6 +65,8 @@ export function attachmentName(handle: string, driver: string, node: string): st
 export class CSIVolumePlugin {
   /** what is published on this node and which attachable volumes are in use (volume stats, node status) */
   readonly registry = new PublishedVolumes();
+  /** PVs of volumeMode Block used through volumeDevices */
+  readonly block: CSIBlockMapper;
 
   constructor(
     private readonly kubeletDir: string,
@@ -108,7 +76,9 @@ export class CSIVolumePlugin {
     private readonly log: (line: string) => void = () => undefined,
     /** NodeExpandVolume at mount time and for mounted volumes (none: never expanded on the node) */
     readonly expander?: CSINodeExpander,
-  ) {}
+  ) {
+    this.block = new CSIBlockMapper(kubeletDir, nodeName, drivers, log);
+  }
 
   /** Whether `v` is set up by this plugin. */
   handles(v: Volume): boolean {
@@ -129,7 +99,7 @@ export class CSIVolumePlugin {
    * @throws MountStepError with upstream's event text
    */
   async setUp(pod: Pod, v: Volume, info: SetUpInfo = {}): Promise<string> {
-    const r = await this.resolve(pod, v);
+    const r = await resolveVolume(this.client, pod, v);
     if (r.gid !== undefined) info.gid = r.gid;
     if (r.plainPath !== undefined) return r.plainPath;
     const uid = pod.metadata?.uid ?? '';
@@ -148,6 +118,11 @@ export class CSIVolumePlugin {
         );
     }
     const drv = this.drivers.get(r.driver);
+    if (!drv && r.block) {
+      throw new MountStepError(
+        `MapVolume.SetUpDevice failed for volume ${vol} : kubernetes.io/csi: blockMapper.SetUpDevice failed to get CSI client: driver name ${r.driver} not found in the list of registered CSI drivers`,
+      );
+    }
     if (!drv) {
       const step = r.ephemeral ? 'MountVolume.SetUp failed' : 'MountVolume.MountDevice failed';
       throw new MountStepError(
@@ -163,7 +138,12 @@ export class CSIVolumePlugin {
       attachmentID = attachmentName(r.handle, r.driver, this.nodeName);
       // in use from the moment the pod wants it (upstream reports desired volumes too)
       this.registry.markInUse(uid, uniqueVolumeName(r.driver, r.handle));
-      publishContext = await this.waitForAttach(vol, attachmentID);
+      publishContext = await this.waitForAttach(vol, attachmentID, r.block ? 'MapVolume' : 'MountVolume');
+    }
+    if (r.block) {
+      const secrets = (which: 'stage' | 'publish'): Promise<Record<string, string>> =>
+        which === 'stage' ? this.secretsOf(r.stageSecretRef, 'NodeStageSecretRef') : this.secretsOf(r.publishSecretRef, 'NodePublishSecretRef');
+      return this.block.setUp({ uid, r, drv, publishContext, attachmentID, secrets });
     }
 
     // stage (once per volume on this node)
@@ -255,23 +235,23 @@ export class CSIVolumePlugin {
     return target;
   }
 
-  private async waitForAttach(vol: string, name: string): Promise<Record<string, string>> {
+  private async waitForAttach(vol: string, name: string, op: 'MountVolume' | 'MapVolume'): Promise<Record<string, string>> {
     let va: VolumeAttachment | undefined;
     try {
       va = await this.client.get<VolumeAttachment & KObject>(SR.volumeattachments, '', name);
     } catch (e) {
       // the attach/detach controller has not created it yet: wait
       throw new MountStepError(
-        `MountVolume.WaitForAttach failed for volume ${vol} : volume ${vol} has GET error for volume attachment ${name}: ${(e as Error).message}`,
+        `${op}.WaitForAttach failed for volume ${vol} : volume ${vol} has GET error for volume attachment ${name}: ${(e as Error).message}`,
         'FailedMount',
         isNotFound(e),
       );
     }
-    if (va.metadata?.deletionTimestamp) throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : volume attachment is being deleted`);
+    if (va.metadata?.deletionTimestamp) throw new MountStepError(`${op}.WaitForAttach failed for volume ${vol} : volume attachment is being deleted`);
     if (!va.status?.attached) {
       const why = va.status?.attachError?.message ? `attachment ${name} failed: ${va.status.attachError.message}` : `volume attachment ${name} is not attached yet`;
       // the attach/detach controller reports attach errors (FailedAttachVolume); the kubelet waits
-      throw new MountStepError(`MountVolume.WaitForAttach failed for volume ${vol} : ${why}`, 'FailedMount', true);
+      throw new MountStepError(`${op}.WaitForAttach failed for volume ${vol} : ${why}`, 'FailedMount', true);
     }
     return va.status.attachmentMetadata ?? {};
   }
@@ -284,72 +264,6 @@ export class CSIVolumePlugin {
     } catch (e) {
       throw new Error(`fetching ${what} ${ref.namespace ?? ''}/${ref.name} failed: ${(e as Error).message}`);
     }
-  }
-
-  /** The volume's driver, handle and options (for PVC-backed volumes through the claim's PV). */
-  private async resolve(pod: Pod, v: Volume): Promise<Resolved> {
-    if (v.csi) {
-      return {
-        specName: v.name,
-        driver: v.csi.driver,
-        handle: `csi-${sha256((pod.metadata?.uid ?? '') + v.name)}`,
-        readOnly: !!v.csi.readOnly,
-        fsType: v.csi.fsType ?? '',
-        mountOptions: [],
-        accessMode: 'SINGLE_NODE_WRITER',
-        volumeContext: { ...(v.csi.volumeAttributes ?? {}) },
-        publishSecretRef: v.csi.nodePublishSecretRef ? { name: v.csi.nodePublishSecretRef.name, namespace: pod.metadata?.namespace } : undefined,
-        ephemeral: true,
-      };
-    }
-    const ns = pod.metadata?.namespace ?? '';
-    const claimName = v.persistentVolumeClaim?.claimName ?? `${pod.metadata?.name ?? ''}-${v.name}`;
-    const fail = (msg: string): never => {
-      throw new MountStepError(
-        `Unable to attach or mount volumes: unmounted volumes=[${v.name}], unattached volumes=[], failed to process volumes=[${v.name}]: error processing PVC ${ns}/${claimName}: ${msg}`,
-      );
-    };
-    let pvc: PersistentVolumeClaim | undefined;
-    try {
-      pvc = await this.client.get<PersistentVolumeClaim & KObject>(R.persistentvolumeclaims, ns, claimName);
-    } catch (e) {
-      fail(`failed to fetch PVC from API server: ${(e as Error).message}`);
-    }
-    if (pvc!.metadata?.deletionTimestamp) fail("can't start pod because PVC is being deleted");
-    const pvName = pvc!.spec?.volumeName;
-    if (!pvName || pvc!.status?.phase !== 'Bound') fail('PVC is not bound');
-    let pv: PersistentVolume | undefined;
-    try {
-      pv = await this.client.get<PersistentVolume & KObject>(R.persistentvolumes, '', pvName!);
-    } catch (e) {
-      fail(`failed to fetch PV ${pvName} from API server: ${(e as Error).message}`);
-    }
-    const claimRef = pv!.spec?.claimRef;
-    if (claimRef?.uid && claimRef.uid !== pvc!.metadata?.uid) fail(`PVC's volume ${pvName} is bound to a different claim`);
-    const readOnly = !!v.persistentVolumeClaim?.readOnly;
-    const spec = pv!.spec ?? {};
-    const gid = pv!.metadata?.annotations?.[VOLUME_GID_ANNOTATION];
-    if (spec.hostPath) return { ...noCSI(pvName!), plainPath: setUpHostPath(spec.hostPath), gid };
-    if (spec.local) return { ...noCSI(pvName!), plainPath: spec.local.path, gid };
-    if (!spec.csi) {
-      throw new MountStepError(
-        `MountVolume.SetUp failed for volume ${JSON.stringify(pvName)} : kubernetes.io/csi: persistent volume ${pvName} is not a CSI volume and k8ts has no in-tree plugin for it`,
-      );
-    }
-    return {
-      specName: pvName!,
-      driver: spec.csi.driver,
-      handle: spec.csi.volumeHandle,
-      readOnly: readOnly || !!spec.csi.readOnly,
-      fsType: spec.csi.fsType ?? '',
-      mountOptions: spec.mountOptions ?? [],
-      accessMode: csiAccessMode(spec.accessModes?.[0]),
-      volumeContext: { ...(spec.csi.volumeAttributes ?? {}) },
-      stageSecretRef: spec.csi.nodeStageSecretRef,
-      publishSecretRef: spec.csi.nodePublishSecretRef,
-      ephemeral: false,
-      gid,
-    };
   }
 
   /** What is published for pod `uid` (read back from vol_data.json). */
@@ -379,6 +293,7 @@ export class CSIVolumePlugin {
    * @throws Error when the driver is not registered or a call fails (the cleanup is retried)
    */
   async tearDownPod(uid: string): Promise<void> {
+    await this.block.tearDownPod(uid);
     const mine = this.published(uid);
     if (!mine.length) {
       this.registry.deletePod(uid);
@@ -422,10 +337,6 @@ function pvcRefOf(pod: Pod, v: Volume): PVCReference | undefined {
   if (v.persistentVolumeClaim) return { name: v.persistentVolumeClaim.claimName, namespace };
   if (v.ephemeral) return { name: `${pod.metadata?.name ?? ''}-${v.name}`, namespace };
   return undefined;
-}
-
-function noCSI(specName: string): Resolved {
-  return { specName, driver: '', handle: '', readOnly: false, fsType: '', mountOptions: [], accessMode: 'SINGLE_NODE_WRITER', volumeContext: {}, ephemeral: false };
 }
 
 /**
