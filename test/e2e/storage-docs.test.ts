@@ -401,6 +401,44 @@ spec:
     ])
       assert.match(described, line);
 
+    // a claim whose provisioner never answers: the scheduler waits in PreBind (upstream's
+    // bindTimeoutSeconds 600), the pod stays Pending without a node instead of failing to mount
+    ok(
+      ['apply', '-f', '-'],
+      `apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: nobody
+provisioner: example.com/nobody
+volumeBindingMode: WaitForFirstConsumer
+---
+${claimYaml('waits', 'nobody')}---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: waiter
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+    volumeMounts: [{name: data, mountPath: /data}]
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: waits}
+`,
+    );
+    const ext = await eventually(() => eventsOf('PersistentVolumeClaim', 'waits').find((e) => e.reason === 'ExternalProvisioning'));
+    assert.equal(
+      ext.message,
+      "Waiting for a volume to be created either by the external provisioner 'example.com/nobody' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
+    );
+    assert.equal(json(['pvc', 'waits']).metadata.annotations['volume.kubernetes.io/selected-node'], 'e2e-node');
+    const waiter = json(['pod', 'waiter']);
+    assert.equal(waiter.spec.nodeName, undefined, 'not bound to the node while its claim is unbound');
+    assert.equal(waiter.status.phase, 'Pending');
+    ok(['delete', 'pod', 'waiter', '--wait=false']);
+    ok(['delete', 'pvc', 'waits']);
+
     // the volume first: bound, so pv-protection keeps it
     assert.equal(ok(['delete', 'pv', pvName, '--wait=false']).trim(), `persistentvolume "${pvName}" deleted`);
     await eventually(() => json(['pv', pvName]).metadata.deletionTimestamp);

@@ -91,8 +91,9 @@ export interface VolumeBindingArgs {
   bindTimeoutSeconds?: number;
 }
 
-/** How often PreBind looks at the caches while it waits, ms (upstream: every second). */
-const BIND_POLL_MS = 100;
+/** How often PreBind looks at the caches while it waits, ms: from the first to the last interval, doubling (upstream: every second). */
+const BIND_POLL_FIRST_MS = 50;
+const BIND_POLL_MAX_MS = 1000;
 
 const rvNewer = (a: string | undefined, b: string | undefined): boolean => {
   // resourceVersions are opaque to clients but numeric in both storage backends
@@ -277,6 +278,7 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlug
    */
   private async waitForBindings(pod: Pod, nodeName: string, bound: PersistentVolume[], provisioned: PersistentVolumeClaim[]): Promise<Status | null> {
     const deadline = Date.now() + this.bindTimeoutMs;
+    let interval = BIND_POLL_FIRST_MS;
     for (;;) {
       let done: boolean;
       try {
@@ -287,7 +289,8 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreBindPlug
       if (done) return null;
       if (this.handle.signal?.aborted) return asStatus(new Error('binding volumes: context canceled'));
       if (Date.now() >= deadline) return asStatus(new Error('binding volumes: context deadline exceeded'));
-      await new Promise((r) => setTimeout(r, BIND_POLL_MS));
+      await new Promise((r) => setTimeout(r, interval));
+      interval = Math.min(interval * 2, BIND_POLL_MAX_MS);
     }
   }
 
