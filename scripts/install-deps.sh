@@ -8,13 +8,14 @@
 #   docker-registry                                a local OCI registry on 127.0.0.1
 #   etcd-server etcd-client                        the etcd storage backend tests (etcd, etcdctl)
 #   iproute2 iptables                              netns/bridge inspection, CNI portmap
+#   mount                                          losetup: csi-hostpath raw block volumes on loop devices
 #
 # Daemons these packages ship are never started here (policy-rc.d exit 101 while
 # installing): tests start private instances themselves.
 set -euo pipefail
 
 PKGS=(containerd runc containernetworking-plugins busybox-static umoci gcc libc6-dev
-      docker-registry etcd-server etcd-client iproute2 iptables chromium)
+      docker-registry etcd-server etcd-client iproute2 iptables chromium mount)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -30,6 +30,7 @@ export const PACKAGES = {
   'etcd-client': { program: 'etcdctl' },
   iproute2: { program: 'ip' },
   iptables: { program: 'iptables' },
+  mount: { program: 'losetup' },
   chromium: { program: 'chromium' },
 } as const satisfies Record<string, Probe>;
 

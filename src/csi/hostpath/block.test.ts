@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { requirePackages, requireRoot } from '../../../test/support/deps.js';
 import { CSIClient } from '../client.js';
 import type { CSIError } from '../grpc.js';
 import { loopDevicesOf } from './block.js';
@@ -25,6 +26,10 @@ for (const mode of ['symlink', 'bind'] as PublishMode[]) {
     let d: HostPathDriver;
     let c: CSIClient;
     before(async () => {
+      if (mode === 'bind') {
+        requireRoot('loop devices and bind mounts of block volumes');
+        requirePackages(['mount'], 'loop devices of block volumes (losetup)');
+      }
       dir = fs.mkdtempSync(join(tmpdir(), 'k8ts-hostpath-block-'));
       d = new HostPathDriver({ nodeId: 'n1', dataDir: dir, endpoint: join(dir, 'csi.sock'), publishMode: mode });
       await d.start();
