@@ -94,6 +94,16 @@ describe('APIServer (in-process)', () => {
     );
   });
 
+  it('lists ObjectMeta errors before the strategy’s, each once, as upstream’s ValidateConfigMap', async () => {
+    await assert.rejects(client.create(cm, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name' }, data: { 'bad key!': 'x' } }), (e: StatusError) => {
+      assert.deepEqual(
+        e.status.details?.causes?.map((c) => c.field),
+        ['metadata.name', 'data[bad key!]'],
+      );
+      return e.code === 422 && e.message.startsWith('ConfigMap "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name"');
+    });
+  });
+
   it('patches with merge and strategic merge patches', async () => {
     const p = await client.patch(cm, 'default', 'a', 'merge', { metadata: { labels: { y: '2' } } });
     assert.deepEqual(p.metadata?.labels, { x: '1', y: '2' });

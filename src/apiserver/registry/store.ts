@@ -12,7 +12,7 @@
 import type { RequestMarks } from '../../trace/request-marks.js';
 import type { Obj, ResourceDefinition, StatusStrategy, StrategyContext, UserInfo, ObjectLookup, VersionConverter } from '../../api/resource.js';
 import { StatusError, newAlreadyExists, newBadRequest, newConflict, newInvalid, newNotFound, newResourceExpired, newGone } from '../../apimachinery/errors.js';
-import { Path, type FieldError } from '../../apimachinery/field-errors.js';
+import { Path, fieldErrorString, type FieldError } from '../../apimachinery/field-errors.js';
 import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation.js';
 import { CompactedError, FutureRevisionError, KeyExistsError, KeyNotFoundError, RevisionMismatchError, type Storage, type WriteOptions } from '../../storage/interface.js';
 import { operationOptions } from '../admission/options.js';
@@ -404,7 +404,8 @@ export class Store {
         const beforeCreate = def.hooks?.beforeCreate;
         if (beforeCreate !== undefined) await beforeCreate(obj, sctx);
       },
-      validate: () => [...(def.validate?.(obj, sctx) ?? []), ...validateObjectMeta(meta, def.namespaced, this.nameValidator, Path.root('metadata'))],
+      // ObjectMeta's errors first, as every upstream strategy's Validate starts with ValidateObjectMeta
+      validate: () => uniqueErrors([...validateObjectMeta(meta, def.namespaced, this.nameValidator, Path.root('metadata')), ...(def.validate?.(obj, sctx) ?? [])]),
       warn: def.warningsOnCreate && (() => wc.warnings.push(...def.warningsOnCreate!(obj, sctx))),
     });
     obj = this.wire(obj);
@@ -431,7 +432,7 @@ export class Store {
    * and applied the resource's defaults (upstream's create/update handlers around
    * rest.BeforeCreate/BeforeUpdate): admission mutates → the strategy prepares the object
    * (`step.prepare`: prepareForCreate/Update, system fields, the before-hooks'
-   * allocations) → validation (`step.validate`: the strategy's, then ObjectMeta's) →
+   * allocations) → validation (`step.validate`: ObjectMeta's, then the strategy's) →
    * warnings → canonical form → admission validates. The caller then writes to storage.
    * @throws StatusError from admission (Forbidden, NotFound…) or 422 Invalid from validation
    */
@@ -572,14 +573,14 @@ export class Store {
       const step: WriteStep = subStrategy
         ? {
             prepare: () => subStrategy.prepareForUpdate(obj, old, sctx),
-            validate: () => [...(subStrategy.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
+            validate: () => uniqueErrors([...metaErrs(), ...(subStrategy.validateUpdate?.(obj, old, sctx) ?? [])]),
           }
         : {
             prepare: async () => {
               def.prepareForUpdate?.(obj, old, sctx);
               await def.hooks?.beforeUpdate?.(obj, old, sctx);
             },
-            validate: () => [...(def.validateUpdate?.(obj, old, sctx) ?? []), ...metaErrs()],
+            validate: () => uniqueErrors([...metaErrs(), ...(def.validateUpdate?.(obj, old, sctx) ?? [])]),
             warn: def.warningsOnUpdate && (() => wc.warnings.push(...def.warningsOnUpdate!(obj, old, sctx))),
           };
       if (view && attrs) {
@@ -979,4 +980,20 @@ export function dropEmptyMetadata(meta: { labels?: object; annotations?: object;
   if (meta.finalizers?.length === 0) delete meta.finalizers;
   if (meta.ownerReferences?.length === 0) delete meta.ownerReferences;
   if (meta.managedFields?.length === 0) delete meta.managedFields;
+}
+
+/**
+ * The errors without repeats (same type, field and detail), first one kept: a strategy that
+ * validates ObjectMeta itself (pods) and the store's generic check report it once, as
+ * upstream, where the generic check runs only when the strategy found nothing.
+ */
+function uniqueErrors(errs: FieldError[]): FieldError[] {
+  if (errs.length < 2) return errs;
+  const seen = new Set<string>();
+  return errs.filter((e) => {
+    const k = fieldErrorString(e);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
