@@ -16,7 +16,7 @@ import type { KObject } from '../../api/resource.js';
 import { SR } from '../../client/storage-resources.js';
 import { R } from '../../client/types.js';
 import { realClock } from '../../util/clock.js';
-import { csiAccessModeOf } from './access-modes.js';
+import { csiAccessModeOf } from '../../csi/access-modes.js';
 import type { SidecarContext } from './common.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { SharedInformers } from '../util/informers.js';

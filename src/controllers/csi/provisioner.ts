@@ -20,7 +20,7 @@ import { SR } from '../../client/storage-resources.js';
 import { R } from '../../client/types.js';
 import type { VolumeCapability } from '../../csi/types.js';
 import { realClock } from '../../util/clock.js';
-import { csiAccessModeOf } from './access-modes.js';
+import { csiAccessModeOf } from '../../csi/access-modes.js';
 import { bytesQuantity, quantityBytes, volumeOnNode, type SidecarContext } from './common.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { SharedInformers } from '../util/informers.js';

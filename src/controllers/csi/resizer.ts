@@ -35,7 +35,7 @@ import { R } from '../../client/types.js';
 import { isFinalError, isInfeasibleError } from '../../csi/errors.js';
 import { realClock } from '../../util/clock.js';
 import { bytesQuantity, quantityBytes, volumeOnNode, type SidecarContext } from './common.js';
-import { csiAccessModeOf } from './access-modes.js';
+import { csiAccessModeOf } from '../../csi/access-modes.js';
 import { ControllerLoop, splitKey } from '../util/loop.js';
 import { SharedInformers } from '../util/informers.js';
 import type { RunningController } from '../util/context.js';

@@ -31,7 +31,7 @@ import { expandAtMount, type CSINodeExpander } from './expander.js';
 import { PublishedVolumes, uniqueVolumeName, type PVCReference } from './published.js';
 import { resolveVolume } from './resolve.js';
 
-export { csiAccessMode, VOLUME_GID_ANNOTATION } from './resolve.js';
+export { VOLUME_GID_ANNOTATION } from './resolve.js';
 
 /** What {@link CSIVolumePlugin.setUp} tells the volume manager besides the path. */
 export interface SetUpInfo {

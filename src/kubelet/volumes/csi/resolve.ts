@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { PersistentVolume, PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../../../api/resource.js';
 import { R, type Client } from '../../../client/types.js';
+import { csiAccessModeOf } from '../../../csi/access-modes.js';
 import type { AccessModeName } from '../../../csi/types.js';
 import { setUpHostPath } from '../host-path.js';
 import { MountStepError } from './errors.js';
@@ -40,20 +41,6 @@ export interface Resolved {
 
 /** The PV annotation whose GID the pod's containers get as a supplemental group (upstream VolumeGidAnnotationKey). */
 export const VOLUME_GID_ANNOTATION = 'pv.beta.kubernetes.io/gid';
-
-/** PersistentVolumeAccessMode → CSI access mode (upstream asCSIAccessModeV1). */
-export function csiAccessMode(mode: string | undefined): AccessModeName {
-  switch (mode) {
-    case 'ReadOnlyMany':
-      return 'MULTI_NODE_READER_ONLY';
-    case 'ReadWriteMany':
-      return 'MULTI_NODE_MULTI_WRITER';
-    case 'ReadWriteOncePod':
-      return 'SINGLE_NODE_SINGLE_WRITER';
-    default:
-      return 'SINGLE_NODE_WRITER';
-  }
-}
 
 /**
  * The volume's driver, handle and options (for PVC-backed volumes through the claim's
@@ -121,7 +108,7 @@ export async function resolveVolume(client: Client, pod: Pod, v: Volume): Promis
     readOnly: readOnly || !!spec.csi.readOnly,
     fsType: spec.csi.fsType ?? '',
     mountOptions: spec.mountOptions ?? [],
-    accessMode: csiAccessMode(spec.accessModes?.[0]),
+    accessMode: csiAccessModeOf(spec.accessModes?.[0]),
     volumeContext: { ...(spec.csi.volumeAttributes ?? {}) },
     stageSecretRef: spec.csi.nodeStageSecretRef,
     publishSecretRef: spec.csi.nodePublishSecretRef,
