@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, MANIFESTS, type Cluster } from './harness.js';
+import { kubectlHelpers } from './storage-support.js';
 
 const m = (f: string): string => join(MANIFESTS, f);
 
@@ -44,16 +45,7 @@ describe('e2e: built-in resources beyond the workload core', () => {
     await c?.stop();
   });
 
-  const ok = (args: string[], input?: string): string => {
-    const r = c.kubectl(args, { input });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const fails = (args: string[], input?: string): string => {
-    const r = c.kubectl(args, { input });
-    assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail: ${r.stdout}`);
-    return r.stderr.trim();
-  };
+  const { ok, fails } = kubectlHelpers(() => c);
 
   describe('storage.k8s.io/v1', () => {
     it('published StorageClasses apply; `get sc` shows upstream columns, defaults and the (default) marker', () => {

@@ -12,12 +12,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { publishTestImages } from '../support/images.js';
-import { startRegistry, type TestRegistry } from '../support/registry.js';
-import { startTestContainerd, type TestContainerd } from '../support/containerd.js';
-import { unmountUnder } from '../support/tmp.js';
 import { loopDevicesOf } from '../../src/csi/hostpath/block.js';
-import { eventually, startCluster, type Cluster } from './harness.js';
+import { eventually, type Cluster } from './harness.js';
+import { mountsUnder, slowKubectl, startServerOnContainerd, type ContainerdServer } from './storage-support.js';
 import { requirePackages } from '../support/deps.js';
 
 const pod = (name: string, cmd: string): string => `apiVersion: v1
@@ -37,50 +34,19 @@ spec:
     persistentVolumeClaim: {claimName: raw}
 `;
 
-/** Mount points at or below `dir` (this process shares the host's mount namespace). */
-function mountsUnder(dir: string): string[] {
-  return fs
-    .readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .filter((m) => m === dir || m.startsWith(`${dir}/`));
-}
-
 describe('e2e: a raw block claim carries data from one pod to the next on containerd', { timeout: 300_000 }, () => {
-  let registry: TestRegistry | undefined;
-  let ctrd: TestContainerd | undefined;
+  let srv: ContainerdServer | undefined;
   let c: Cluster | undefined;
-  const kubectl = (...args: string[]): string => {
-    const r = c!.kubectl(args, { timeoutMs: 150_000 });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const apply = (yaml: string): void => {
-    const r = c!.kubectl(['apply', '-f', '-'], { input: yaml });
-    assert.equal(r.code, 0, r.stderr);
-  };
-  const phase = (name: string): string => JSON.parse(kubectl('get', 'pod', name, '-o', 'json')).status?.phase ?? '';
+  const { kubectl, apply, phase } = slowKubectl(() => c);
 
   before(async () => {
     requirePackages(['mount'], 'csi-hostpath block volumes (losetup)');
-    registry = await startRegistry();
-    await publishTestImages(registry.host);
-    ctrd = await startTestContainerd({ mirror: registry.host });
-    // --disable-kube-proxy: this cluster's node is the host itself; its iptables and routes are not the test's to change
-    c = await startCluster({
-      args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent, '--disable-kube-proxy'],
-    });
+    srv = await startServerOnContainerd();
+    c = srv.cluster;
   });
 
   after(async () => {
-    try {
-      c?.kubectl(['delete', 'pod', '--all', '--wait=false']);
-      if (c) unmountUnder(c.dir);
-      await c?.stop();
-    } finally {
-      await ctrd?.stop();
-      await registry?.stop();
-    }
+    await srv?.stop();
   });
 
   it('the writer’s bytes on /dev/xvda are read by the reader; the loop device goes with the last pod, the backing file with the claim', async () => {

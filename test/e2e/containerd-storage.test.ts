@@ -11,13 +11,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { publishTestImages } from '../support/images.js';
-import { startRegistry, type TestRegistry } from '../support/registry.js';
-import { startTestContainerd, type TestContainerd } from '../support/containerd.js';
-import { unmountUnder } from '../support/tmp.js';
-import { eventually, startCluster, type Cluster } from './harness.js';
+import { eventually, type Cluster } from './harness.js';
+import { fastSyncKubeletConfig, mountsUnder, slowKubectl, startServerOnContainerd, type ContainerdServer } from './storage-support.js';
 
 const pod = (name: string, cmd: string): string => `apiVersion: v1
 kind: Pod
@@ -36,54 +32,24 @@ spec:
     persistentVolumeClaim: {claimName: shared}
 `;
 
-/** Mount points at or below `dir` (this process shares the host's mount namespace). */
-function mountsUnder(dir: string): string[] {
-  return fs
-    .readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((l) => l.split(' ')[4] ?? '')
-    .filter((m) => m === dir || m.startsWith(`${dir}/`));
-}
-
 describe('e2e: a claim carries data from one pod to the next on containerd', { timeout: 300_000 }, () => {
-  let registry: TestRegistry | undefined;
-  let ctrd: TestContainerd | undefined;
+  let srv: ContainerdServer | undefined;
   let c: Cluster | undefined;
-  let cfgDir: string | undefined;
-  const kubectl = (...args: string[]): string => {
-    const r = c!.kubectl(args, { timeoutMs: 150_000 });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const apply = (yaml: string): void => {
-    const r = c!.kubectl(['apply', '-f', '-'], { input: yaml });
-    assert.equal(r.code, 0, r.stderr);
-  };
-  const phase = (name: string): string => JSON.parse(kubectl('get', 'pod', name, '-o', 'json')).status?.phase ?? '';
+  let kcfg: ReturnType<typeof fastSyncKubeletConfig> | undefined;
+  const { kubectl, apply, phase } = slowKubectl(() => c);
 
   before(async () => {
-    registry = await startRegistry();
-    await publishTestImages(registry.host);
-    ctrd = await startTestContainerd({ mirror: registry.host });
-    // --disable-kube-proxy: this cluster's node is the host itself; its iptables and routes are not the test's to change
     // syncFrequency 3s: the kubelet checks mounted claims for expansion on each pod sync (1 min by default)
-    cfgDir = fs.mkdtempSync(join(tmpdir(), 'k8ts-e2e-kcfg-'));
-    const cfg = join(cfgDir, 'kubelet-config.yaml');
-    fs.writeFileSync(cfg, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: 3s\n');
-    c = await startCluster({
-      args: ['--runtime', 'remote', '--container-runtime-endpoint', ctrd.endpoint, '--cgroup-root', ctrd.cgroupParent, '--disable-kube-proxy', '--kubelet-config', cfg],
-    });
+    kcfg = fastSyncKubeletConfig();
+    srv = await startServerOnContainerd(['--kubelet-config', kcfg.file]);
+    c = srv.cluster;
   });
 
   after(async () => {
     try {
-      c?.kubectl(['delete', 'pod', '--all', '--wait=false']);
-      if (c) unmountUnder(c.dir);
-      await c?.stop();
+      await srv?.stop();
     } finally {
-      await ctrd?.stop();
-      await registry?.stop();
-      if (cfgDir) fs.rmSync(cfgDir, { recursive: true, force: true });
+      kcfg?.remove();
     }
   });
 

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
+import { claimPod, kubectlHelpers } from './storage-support.js';
 
 interface Obj {
   metadata: { name: string; uid: string; deletionTimestamp?: string };
@@ -30,41 +31,12 @@ spec:
       storage: 16Mi
 `;
 
-const POD = (name: string, claim: string) => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  containers:
-  - name: app
-    image: busybox:1.36
-    command: [sh, -c, 'sleep 3600']
-    volumeDevices:
-    - name: data
-      devicePath: /dev/xvda
-  volumes:
-  - name: data
-    persistentVolumeClaim:
-      claimName: ${claim}
-`;
+const POD = (name: string, claim: string): string => claimPod(name, claim, { devicePath: '/dev/xvda' });
 
 describe('e2e: raw block volumes through CSI (sim runtime)', { timeout: 180_000 }, () => {
   let c: Cluster;
-  const get = (args: string[]): Obj => {
-    const r = c.kubectl(['get', ...args, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout) as Obj;
-  };
-  const gone = (args: string[]): true | undefined => (c.kubectl(['get', ...args, '-o', 'name']).code === 0 ? undefined : true);
-  const apply = (yaml: string): void => {
-    const r = c.kubectl(['apply', '-f', '-'], { input: yaml });
-    assert.equal(r.code, 0, r.stderr);
-  };
-  const events = (name: string): { reason: string; message: string; type: string }[] => {
-    const r = c.kubectl(['get', 'events', '--field-selector', `involvedObject.kind=Pod,involvedObject.name=${name}`, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { items: { reason: string; message: string; type: string }[] }).items;
-  };
+  const { get, apply, exists, events } = kubectlHelpers<Obj>(() => c);
+  const gone = (args: string[]): true | undefined => (exists(args) ? undefined : true);
 
   before(async () => {
     c = await startCluster({ args: ['--v', '4'] });
@@ -107,7 +79,7 @@ describe('e2e: raw block volumes through CSI (sim runtime)', { timeout: 180_000 
     // a Filesystem claim in volumeDevices: upstream's FailedMount, the pod stays Pending
     apply(CLAIM('fsclaim', 'Filesystem'));
     apply(POD('wrong', 'fsclaim'));
-    const ev = await eventually(() => events('wrong').find((e) => e.reason === 'FailedMount'), 60_000);
+    const ev = await eventually(() => events('Pod', 'wrong').find((e) => e.reason === 'FailedMount'), 60_000);
     assert.equal(ev.type, 'Warning');
     assert.equal(
       ev.message,

@@ -11,57 +11,37 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
-import { CSIError, csiServices, grpc, serveUnix, stopServer } from '../../src/csi/grpc.js';
-import { startRegistrar, type RunningRegistrar } from '../../src/csi/registrar.js';
+import { CSIError, grpc } from '../../src/csi/grpc.js';
+import { kubectlHelpers, serveTestDriver, type TestDriver } from './storage-support.js';
 
 const DRIVER = 'fail.csi.example.com';
 
 describe('e2e: a CSI driver that fails NodePublishVolume; CSI inline volumes', { timeout: 120_000 }, () => {
   let c: Cluster;
-  let server: grpc.Server | undefined;
-  let registrar: RunningRegistrar | undefined;
+  let driver: TestDriver | undefined;
   const publishes: { volumeId: string; targetPath: string; readonly: boolean; volumeContext: Record<string, string> }[] = [];
 
-  const get = (args: string[]): any => {
-    const r = c.kubectl(['get', ...args, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
-  const apply = (yaml: string): void => {
-    const r = c.kubectl(['apply', '-f', '-'], { input: yaml });
-    assert.equal(r.code, 0, r.stderr);
-  };
+  const { get, apply } = kubectlHelpers(() => c);
 
   before(async () => {
     c = await startCluster({ args: ['--v', '4'] });
-    const kubeletDir = join(c.dir, 'kubelet');
-    const sock = join(kubeletDir, 'plugins', DRIVER, 'csi.sock');
-    const s = csiServices();
-    server = await serveUnix(sock, [
-      [s.Identity!, { GetPluginInfo: async () => ({ name: DRIVER, vendorVersion: '0.0.1' }), GetPluginCapabilities: async () => ({ capabilities: [] }), Probe: async () => ({}) }],
-      [
-        s.Node!,
-        {
-          NodeGetInfo: async () => ({ nodeId: 'e2e-node-id' }),
-          NodeGetCapabilities: async () => ({ capabilities: [] }),
-          NodePublishVolume: async (req: (typeof publishes)[number]) => {
-            publishes.push(req);
-            throw new CSIError(grpc.status.INTERNAL, 'publish failed: injected by the test');
-          },
-          NodeUnpublishVolume: async () => ({}),
-        },
-      ],
-    ]);
-    registrar = await startRegistrar({ kubeletDir, driverName: DRIVER, driverEndpoint: sock });
+    driver = await serveTestDriver(join(c.dir, 'kubelet'), DRIVER, {
+      NodeGetInfo: async () => ({ nodeId: 'e2e-node-id' }),
+      NodeGetCapabilities: async () => ({ capabilities: [] }),
+      NodePublishVolume: async (req: (typeof publishes)[number]) => {
+        publishes.push(req);
+        throw new CSIError(grpc.status.INTERNAL, 'publish failed: injected by the test');
+      },
+      NodeUnpublishVolume: async () => ({}),
+    });
   });
   after(async () => {
-    await registrar?.stop();
-    if (server) await stopServer(server);
+    await driver?.stop();
     await c?.stop();
   });
 
   it('registers the driver: CSINode gets its node ID', async () => {
-    assert.deepEqual(await registrar!.registered, { pluginRegistered: true, error: '' });
+    assert.deepEqual(await driver!.registrar.registered, { pluginRegistered: true, error: '' });
     const n = await eventually(() => get(['csinode', 'e2e-node']).spec.drivers?.find((d: { name: string }) => d.name === DRIVER));
     assert.deepEqual(n, { name: DRIVER, nodeID: 'e2e-node-id', topologyKeys: [] });
   });

@@ -10,21 +10,14 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
+import { claimPod, fastSyncKubeletConfig, kubectlHelpers, type Ev } from './storage-support.js';
 
 interface Obj {
   metadata: { name: string; uid: string };
   spec: Record<string, any>;
   status?: Record<string, any>;
-}
-interface Ev {
-  reason: string;
-  message: string;
-  type: string;
-  source?: { component?: string; host?: string };
 }
 
 const CLAIM = (name: string, size: string, cls?: string) => `apiVersion: v1
@@ -38,53 +31,21 @@ spec:
       storage: ${size}
 `;
 
-const POD = (name: string, claim: string) => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: app
-    image: busybox:1.36
-    command: [sh, -c, 'sleep 3600']
-    volumeMounts:
-    - name: data
-      mountPath: /data
-  volumes:
-  - name: data
-    persistentVolumeClaim:
-      claimName: ${claim}
-`;
+const POD = (name: string, claim: string): string => claimPod(name, claim, { gracePeriod: 1 });
 
 describe('e2e: volume expansion through CSI (sim runtime)', { timeout: 240_000 }, () => {
   let c: Cluster;
-  let cfgDir: string;
-  const get = (args: string[]): Obj => {
-    const r = c.kubectl(['get', ...args, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout) as Obj;
-  };
-  const apply = (yaml: string): void => {
-    const r = c.kubectl(['apply', '-f', '-'], { input: yaml });
-    assert.equal(r.code, 0, r.stderr);
-  };
-  const events = (kind: string, name: string): Ev[] => {
-    const r = c.kubectl(['get', 'events', '--field-selector', `involvedObject.kind=${kind},involvedObject.name=${name}`, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { items: Ev[] }).items;
-  };
+  let kcfg: ReturnType<typeof fastSyncKubeletConfig> | undefined;
+  const { get, apply, events } = kubectlHelpers<Obj>(() => c);
   const running = (pod: string) => eventually(() => get(['pod', pod]).status?.phase === 'Running' || undefined, 90_000);
 
   before(async () => {
-    cfgDir = fs.mkdtempSync(join(tmpdir(), 'k8ts-e2e-kcfg-'));
-    const cfg = join(cfgDir, 'kubelet-config.yaml');
-    fs.writeFileSync(cfg, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: 3s\n');
-    c = await startCluster({ args: ['--v', '4', '--kubelet-config', cfg] });
+    kcfg = fastSyncKubeletConfig();
+    c = await startCluster({ args: ['--v', '4', '--kubelet-config', kcfg.file] });
   });
   after(async () => {
     await c?.stop();
-    if (cfgDir) fs.rmSync(cfgDir, { recursive: true, force: true });
+    kcfg?.remove();
   });
 
   it('grows a mounted claim online: ControllerExpandVolume, then the kubelet’s NodeExpandVolume', async () => {

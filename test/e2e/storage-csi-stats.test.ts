@@ -12,25 +12,32 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
-import { csiServices, serveUnix, stopServer, type grpc } from '../../src/csi/grpc.js';
-import { startRegistrar, type RunningRegistrar } from '../../src/csi/registrar.js';
+import { kubectlHelpers, serveTestDriver, type TestDriver } from './storage-support.js';
 
 const ATTACH_DRIVER = 'attach.csi.example.com';
 
+/** A busybox pod (`sleep 3600`) mounting claim `claim` at /data; `specLines` (YAML, indented) go before its containers. */
+const podUsing = (name: string, claim: string, specLines = ''): string => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+${specLines}  containers:
+  - name: app
+    image: busybox:1.36
+    command: [sleep, '3600']
+    volumeMounts:
+    - {name: data, mountPath: /data}
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: ${claim}}
+`;
+
 describe('e2e: CSI volume stats, volumesInUse and volumesAttached', { timeout: 180_000 }, () => {
   let c: Cluster;
-  let server: grpc.Server | undefined;
-  let registrar: RunningRegistrar | undefined;
+  let driver: TestDriver | undefined;
 
-  const get = (args: string[]): any => {
-    const r = c.kubectl(['get', ...args, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout);
-  };
-  const apply = (yaml: string): void => {
-    const r = c.kubectl(['apply', '-f', '-'], { input: yaml });
-    assert.equal(r.code, 0, r.stderr);
-  };
+  const { get, apply } = kubectlHelpers(() => c);
   const raw = (path: string): string => {
     const r = c.kubectl(['get', '--raw', path]);
     assert.equal(r.code, 0, r.stderr);
@@ -46,29 +53,15 @@ describe('e2e: CSI volume stats, volumesInUse and volumesAttached', { timeout: 1
     // sim-node-0 runs no CSI driver: its CSINode comes from the kubelet's start alone
     c = await startCluster({ args: ['--v', '4', '--volume-stats-agg-period', '1s', '--sim-nodes', '1'] });
     // a third-party driver that requires attach: Node service only (its attacher is this test)
-    const kubeletDir = join(c.dir, 'kubelet');
-    const sock = join(kubeletDir, 'plugins', ATTACH_DRIVER, 'csi.sock');
-    const s = csiServices();
-    server = await serveUnix(sock, [
-      [
-        s.Identity!,
-        { GetPluginInfo: async () => ({ name: ATTACH_DRIVER, vendorVersion: '0.0.1' }), GetPluginCapabilities: async () => ({ capabilities: [] }), Probe: async () => ({}) },
-      ],
-      [
-        s.Node!,
-        {
-          NodeGetInfo: async () => ({ nodeId: 'e2e-node' }),
-          NodeGetCapabilities: async () => ({ capabilities: [] }),
-          NodePublishVolume: async (req: { targetPath: string }) => (fs.mkdirSync(req.targetPath, { recursive: true }), {}),
-          NodeUnpublishVolume: async (req: { targetPath: string }) => (fs.rmSync(req.targetPath, { recursive: true, force: true }), {}),
-        },
-      ],
-    ]);
-    registrar = await startRegistrar({ kubeletDir, driverName: ATTACH_DRIVER, driverEndpoint: sock });
+    driver = await serveTestDriver(join(c.dir, 'kubelet'), ATTACH_DRIVER, {
+      NodeGetInfo: async () => ({ nodeId: 'e2e-node' }),
+      NodeGetCapabilities: async () => ({ capabilities: [] }),
+      NodePublishVolume: async (req: { targetPath: string }) => (fs.mkdirSync(req.targetPath, { recursive: true }), {}),
+      NodeUnpublishVolume: async (req: { targetPath: string }) => (fs.rmSync(req.targetPath, { recursive: true, force: true }), {}),
+    });
   });
   after(async () => {
-    await registrar?.stop();
-    if (server) await stopServer(server);
+    await driver?.stop();
     await c?.stop();
   });
 
@@ -95,21 +88,7 @@ spec:
     requests:
       storage: 1Gi
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: stats-writer
-spec:
-  containers:
-  - name: app
-    image: busybox:1.36
-    command: [sleep, '3600']
-    volumeMounts:
-    - {name: data, mountPath: /data}
-  volumes:
-  - name: data
-    persistentVolumeClaim: {claimName: stats-data}
-`);
+${podUsing('stats-writer', 'stats-data')}`);
     await eventually(() => get(['pod', 'stats-writer']).status?.phase === 'Running' || undefined, 60_000);
     const pvName = get(['pvc', 'stats-data']).spec.volumeName as string;
     const uid = get(['pod', 'stats-writer']).metadata.uid as string;
@@ -178,22 +157,7 @@ spec:
   resources:
     requests: {storage: 1Gi}
 ---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: att-user
-spec:
-  nodeSelector: {kubernetes.io/hostname: e2e-node}
-  containers:
-  - name: app
-    image: busybox:1.36
-    command: [sleep, '3600']
-    volumeMounts:
-    - {name: data, mountPath: /data}
-  volumes:
-  - name: data
-    persistentVolumeClaim: {claimName: att-claim}
-`);
+${podUsing('att-user', 'att-claim', '  nodeSelector: {kubernetes.io/hostname: e2e-node}\n')}`);
     const unique = `kubernetes.io/csi/${ATTACH_DRIVER}^vol-att`;
     // the attach/detach controller's VolumeAttachment; this test is the driver's external-attacher
     const va = await eventually(() => {

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
+import { claimPod, kubectlHelpers } from './storage-support.js';
 
 interface Obj {
   metadata: { name: string; uid: string; annotations?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string };
@@ -30,44 +31,9 @@ spec:
       storage: 1Gi
 `;
 
-const POD = (name: string, claim: string) => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  containers:
-  - name: app
-    image: busybox:1.36
-    command: [sh, -c, 'sleep 3600']
-    volumeMounts:
-    - name: data
-      mountPath: /data
-  volumes:
-  - name: data
-    persistentVolumeClaim:
-      claimName: ${claim}
-`;
-
 describe('e2e: volumes through CSI (sim runtime)', { timeout: 180_000 }, () => {
   let c: Cluster;
-  const get = (args: string[]): Obj => {
-    const r = c.kubectl(['get', ...args, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout) as Obj;
-  };
-  const tryGet = (args: string[]): Obj | undefined => {
-    const r = c.kubectl(['get', ...args, '-o', 'json']);
-    return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
-  };
-  const apply = (yaml: string): void => {
-    const r = c.kubectl(['apply', '-f', '-'], { input: yaml });
-    assert.equal(r.code, 0, r.stderr);
-  };
-  const events = (kind: string, name: string): { reason: string; message: string; type: string; source?: { component?: string } }[] => {
-    const r = c.kubectl(['get', 'events', '--field-selector', `involvedObject.kind=${kind},involvedObject.name=${name}`, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { items: { reason: string; message: string; type: string; source?: { component?: string } }[] }).items;
-  };
+  const { get, tryGet, apply, events } = kubectlHelpers<Obj>(() => c);
 
   before(async () => {
     c = await startCluster({ args: ['--v', '4'] });
@@ -112,7 +78,7 @@ describe('e2e: volumes through CSI (sim runtime)', { timeout: 180_000 }, () => {
     assert.equal(wffc.message, 'waiting for first consumer to be created before binding');
     assert.equal(wffc.source?.component, 'persistentvolume-controller');
 
-    apply(POD('writer', 'data'));
+    apply(claimPod('writer', 'data'));
     await eventually(() => get(['pod', 'writer']).status?.phase === 'Running' || undefined, 60_000);
     const pvc = get(['pvc', 'data']);
     assert.equal(pvc.status?.phase, 'Bound');
@@ -190,7 +156,7 @@ spec:
     requests:
       storage: 100Mi
 ---
-${POD('keeper', 'kept')}`);
+${claimPod('keeper', 'kept')}`);
     await eventually(() => get(['pod', 'keeper']).status?.phase === 'Running' || undefined, 60_000);
     const pvName = get(['pvc', 'kept']).spec.volumeName as string;
     const pv = get(['pv', pvName]);

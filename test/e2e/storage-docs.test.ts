@@ -21,6 +21,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, MANIFESTS, type Cluster } from './harness.js';
+import { kubectlHelpers } from './storage-support.js';
 
 /** A kubectl table as rows of header → cell (cells cut at the header's column starts). */
 function table(out: string): Record<string, string>[] {
@@ -47,18 +48,8 @@ ${cls === undefined ? '' : `  storageClassName: "${cls}"\n`}  accessModes: [Read
 
 describe('e2e: storage as the docs show it (sim runtime)', { timeout: 240_000 }, () => {
   let c: Cluster;
-  const ok = (args: string[], input?: string): string => {
-    const r = c.kubectl(args, { input });
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const fails = (args: string[], input?: string): string => {
-    const r = c.kubectl(args, { input });
-    assert.notEqual(r.code, 0, `kubectl ${args.join(' ')} should fail: ${r.stdout}`);
-    return r.stderr.trim();
-  };
+  const { ok, fails, exists } = kubectlHelpers(() => c);
   const json = <T = any>(args: string[]): T => JSON.parse(ok(['get', ...args, '-o', 'json'])) as T;
-  const exists = (args: string[]): boolean => c.kubectl(['get', ...args, '-o', 'name']).code === 0;
   const eventsOf = (kind: string, name: string): { reason: string; message: string; type: string }[] =>
     json<{ items: { reason: string; message: string; type: string }[] }>(['events', '--field-selector', `involvedObject.kind=${kind},involvedObject.name=${name}`]).items;
 

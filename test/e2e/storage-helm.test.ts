@@ -12,17 +12,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { helm } from '../support/helm.js';
 import { eventually, ROOT, startCluster, type Cluster } from './harness.js';
+import { kubectlHelpers } from './storage-support.js';
 
 const CHART = join(ROOT, 'test', 'fixtures', 'charts', 'storage-demo');
 
 describe('e2e: helm chart with persistence (sim runtime)', { timeout: 180_000 }, () => {
   let c: Cluster;
-  const json = <T = any>(args: string[]): T => {
-    const r = c.kubectl(['get', ...args, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout) as T;
-  };
-  const exists = (args: string[]): boolean => c.kubectl(['get', ...args, '-o', 'name']).code === 0;
+  const { get: json, exists } = kubectlHelpers(() => c);
 
   before(async () => {
     c = await startCluster();
