@@ -77,6 +77,23 @@ describe('csi-hostpath over gRPC', () => {
     assert.equal((gone as Error).message, `rpc error: code = NotFound desc = volume id ${JSON.stringify(v.volumeId)} not found`);
   });
 
+  it('NodeStageVolume again over a stale staging link or a lost one (a restarted node) makes the volume publishable', async () => {
+    const v = await c.createVolume({ name: 'pvc-restage', volumeCapabilities: [MOUNT] });
+    const staging = join(dir, 'restage', 'globalmount');
+    const target = join(dir, 'restage-pod', 'mount');
+    fs.mkdirSync(join(dir, 'restage'));
+    fs.mkdirSync(join(dir, 'restage-pod'));
+    fs.symlinkSync(join(dir, 'elsewhere'), staging, 'dir');
+    await c.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: MOUNT });
+    assert.equal(fs.readlinkSync(staging), d.volumePath(v.volumeId));
+    fs.unlinkSync(staging); // what a reboot leaves: the kubelet's record, no staging
+    const lost = await c.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: target, volumeCapability: MOUNT }).catch((e: unknown) => e);
+    assert.equal((lost as Error).message, `rpc error: code = FailedPrecondition desc = volume ${JSON.stringify(v.volumeId)} is not staged at ${staging}`);
+    await c.nodeStageVolume({ volumeId: v.volumeId, stagingTargetPath: staging, volumeCapability: MOUNT });
+    await c.nodePublishVolume({ volumeId: v.volumeId, stagingTargetPath: staging, targetPath: target, volumeCapability: MOUNT });
+    assert.equal(fs.readlinkSync(target), d.volumePath(v.volumeId));
+  });
+
   it('ControllerExpandVolume asks for node expansion, as csi-driver-host-path; NodeExpandVolume checks the path and the node limit', async () => {
     const v = await c.createVolume({ name: 'pvc-4', capacityRange: { requiredBytes: 1 << 20 }, volumeCapabilities: [MOUNT] });
     assert.deepEqual(await c.controllerExpandVolume({ volumeId: v.volumeId, capacityRange: { requiredBytes: 2 << 20 } }), { capacityBytes: 2 << 20, nodeExpansionRequired: true });

@@ -49,12 +49,16 @@ export function isPublished(p: string, source: string, mode: PublishMode): boole
 export function publish(source: string, target: string, mode: PublishMode, readonly: boolean): void {
   if (isPublished(target, source, mode)) return;
   if (mode === 'bind') {
+    // a link left by the simulated runtime's driver gives way to the mount point
+    if (isSymlink(target)) fs.unlinkSync(target);
     fs.mkdirSync(target, { recursive: true });
     run(['--bind', source, target]);
     if (readonly) run(['-o', 'remount,bind,ro', target]);
     return;
   }
-  // an empty directory at the target (made by an earlier attempt) gives way to the link
+  // a bind mount left by a run on real containers, an empty directory made by an earlier
+  // attempt or a stale link gives way to the link
+  if (isMountPoint(target)) unpublish(target);
   try {
     if (fs.lstatSync(target).isDirectory()) fs.rmdirSync(target);
     else fs.unlinkSync(target);
@@ -62,6 +66,14 @@ export function publish(source: string, target: string, mode: PublishMode, reado
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   fs.symlinkSync(source, target, 'dir');
+}
+
+function isSymlink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Undoes {@link publish} and removes `target`; nothing there is no error. */

@@ -67,6 +67,13 @@ export class CSIVolumePlugin {
   readonly registry = new PublishedVolumes();
   /** PVs of volumeMode Block used through volumeDevices */
   readonly block: CSIBlockMapper;
+  /**
+   * Staging paths this kubelet has staged since it started. A `vol_data.json` left by an
+   * earlier run does not prove the volume is still staged (a reboot drops mounts; the
+   * runtime may have changed), so, as upstream's reconstruction marks every device mount
+   * uncertain, the first mount after a start calls NodeStageVolume again (it is idempotent).
+   */
+  private readonly staged = new Set<string>();
 
   constructor(
     private readonly kubeletDir: string,
@@ -152,7 +159,7 @@ export class CSIVolumePlugin {
     if (!r.ephemeral && drv.nodeCapabilities.includes('STAGE_UNSTAGE_VOLUME')) {
       stagingPath = this.stagingPath(r.driver, r.handle);
       const dataFile = path.join(path.dirname(stagingPath), 'vol_data.json');
-      if (!fs.existsSync(dataFile)) {
+      if (!this.staged.has(stagingPath) || !fs.existsSync(dataFile)) {
         fs.mkdirSync(stagingPath, { recursive: true, mode: 0o750 });
         this.log(`kubernetes.io/csi: calling NodeStageVolume rpc [volid=${r.handle},staging_target_path=${stagingPath}]`);
         try {
@@ -170,6 +177,7 @@ export class CSIVolumePlugin {
         }
         const data: VolData = { driverName: r.driver, volumeHandle: r.handle, specVolID: r.specName, nodeName: this.nodeName, attachmentID, volumeLifecycleMode: 'Persistent' };
         fs.writeFileSync(dataFile, JSON.stringify(data));
+        this.staged.add(stagingPath);
         resized = await expandAtMount(this.expander, 'MountVolume.MountDevice', pod, v, r.specName, { volumePath: stagingPath, stagingPath });
       }
     }
@@ -326,6 +334,7 @@ export class CSIVolumePlugin {
         throw new Error(`UnmountDevice failed for volume ${JSON.stringify(data.specVolID)} : ${(e as Error).message}`);
       }
       removeRecordDir(path.dirname(data.stagingPath), 'globalmount');
+      this.staged.delete(data.stagingPath);
     }
     this.registry.deletePod(uid);
   }
