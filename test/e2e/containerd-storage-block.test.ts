@@ -14,25 +14,10 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { loopDevicesOf } from '../../src/csi/hostpath/block.js';
 import { eventually, type Cluster } from './harness.js';
-import { mountsUnder, slowKubectl, startServerOnContainerd, type ContainerdServer } from './storage-support.js';
+import { mountsUnder, shellClaimPod, slowKubectl, startServerOnContainerd, type ContainerdServer } from './storage-support.js';
 import { requirePackages } from '../support/deps.js';
 
-const pod = (name: string, cmd: string): string => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: c
-    image: busybox:1.36
-    command: [sh, -c, '${cmd}']
-    volumeDevices:
-    - {name: data, devicePath: /dev/xvda}
-  volumes:
-  - name: data
-    persistentVolumeClaim: {claimName: raw}
-`;
+const pod = (name: string, cmd: string): string => shellClaimPod(name, cmd, 'raw', '/dev/xvda');
 
 describe('e2e: a raw block claim carries data from one pod to the next on containerd', { timeout: 300_000 }, () => {
   let srv: ContainerdServer | undefined;

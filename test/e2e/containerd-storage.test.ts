@@ -13,24 +13,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { eventually, type Cluster } from './harness.js';
-import { fastSyncKubeletConfig, mountsUnder, slowKubectl, startServerOnContainerd, type ContainerdServer } from './storage-support.js';
+import { fastSyncKubeletConfig, mountsUnder, shellClaimPod, slowKubectl, startServerOnContainerd, type ContainerdServer } from './storage-support.js';
 
-const pod = (name: string, cmd: string): string => `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: c
-    image: busybox:1.36
-    command: [sh, -c, '${cmd}']
-    volumeMounts:
-    - {name: data, mountPath: /data}
-  volumes:
-  - name: data
-    persistentVolumeClaim: {claimName: shared}
-`;
+const pod = (name: string, cmd: string): string => shellClaimPod(name, cmd, 'shared');
 
 describe('e2e: a claim carries data from one pod to the next on containerd', { timeout: 300_000 }, () => {
   let srv: ContainerdServer | undefined;

@@ -25,9 +25,7 @@ describe('e2e: a CSI driver that fails NodePublishVolume; CSI inline volumes', {
 
   before(async () => {
     c = await startCluster({ args: ['--v', '4'] });
-    driver = await serveTestDriver(join(c.dir, 'kubelet'), DRIVER, {
-      NodeGetInfo: async () => ({ nodeId: 'e2e-node-id' }),
-      NodeGetCapabilities: async () => ({ capabilities: [] }),
+    driver = await serveTestDriver(join(c.dir, 'kubelet'), DRIVER, 'e2e-node-id', {
       NodePublishVolume: async (req: (typeof publishes)[number]) => {
         publishes.push(req);
         throw new CSIError(grpc.status.INTERNAL, 'publish failed: injected by the test');

@@ -53,9 +53,7 @@ describe('e2e: CSI volume stats, volumesInUse and volumesAttached', { timeout: 1
     // sim-node-0 runs no CSI driver: its CSINode comes from the kubelet's start alone
     c = await startCluster({ args: ['--v', '4', '--volume-stats-agg-period', '1s', '--sim-nodes', '1'] });
     // a third-party driver that requires attach: Node service only (its attacher is this test)
-    driver = await serveTestDriver(join(c.dir, 'kubelet'), ATTACH_DRIVER, {
-      NodeGetInfo: async () => ({ nodeId: 'e2e-node' }),
-      NodeGetCapabilities: async () => ({ capabilities: [] }),
+    driver = await serveTestDriver(join(c.dir, 'kubelet'), ATTACH_DRIVER, 'e2e-node', {
       NodePublishVolume: async (req: { targetPath: string }) => (fs.mkdirSync(req.targetPath, { recursive: true }), {}),
       NodeUnpublishVolume: async (req: { targetPath: string }) => (fs.rmSync(req.targetPath, { recursive: true, force: true }), {}),
     });

@@ -105,6 +105,27 @@ ${o.devicePath === undefined ? '    volumeMounts:\n    - name: data\n      mount
 `;
 
 /**
+ * A busybox pod (container `c`, terminationGracePeriodSeconds 1) running `sh -c 'cmd'`
+ * (`cmd` without single quotes) with claim `claim` as volume `data`: mounted at /data, or
+ * with `devicePath` as a raw block device there.
+ */
+export const shellClaimPod = (name: string, cmd: string, claim: string, devicePath?: string): string => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1.36
+    command: [sh, -c, '${cmd}']
+${devicePath === undefined ? '    volumeMounts:\n    - {name: data, mountPath: /data}' : `    volumeDevices:\n    - {name: data, devicePath: ${devicePath}}`}
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: ${claim}}
+`;
+
+/**
  * A temp dir holding `kubelet-config.yaml`, a KubeletConfiguration with `syncFrequency: 3s`
  * (the kubelet checks mounted claims for expansion on each pod sync; 1 min by default).
  * `remove()` deletes the dir.
@@ -134,16 +155,17 @@ export interface TestDriver {
 
 /**
  * Serves CSI driver `driver` on `<kubeletDir>/plugins/<driver>/csi.sock` — Identity
- * (GetPluginInfo with vendorVersion 0.0.1, no plugin capabilities, Probe) and the Node
- * service `node` — and registers it through the kubelet's plugins_registry.
+ * (GetPluginInfo with vendorVersion 0.0.1, no plugin capabilities, Probe) and a Node
+ * service whose NodeGetInfo answers `nodeId`, with no node capabilities, and the other
+ * methods `node` (NodePublishVolume …) — and registers it through the kubelet's plugins_registry.
  * @throws what serveUnix or startRegistrar throws, with the server stopped
  */
-export async function serveTestDriver(kubeletDir: string, driver: string, node: Record<string, UnaryImpl>): Promise<TestDriver> {
+export async function serveTestDriver(kubeletDir: string, driver: string, nodeId: string, node: Record<string, UnaryImpl>): Promise<TestDriver> {
   const sock = join(kubeletDir, 'plugins', driver, 'csi.sock');
   const s = csiServices();
   const server = await serveUnix(sock, [
     [s.Identity!, { GetPluginInfo: async () => ({ name: driver, vendorVersion: '0.0.1' }), GetPluginCapabilities: async () => ({ capabilities: [] }), Probe: async () => ({}) }],
-    [s.Node!, node],
+    [s.Node!, { NodeGetInfo: async () => ({ nodeId }), NodeGetCapabilities: async () => ({ capabilities: [] }), ...node }],
   ]);
   let registrar: RunningRegistrar;
   try {
