@@ -139,6 +139,26 @@ describe('kubelet CSI raw block volumes (volumeDevices)', { timeout: 60_000 }, (
     assert.equal(fs.existsSync(join(kd(), 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', pv)), false);
   });
 
+  it('a restarted kubelet stages again a volume whose staging a reboot lost (its record survives)', async () => {
+    const { pv, handle } = await boundClaim('blk-reboot', 'Block');
+    const p5 = pod('uid-5', 'blk-reboot', 'devices');
+    await plugin.setUp(p5, p5.spec!.volumes![0]!);
+    const staging = join(kd(), 'plugins', 'kubernetes.io', 'csi', 'volumeDevices', 'staging', pv);
+    const stageLine = `kubernetes.io/csi: calling NodeStageVolume rpc [volid=${handle},staging_target_path=${staging}]`;
+    assert.equal(log.filter((l) => l === stageLine).length, 1);
+    fs.unlinkSync(staging); // the reboot
+    const restarted = new CSIVolumePlugin(kd(), NODE, c.client, drivers, (l) => log.push(l));
+    const link = await restarted.setUp(p5, p5.spec!.volumes![0]!);
+    assert.equal(log.filter((l) => l === stageLine).length, 2);
+    assert.equal(fs.readlinkSync(staging), hostpath.volumePath(handle));
+    assert.equal(fs.statSync(link).size, 4 << 20);
+    // staged by this kubelet now: the next map does not stage again
+    await restarted.setUp(p5, p5.spec!.volumes![0]!);
+    assert.equal(log.filter((l) => l === stageLine).length, 2);
+    await restarted.tearDownPod('uid-5');
+    assert.equal(fs.existsSync(staging), false);
+  });
+
   it('a Filesystem claim in volumeDevices and a Block claim in volumeMounts fail with upstream texts', async () => {
     await boundClaim('fsc', 'Filesystem');
     const p = pod('uid-3', 'fsc', 'devices');

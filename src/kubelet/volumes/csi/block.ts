@@ -50,6 +50,13 @@ export interface BlockSetUp {
 const escape = (name: string): string => name.replaceAll('/', '~');
 
 export class CSIBlockMapper {
+  /**
+   * Volumes (their vol_data.json) this kubelet has staged since it started: after a restart
+   * the record does not prove the device is still staged (a reboot detaches loop devices),
+   * so the first map calls NodeStageVolume again, as upstream's uncertain reconstructed devices.
+   */
+  private readonly staged = new Set<string>();
+
   constructor(
     private readonly kubeletDir: string,
     private readonly nodeName: string,
@@ -93,7 +100,7 @@ export class CSIBlockMapper {
     const dataFile = this.dataFile(r.specName);
     let stagingPath: string | undefined;
     if (drv.nodeCapabilities.includes('STAGE_UNSTAGE_VOLUME')) stagingPath = this.stagingPath(r.specName);
-    if (!fs.existsSync(dataFile)) {
+    if (!this.staged.has(dataFile) || !fs.existsSync(dataFile)) {
       if (stagingPath) {
         fs.mkdirSync(stagingPath, { recursive: true, mode: 0o750 });
         this.log(`kubernetes.io/csi: calling NodeStageVolume rpc [volid=${r.handle},staging_target_path=${stagingPath}]`);
@@ -122,6 +129,7 @@ export class CSIBlockMapper {
       };
       fs.mkdirSync(path.dirname(dataFile), { recursive: true, mode: 0o750 });
       fs.writeFileSync(dataFile, JSON.stringify(data));
+      this.staged.add(dataFile);
     }
 
     const publishPath = this.publishPath(r.specName, uid);
@@ -221,6 +229,7 @@ export class CSIBlockMapper {
       fs.rmSync(data.stagingPath, { recursive: true, force: true });
     }
     fs.rmSync(path.dirname(path.dirname(this.dataFile(spec))), { recursive: true, force: true });
+    this.staged.delete(this.dataFile(spec));
   }
 }
 
