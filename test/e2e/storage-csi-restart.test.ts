@@ -13,17 +13,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
+import { rwoClaim } from './storage-support.js';
 
-const MANIFEST = `apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: data
-spec:
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests:
-      storage: 1Gi
----
+const MANIFEST = `${rwoClaim('data', '1Gi')}---
 apiVersion: v1
 kind: Pod
 metadata:

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
-import { kubectlHelpers, serveTestDriver, type TestDriver } from './storage-support.js';
+import { kubectlHelpers, rwoClaim, serveTestDriver, type TestDriver } from './storage-support.js';
 
 const ATTACH_DRIVER = 'attach.csi.example.com';
 
@@ -76,16 +76,7 @@ describe('e2e: CSI volume stats, volumesInUse and volumesAttached', { timeout: 1
   });
 
   it('NodeGetVolumeStats of a default-class claim shows in /metrics and /stats/summary', async () => {
-    apply(`apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: stats-data
-spec:
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests:
-      storage: 1Gi
----
+    apply(`${rwoClaim('stats-data', '1Gi')}---
 ${podUsing('stats-writer', 'stats-data')}`);
     await eventually(() => get(['pod', 'stats-writer']).status?.phase === 'Running' || undefined, 60_000);
     const pvName = get(['pvc', 'stats-data']).spec.volumeName as string;

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, type Cluster } from './harness.js';
-import { claimPod, kubectlHelpers } from './storage-support.js';
+import { claimPod, kubectlHelpers, rwoClaim } from './storage-support.js';
 
 interface Obj {
   metadata: { name: string; uid: string; annotations?: Record<string, string>; finalizers?: string[]; deletionTimestamp?: string };
@@ -20,16 +20,7 @@ interface Obj {
   status?: Record<string, any>;
 }
 
-const CLAIM = `apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: data
-spec:
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests:
-      storage: 1Gi
-`;
+const CLAIM = rwoClaim('data', '1Gi');
 
 describe('e2e: volumes through CSI (sim runtime)', { timeout: 180_000 }, () => {
   let c: Cluster;

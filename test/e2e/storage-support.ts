@@ -83,6 +83,18 @@ export function kubectlHelpers<T = any>(cluster: () => Cluster | undefined): Kub
   };
 }
 
+/** A ReadWriteOnce claim `name` of `size` (a quantity) in the default StorageClass. */
+export const rwoClaim = (name: string, size: string): string => `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: ${name}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: ${size}
+`;
+
 /**
  * A busybox pod (container `app`, `sleep 3600`) using claim `claim` as volume `data`:
  * mounted at /data, or with `devicePath` as a raw block device there; with
