@@ -97,7 +97,7 @@ describe('CRD conversion webhook converter', () => {
     const cases: [ConversionAnswer | ((r: ReceivedConversion) => ConversionAnswer), string][] = [
       [{ failed: 'cannot convert' }, 'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd failed: cannot convert'],
       [
-        (r) => ({ raw: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'other', result: { status: 'Success' } } } }),
+        () => ({ raw: { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'other', result: { status: 'Success' } } } }),
         'conversion webhook for stable.example.com/v1, Kind=E2eTestCrd failed: expected response.uid="uid-1", got "other"',
       ],
       [
