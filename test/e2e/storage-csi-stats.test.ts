@@ -89,6 +89,10 @@ ${podUsing('stats-writer', 'stats-data')}`);
       const text = raw('/api/v1/nodes/e2e-node/proxy/metrics');
       return text.includes(`${series} 123456\n`) ? text : undefined;
     }, 30_000);
+    assert.ok(
+      metrics.startsWith('# HELP kubelet_node_name [ALPHA] The node\'s name. The count is always 1.\n# TYPE kubelet_node_name gauge\nkubelet_node_name{node="e2e-node"} 1\n'),
+      metrics,
+    );
     assert.ok(metrics.includes('# HELP kubelet_volume_stats_used_bytes [ALPHA] Number of used bytes in the volume\n# TYPE kubelet_volume_stats_used_bytes gauge\n'), metrics);
     assert.ok(metrics.includes('kubelet_volume_stats_capacity_bytes{namespace="default",persistentvolumeclaim="stats-data"} 1.073741824e+09\n'), metrics);
     assert.ok(metrics.includes('kubelet_volume_stats_available_bytes{namespace="default",persistentvolumeclaim="stats-data"} 1.073618368e+09\n'), metrics);

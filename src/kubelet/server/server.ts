@@ -37,7 +37,7 @@ import { parsePortForwardPorts, serveWebSocketPortForward, WEBSOCKET_PORT_FORWAR
 import { prepareAttach, prepareExec, preparePortForward, type RemoteCommandRunner, type StreamOptions } from './streams.js';
 import type { StatsProvider } from '../stats/types.js';
 import { PROMETHEUS_TEXT, resourceMetricsText } from '../stats/resource-metrics.js';
-import { volumeStatsMetricsText } from '../stats/volume-metrics.js';
+import { kubeletMetricsText } from '../stats/volume-metrics.js';
 
 /** Options of {@link startKubeletServer}. */
 interface KubeletServerOptions {
@@ -239,7 +239,7 @@ export async function startKubeletServer(o: KubeletServerOptions): Promise<Kubel
         if (req.method !== 'GET') return writeText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
         const summary = await o.stats.summary();
         if (r.kind === 'statsSummary') return writeText(res, 200, JSON.stringify(summary, null, 2), { 'Content-Type': 'application/json' });
-        if (r.kind === 'metrics') return writeText(res, 200, volumeStatsMetricsText(summary), { 'Content-Type': PROMETHEUS_TEXT });
+        if (r.kind === 'metrics') return writeText(res, 200, kubeletMetricsText(summary), { 'Content-Type': PROMETHEUS_TEXT });
         return writeText(res, 200, resourceMetricsText(summary, o.statsComment), { 'Content-Type': PROMETHEUS_TEXT });
       }
       default:

@@ -47,3 +47,19 @@ export function volumeStatsMetricsText(s: Summary): string {
   }
   return out.length ? `${out.join('\n')}\n` : '';
 }
+
+/**
+ * The kubelet's own `/metrics`: `kubelet_node_name` (ALPHA, always 1, labelled with the
+ * node's name, as upstream's metrics.NodeName) followed by the volume stats families
+ * ({@link volumeStatsMetricsText}); families in name order as upstream's registry writes them.
+ *
+ * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/kubelet/metrics/metrics.go (NodeName)
+ */
+export function kubeletMetricsText(s: Summary): string {
+  const node = [
+    "# HELP kubelet_node_name [ALPHA] The node's name. The count is always 1.",
+    '# TYPE kubelet_node_name gauge',
+    `kubelet_node_name{node="${esc(s.node.nodeName)}"} 1`,
+  ];
+  return `${node.join('\n')}\n${volumeStatsMetricsText(s)}`;
+}

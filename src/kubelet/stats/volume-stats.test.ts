@@ -14,7 +14,7 @@ import { csiServices, serveUnix, stopServer, type grpc } from '../../csi/grpc.js
 import { FakeClock } from '../../util/fake-clock.js';
 import { csiVolumeMetrics, MetricsNotSupportedError, type VolumeMetrics } from '../volumes/csi/metrics.js';
 import { PublishedVolumes, type PublishedVolume } from '../volumes/csi/published.js';
-import { volumeStatsMetricsText } from './volume-metrics.js';
+import { kubeletMetricsText, volumeStatsMetricsText } from './volume-metrics.js';
 import { VolumeStatsCache } from './volume-stats.js';
 import type { Summary } from './types.js';
 
@@ -227,6 +227,12 @@ describe('kubelet_volume_stats_* exposition', () => {
       ].join('\n'),
     );
     assert.equal(volumeStatsMetricsText({ node: s.node, pods: [] }), '');
+    // the kubelet's /metrics always has kubelet_node_name, volumes or not
+    assert.equal(
+      kubeletMetricsText({ node: s.node, pods: [] }),
+      `# HELP kubelet_node_name [ALPHA] The node's name. The count is always 1.\n# TYPE kubelet_node_name gauge\nkubelet_node_name{node="${s.node.nodeName}"} 1\n`,
+    );
+    assert.ok(kubeletMetricsText(s).endsWith(volumeStatsMetricsText(s)));
   });
 });
 
