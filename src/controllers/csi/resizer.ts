@@ -31,6 +31,7 @@ import {
   withConditions,
   withStorageResizeStatus,
 } from '../../api/core/v1/persistentvolumeclaim/resize.js';
+import { rfc3339 } from '../../client/events.js';
 import { R } from '../../client/types.js';
 import { isFinalError, isInfeasibleError } from '../../csi/errors.js';
 import { realClock } from '../../util/clock.js';
@@ -131,7 +132,7 @@ export async function startExternalResizer(ctx: SidecarContext): Promise<Running
     },
   });
 
-  const now = (): string => new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+  const now = (): string => rfc3339(new Date(clock.now()));
   /** The claim's status subresource, checked against `cur`'s resourceVersion (upstream PatchClaim with the check). */
   const writeStatus = (cur: PVC, status: PersistentVolumeClaimStatus): Promise<PVC> =>
     client.update<PVC>(R.persistentvolumeclaims, cur.metadata?.namespace ?? '', { ...cur, status }, { subresource: 'status' });

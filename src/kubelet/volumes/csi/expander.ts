@@ -34,7 +34,7 @@ import {
   withStorageResizeStatus,
 } from '../../../api/core/v1/persistentvolumeclaim/resize.js';
 import { parseQuantity, value } from '../../../apimachinery/quantity.js';
-import type { EventRecorder } from '../../../client/events.js';
+import { rfc3339, type EventRecorder } from '../../../client/events.js';
 import { R, type Client } from '../../../client/types.js';
 import { isFinalError, isInfeasibleError, isInUseError } from '../../../csi/errors.js';
 import type { Clock } from '../../../util/clock.js';
@@ -87,7 +87,7 @@ export class CSINodeExpander {
   constructor(private readonly o: CSINodeExpanderOptions) {}
 
   private now(): string {
-    return new Date(this.o.clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+    return rfc3339(new Date(this.o.clock.now()));
   }
 
   /**

@@ -10,6 +10,7 @@
  * @see https://github.com/kubernetes/kubernetes/blob/v1.32.0/pkg/volume/csi/csi_client.go (NodeGetVolumeStats)
  */
 import type { CSIDriverEntry } from './drivers.js';
+import { rfc3339 } from '../../../client/events.js';
 
 /** What a volume's metrics say (upstream volume.Metrics); sizes in bytes, inodes as counts. */
 export interface VolumeMetrics {
@@ -34,8 +35,6 @@ export class MetricsNotSupportedError extends Error {
   }
 }
 
-const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 /**
  * NodeGetVolumeStats of volume `volumeId` published at `targetPath`.
  * @param log the kubelet's `--v=4` log (`kubernetes.io/csi: calling NodeGetVolumeStats rpc [volid=…,target_path=…]`)
@@ -45,7 +44,7 @@ export async function csiVolumeMetrics(drv: CSIDriverEntry, volumeId: string, ta
   if (!drv.nodeCapabilities.includes('GET_VOLUME_STATS')) throw new MetricsNotSupportedError(drv.name);
   log(`kubernetes.io/csi: calling NodeGetVolumeStats rpc [volid=${volumeId},target_path=${targetPath}]`);
   const res = await drv.client.nodeGetVolumeStatsResponse(volumeId, targetPath);
-  const m: VolumeMetrics = { time: rfc3339(now), capacityBytes: 0, availableBytes: 0, usedBytes: 0, inodes: 0, inodesFree: 0, inodesUsed: 0 };
+  const m: VolumeMetrics = { time: rfc3339(new Date(now)), capacityBytes: 0, availableBytes: 0, usedBytes: 0, inodes: 0, inodesFree: 0, inodesUsed: 0 };
   for (const u of res.usage ?? []) {
     if (u.unit === 'BYTES') {
       m.availableBytes = u.available;
