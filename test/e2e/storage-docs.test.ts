@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startCluster, eventually, MANIFESTS, type Cluster } from './harness.js';
-import { kubectlHelpers } from './storage-support.js';
+import { claimPod, kubectlHelpers } from './storage-support.js';
 
 /** A kubectl table as rows of header → cell (cells cut at the header's column starts). */
 function table(out: string): Record<string, string>[] {
@@ -182,21 +182,7 @@ spec:
   hostPath: {path: ${join(c.dir, 'node-root', 'pv1')}}
 ---
 ${claimYaml('gid-claim', 'manual')}---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: gid-pod
-spec:
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: app
-    image: busybox:1.36
-    command: [sh, -c, 'sleep 3600']
-    volumeMounts: [{name: data, mountPath: /data}]
-  volumes:
-  - name: data
-    persistentVolumeClaim: {claimName: gid-claim}
-`,
+${claimPod('gid-pod', 'gid-claim', { gracePeriod: 1 })}`,
     );
     await eventually(() => json(['pod', 'gid-pod']).status?.phase === 'Running' || undefined, 60_000);
     assert.equal(json(['pvc', 'gid-claim']).spec.volumeName, 'pv1');
@@ -358,20 +344,7 @@ spec:
     ok(
       ['apply', '-f', '-'],
       `${claimYaml('in-use', 'local-path')}---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: user
-spec:
-  containers:
-  - name: app
-    image: busybox:1.36
-    command: [sh, -c, 'sleep 3600']
-    volumeMounts: [{name: data, mountPath: /data}]
-  volumes:
-  - name: data
-    persistentVolumeClaim: {claimName: in-use}
-`,
+${claimPod('user', 'in-use')}`,
     );
     await eventually(() => json(['pod', 'user']).status?.phase === 'Running' || undefined, 60_000);
     const pvName = json(['pvc', 'in-use']).spec.volumeName as string;
@@ -404,19 +377,7 @@ provisioner: example.com/nobody
 volumeBindingMode: WaitForFirstConsumer
 ---
 ${claimYaml('waits', 'nobody')}---
-apiVersion: v1
-kind: Pod
-metadata:
-  name: waiter
-spec:
-  containers:
-  - name: app
-    image: busybox:1.36
-    volumeMounts: [{name: data, mountPath: /data}]
-  volumes:
-  - name: data
-    persistentVolumeClaim: {claimName: waits}
-`,
+${claimPod('waiter', 'waits')}`,
     );
     const ext = await eventually(() => eventsOf('PersistentVolumeClaim', 'waits').find((e) => e.reason === 'ExternalProvisioning'));
     assert.equal(
