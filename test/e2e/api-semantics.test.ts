@@ -86,6 +86,19 @@ describe('api semantics (e2e)', () => {
     assert.equal(r.stderr.trim(), 'The poddisruptionbudgets "cond" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
   });
 
+  it('an object invalid in its metadata and its body: metadata errors first, as upstream strategies validate', () => {
+    const r = c.kubectl(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name' }, data: { 'bad key!': 'x' } }) });
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr.trim(),
+      [
+        'The ConfigMap "Bad_Name" is invalid: ',
+        `* metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+        `* data[bad key!]: Invalid value: "bad key!": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`,
+      ].join('\n'),
+    );
+  });
+
   it('boolean query parameters: anything but 0/false is true (upstream Convert_Slice_string_To_bool)', () => {
     ok(['create', 'configmap', 'boolq', '--from-literal=x=1']);
     for (const v of ['True', 'TRUE', '1', 't', 'yes']) {
