@@ -7,7 +7,7 @@ import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_pr
 import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { freePort } from '../support/ports.js';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 /** The published example manifests the tests apply (each names its source; see EXPECTED.md there). */
@@ -25,18 +25,7 @@ export function ensureBuilt(): void {
 import { helmPath, kubectlPath } from '../support/tools.js';
 
 export { helmPath, kubectlPath };
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+export { freePort };
 
 export interface KubectlResult {
   code: number;
